@@ -1,0 +1,37 @@
+"""Snapshot files (DESIGN §2) to validated, immutable in-memory snapshots."""
+
+from loaders.contract import (
+    COMPOSITE,
+    COUNTRY_FIELDS,
+    DETAILS,
+    DIMENSIONS,
+    FIELD_BY_NAME,
+    INDICATOR_FIELDS,
+    REGION_SHORT,
+    Field,
+    Kind,
+)
+from loaders.model import Country, JsonValue, Snapshot
+from loaders.reader import Problem, SnapshotRefused, load_snapshot, read_snapshot, snapshot_ids
+from loaders.store import SnapshotStore
+
+__all__ = [
+    "COMPOSITE",
+    "COUNTRY_FIELDS",
+    "DETAILS",
+    "DIMENSIONS",
+    "FIELD_BY_NAME",
+    "INDICATOR_FIELDS",
+    "REGION_SHORT",
+    "Field",
+    "Kind",
+    "Country",
+    "JsonValue",
+    "Problem",
+    "Snapshot",
+    "SnapshotRefused",
+    "SnapshotStore",
+    "load_snapshot",
+    "read_snapshot",
+    "snapshot_ids",
+]

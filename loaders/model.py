@@ -1,0 +1,40 @@
+"""The in-memory snapshot the query API answers from.
+
+A Snapshot is built once by the reader and never changes: requests share it without locks,
+and a refresh swaps in a whole new one (DESIGN §2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Union
+
+JsonValue = Union[str, int, float, bool, None, list["JsonValue"], dict[str, "JsonValue"]]
+"""A value as it comes out of a JSON document."""
+
+
+@dataclass(frozen=True, slots=True)
+class Country:
+    """One economy, ready to serve.
+
+    ``record`` holds the top-level fields in serving order, without indicator_details and
+    without any confidence key; ``details`` holds the indicator_details elements, cleaned
+    the same way. Nothing may change them after loading: requests share them.
+    """
+
+    code: str
+    record: dict[str, JsonValue]
+    details: tuple[dict[str, JsonValue], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """One month's data: its id (``YYYY-MM``), publication date and countries by code.
+
+    ``countries`` iterates in Country Code order, which the query API relies on to break
+    sort ties (DESIGN §3, sort).
+    """
+
+    id: str
+    published: str
+    countries: Mapping[str, Country]

@@ -1,0 +1,194 @@
+"""Read snapshot directories (DESIGN §2) into validated in-memory Snapshots.
+
+Bad files never stop the service: a country file that is missing, not JSON, fails its
+checksum or breaks the schema is skipped with a Problem; only a snapshot with an unusable
+manifest or no valid country at all is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import cast
+
+import orjson
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from loaders.contract import CONFIDENCE_SUFFIX, COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS
+from loaders.model import Country, JsonValue, Snapshot
+from loaders.schema import COUNTRY_SCHEMA, MANIFEST_SCHEMA
+
+log = logging.getLogger("readiness.loaders")
+
+SNAPSHOT_ID = re.compile(r"^[0-9]{4}-(0[1-9]|1[0-2])$")
+"""A snapshot id is a month, ``YYYY-MM``; it is also the snapshot's directory name."""
+
+_MANIFEST_VALIDATOR = Draft202012Validator(MANIFEST_SCHEMA)
+_COUNTRY_VALIDATOR = Draft202012Validator(COUNTRY_SCHEMA)
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something wrong with one file of a snapshot, relative to the snapshot directory."""
+
+    file: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.message}"
+
+
+class SnapshotRefused(Exception):
+    """A snapshot directory that cannot be served at all (bad manifest, no valid country)."""
+
+    def __init__(self, directory: Path, problems: list[Problem]) -> None:
+        super().__init__(f"snapshot {directory} refused: {problems[-1] if problems else '?'}")
+        self.directory = directory
+        self.problems = problems
+
+
+def read_current_id(data_dir: Path) -> str | None:
+    """Return the snapshot id named by ``<data_dir>/CURRENT``, or None if unusable (logged)."""
+    path = data_dir / "CURRENT"
+    try:
+        text = path.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError) as error:
+        log.error("cannot read %s: %s", path, error)
+        return None
+    if not SNAPSHOT_ID.match(text):
+        log.error("%s does not name a snapshot (YYYY-MM): %r", path, text[:40])
+        return None
+    return text
+
+
+def snapshot_ids(data_dir: Path) -> tuple[str, ...]:
+    """Ids of the snapshot directories present under ``<data_dir>/snapshots``, oldest first."""
+    try:
+        names = [entry.name for entry in (data_dir / "snapshots").iterdir() if entry.is_dir()]
+    except OSError as error:
+        log.error("cannot list snapshots in %s: %s", data_dir, error)
+        return ()
+    return tuple(sorted(name for name in names if SNAPSHOT_ID.match(name)))
+
+
+def load_snapshot(directory: Path) -> Snapshot:
+    """Read a snapshot directory, logging every skipped file.
+
+    Raises SnapshotRefused when the manifest is unusable or no country file is valid.
+    """
+    snapshot, problems = read_snapshot(directory)
+    for problem in problems:
+        log.warning("snapshot %s: skipped %s", directory.name, problem)
+    if snapshot is None:
+        raise SnapshotRefused(directory, problems)
+    return snapshot
+
+
+def read_snapshot(directory: Path) -> tuple[Snapshot | None, list[Problem]]:
+    """Read and validate a snapshot directory; return it (None if refused) and its problems."""
+    problems: list[Problem] = []
+    manifest = _read_manifest(directory, problems)
+    if manifest is None:
+        return None, problems
+    checksums = cast(dict[str, JsonValue], manifest["checksums"])  # MANIFEST_SCHEMA: an object
+    countries: dict[str, Country] = {}
+    for code in sorted(str(code) for code in _as_list(manifest["countries"])):
+        country = _read_country(directory, code, checksums.get(code), problems)
+        if country is not None:
+            countries[code] = country
+    if not countries:
+        problems.append(Problem("countries/", "no valid country file; snapshot refused"))
+        return None, problems
+    return Snapshot(str(manifest["id"]), str(manifest["published"]), countries), problems
+
+
+def without_confidence(value: JsonValue) -> JsonValue:
+    """Return ``value`` with every key ending in "confidence" removed at every depth.
+
+    SPEC 4.3 rule 4: the files keep these keys, the service never serves them.
+    """
+    if isinstance(value, dict):
+        return {
+            key: without_confidence(item)
+            for key, item in value.items()
+            if not key.lower().endswith(CONFIDENCE_SUFFIX)
+        }
+    if isinstance(value, list):
+        return [without_confidence(item) for item in value]
+    return value
+
+
+class _BadFile(Exception):
+    """One file is unusable; the message says why."""
+
+
+def _read_manifest(directory: Path, problems: list[Problem]) -> dict[str, JsonValue] | None:
+    try:
+        manifest = _validated(_MANIFEST_VALIDATOR, _parse(_read(directory / "manifest.json")))
+        if manifest["id"] != directory.name:
+            raise _BadFile(f"id {manifest['id']!r} does not match the directory name")
+    except _BadFile as error:
+        problems.append(Problem("manifest.json", str(error)))
+        return None
+    return manifest
+
+
+def _read_country(
+    directory: Path, code: str, checksum: JsonValue, problems: list[Problem]
+) -> Country | None:
+    name = f"countries/{code}.json"
+    try:
+        raw = _read(directory / name)
+        digest = "sha256:" + hashlib.sha256(raw).hexdigest()
+        if checksum != digest:
+            raise _BadFile(f"checksum {digest} does not match the manifest's {checksum}")
+        document = _validated(_COUNTRY_VALIDATOR, _parse(raw))
+        if document["Country Code"] != code:
+            raise _BadFile(f"Country Code {document['Country Code']!r} is not {code!r}")
+    except _BadFile as error:
+        problems.append(Problem(name, str(error)))
+        return None
+    return _country(code, document)
+
+
+def _country(code: str, document: dict[str, JsonValue]) -> Country:
+    """Order the fields as they are served and drop confidence keys at every depth."""
+    clean = cast(dict[str, JsonValue], without_confidence(document))  # a dict stays a dict
+    record = {field.name: clean[field.name] for field in COUNTRY_FIELDS if field.name in clean}
+    details = tuple(
+        {key: element[key] for key in INDICATOR_FIELDS if key in element}
+        for element in _as_list(clean.get(DETAILS))
+        if isinstance(element, dict)
+    )
+    return Country(code, record, details)
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise _BadFile(f"cannot read: {error.strerror or error}") from None
+
+
+def _parse(raw: bytes) -> JsonValue:
+    try:
+        document: JsonValue = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise _BadFile(f"not valid JSON: {error}") from None
+    return document
+
+
+def _validated(validator: Draft202012Validator, document: JsonValue) -> dict[str, JsonValue]:
+    error = best_match(validator.iter_errors(document))
+    if error is not None:
+        where = "" if error.json_path == "$" else f"{error.json_path}: "
+        raise _BadFile(f"breaks the schema: {where}{error.message}")
+    return cast(dict[str, JsonValue], document)  # every schema here requires an object
+
+
+def _as_list(value: JsonValue) -> list[JsonValue]:
+    return value if isinstance(value, list) else []
