@@ -1,0 +1,101 @@
+"""The one hierarchy of errors reported to clients; ``handlers.BaseHandler`` renders them."""
+
+from __future__ import annotations
+
+
+class ReadinessError(Exception):
+    """Base for errors reported to clients: ``status`` is the HTTP status to answer with."""
+
+    status = 500
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidParameter(ReadinessError):
+    """A query parameter has a value the API does not accept (DESIGN §3: 400)."""
+
+    status = 400
+
+    def __init__(self, name: str, value: str, accepted: str) -> None:
+        super().__init__(
+            f"Invalid request. {name}={_shown(value)} is not valid; use {accepted}."
+        )
+        self.name = name
+
+
+class InvalidRequest(ReadinessError):
+    """The parameters are valid one by one but not together (SPEC 7: level=country, no code)."""
+
+    status = 400
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"Invalid request. {problem}")
+
+
+class ArchiveNotFound(ReadinessError):
+    """A valid year whose December archive is unavailable (SPEC 4.3 rule 6: 404)."""
+
+    status = 404
+
+    def __init__(self, year: int) -> None:
+        super().__init__(f"No archived snapshot for year={year:04d}: its December data is unavailable.")
+
+
+class CountryNotFound(ReadinessError):
+    """Legacy route only: a requested code matches no country (DESIGN §3, legacy route)."""
+
+    status = 404
+
+    def __init__(self, codes: list[str]) -> None:
+        super().__init__(f"Country code not found: {', '.join(codes)}")
+
+
+class NotFound(ReadinessError):
+    """A path the service does not serve."""
+
+    status = 404
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"Not found: {_shown(path)}. The API lives at /api/v1/readiness.")
+
+
+class MethodNotAllowed(ReadinessError):
+    """An HTTP method other than GET, HEAD or OPTIONS (DESIGN §3, methods)."""
+
+    status = 405
+
+    def __init__(self, method: str) -> None:
+        super().__init__(f"Method {_shown(method)} is not allowed; use GET, HEAD or OPTIONS.")
+
+
+class UriTooLong(ReadinessError):
+    """A request URL over the limit: refused before any parsing."""
+
+    status = 414
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"Invalid request. The URL is longer than {limit} bytes.")
+
+
+class NotReady(ReadinessError):
+    """No snapshot is loaded (bad data directory): the service cannot answer yet."""
+
+    status = 503
+
+    def __init__(self) -> None:
+        super().__init__("No snapshot is loaded; the service is not ready. Try again later.")
+
+
+def _shown(value: str, limit: int = 60) -> str:
+    """Quote a client's value for a message, cut short so a message stays readable."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
+
+
+class ProtocolError(ReadinessError):
+    """A refusal raised by the HTTP framework itself, rendered in the same envelope."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status

@@ -1,0 +1,64 @@
+"""Structured logging: every log record is one JSON line; one access line per request."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import orjson
+from tornado.web import RequestHandler
+
+access_log = logging.getLogger("readiness.access")
+
+_MAX_LOGGED_QUERY = 1000
+
+
+class JsonFormatter(logging.Formatter):
+    """Format a record as one JSON object: time, level, logger, message and any ``fields``."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        line: dict[str, object] = {
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            line.update(fields)
+        if record.exc_info:
+            line["exception"] = self.formatException(record.exc_info)
+        return orjson.dumps(line, default=str).decode()
+
+
+def configure(level: str) -> None:
+    """Send every log record, as JSON lines, to standard error at ``level``."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(JsonFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+    # Tornado's own access log would repeat ours in another format.
+    logging.getLogger("tornado.access").disabled = True
+
+
+def log_request(handler: RequestHandler) -> None:
+    """Tornado's ``log_function``: one line with method, path, status, duration, cache outcome."""
+    request = handler.request
+    status = handler.get_status()
+    access_log.log(
+        logging.ERROR if status >= 500 else logging.INFO,
+        "request",
+        extra={
+            "fields": {
+                "method": request.method,
+                "path": request.path,
+                "query": request.query[:_MAX_LOGGED_QUERY],
+                "status": status,
+                "duration_ms": round(request.request_time() * 1000, 3),
+                "cache": getattr(handler, "cache_outcome", None),
+                "remote": request.remote_ip,
+            }
+        },
+    )

@@ -1,0 +1,162 @@
+"""Query: the parsed, validated and canonical form of a request's parameters (SPEC 4.2).
+
+Two requests that must get the same answer parse to equal Queries, so ``canonical()`` is the
+cache key's query part (DESIGN §4). Parsing is pure: no I/O, no clock, no snapshot.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping
+from urllib.parse import quote, urlencode
+
+from loaders import COUNTRY_FIELDS, DETAILS, FIELD_BY_NAME, Kind
+
+from readiness.errors import InvalidParameter, InvalidRequest
+from readiness.vocabulary import canonical_region, field_list, sort_field
+
+MAX_CODES = 300
+MAX_INDICATORS = 100
+
+_CODE = re.compile(r"[A-Za-z]{3}")
+_YEAR = re.compile(r"[0-9]{4}")
+_INDICATOR = re.compile(r"[A-Za-z0-9._]{1,40}")
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+_DEFAULT_SORT = "Country Name"
+_FIELD_ORDER = {field.name: position for position, field in enumerate(COUNTRY_FIELDS)}
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """What a request asks for, with every default resolved and every name canonical.
+
+    ``codes`` non-empty means country mode. ``fields`` is None for all fields, else the
+    top-level fields to keep in serving order (indicator_details is always kept where present,
+    so it never appears here). ``indicators`` is None unless country mode filters details.
+    """
+
+    codes: tuple[str, ...] = ()
+    region: str | None = None
+    year: int | None = None
+    sort: str = _DEFAULT_SORT
+    descending: bool = False
+    fields: tuple[str, ...] | None = None
+    shortnames: bool = False
+    indicators: tuple[str, ...] | None = None
+
+    @property
+    def country_mode(self) -> bool:
+        """True when code or codes selected countries (SPEC 4.3 rule 2)."""
+        return bool(self.codes)
+
+    @classmethod
+    def parse(cls, params: Mapping[str, str]) -> Query:
+        """Validate and canonicalize request parameters (one value per name).
+
+        Unknown names are ignored; an empty value counts as absent (DESIGN §3). Raises
+        InvalidParameter naming the parameter and what it accepts, or InvalidRequest for
+        level=country without a code.
+        """
+        values = {name: value.strip() for name, value in params.items() if value.strip()}
+        codes = _codes("codes", values["codes"]) if "codes" in values else (
+            _codes("code", values["code"]) if "code" in values else ()
+        )
+        level = values.get("level", "global").lower()
+        if level not in ("global", "country"):
+            raise InvalidParameter("level", values["level"], "country or global")
+        if level == "country" and not codes:
+            raise InvalidRequest(
+                "level=country needs code or codes (comma-separated ISO3 codes, e.g. code=KEN)."
+            )
+        sort = sort_field(values["sort"]) if "sort" in values else _DEFAULT_SORT
+        return cls(
+            codes=codes,
+            region=canonical_region(values["region"]) if "region" in values else None,
+            year=_year(values["year"]) if "year" in values else None,
+            sort=sort,
+            descending=_descending(values.get("order"), sort),
+            fields=_fields(values["fields"]) if "fields" in values else None,
+            shortnames=_boolean("shortnames", values["shortnames"]) if "shortnames" in values else False,
+            indicators=_indicators(values["indicators"]) if "indicators" in values and codes else None,
+        )
+
+    def canonical(self) -> str:
+        """A query string, in fixed order with defaults left out, that parses back to self.
+
+        Equal exactly when two responses must be byte-identical (on one route and snapshot).
+        """
+        pairs: list[tuple[str, str]] = []
+        if self.codes:
+            pairs.append(("codes", ",".join(self.codes)))
+        if self.region is not None:
+            pairs.append(("region", self.region))
+        if self.year is not None:
+            pairs.append(("year", f"{self.year:04d}"))
+        if (self.sort, self.descending) != (_DEFAULT_SORT, False):
+            pairs += [("sort", self.sort), ("order", "desc" if self.descending else "asc")]
+        if self.fields is not None:
+            pairs.append(("fields", ",".join(self.fields) or DETAILS))
+        if self.shortnames:
+            pairs.append(("shortnames", "true"))
+        if self.indicators is not None:
+            pairs.append(("indicators", ",".join(self.indicators)))
+        return urlencode(pairs, quote_via=quote, safe=",")
+
+
+def archive_id(year: int) -> str:
+    """The snapshot a year selects: its December (SPEC 4.3 rule 6)."""
+    return f"{year:04d}-12"
+
+
+def _codes(name: str, value: str) -> tuple[str, ...]:
+    return _code_list(name, value, _CODE, "three-letter ISO3 codes, e.g. KEN,BRA", MAX_CODES)
+
+
+def _indicators(value: str) -> tuple[str, ...]:
+    return _code_list(
+        "indicators", value, _INDICATOR, "indicator codes such as IT.NET.USER.ZS", MAX_INDICATORS
+    )
+
+
+def _code_list(
+    name: str, value: str, pattern: re.Pattern[str], accepted: str, limit: int
+) -> tuple[str, ...]:
+    """Split, trim, upper-case, deduplicate and sort a comma-separated list of codes."""
+    codes = {piece.strip().upper() for piece in value.split(",")} - {""}
+    for code in sorted(codes):
+        if not pattern.fullmatch(code):
+            raise InvalidParameter(name, code, f"comma-separated {accepted}")
+    if not codes:
+        raise InvalidParameter(name, value, f"comma-separated {accepted}")
+    if len(codes) > limit:
+        raise InvalidParameter(name, value, f"at most {limit} distinct {accepted}")
+    return tuple(sorted(codes))
+
+
+def _year(value: str) -> int:
+    if not _YEAR.fullmatch(value):
+        raise InvalidParameter("year", value, "a four-digit year such as 2025")
+    return int(value)
+
+
+def _descending(value: str | None, sort: str) -> bool:
+    if value is None:
+        return FIELD_BY_NAME[sort].kind is Kind.NUMBER
+    order = value.lower()
+    if order not in ("asc", "desc"):
+        raise InvalidParameter("order", value, "asc or desc")
+    return order == "desc"
+
+
+def _fields(value: str) -> tuple[str, ...]:
+    wanted = set(field_list(value)) - {DETAILS}
+    return tuple(sorted(wanted, key=_FIELD_ORDER.__getitem__))
+
+
+def _boolean(name: str, value: str) -> bool:
+    flag = _BOOLEANS.get(value.lower())
+    if flag is None:
+        raise InvalidParameter(name, value, "true, false, 1 or 0")
+    return flag
+

@@ -1,0 +1,101 @@
+"""Selecting, sorting and projecting countries for a Query: pure functions over a Snapshot."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Iterable, Sequence
+
+from loaders import DETAILS, FIELD_BY_NAME, REGION_SHORT, Country, JsonValue, Kind, Snapshot
+
+from readiness.query import Query
+from readiness.vocabulary import ALIAS_OF
+
+Record = dict[str, JsonValue]
+
+
+def select(snapshot: Snapshot, query: Query) -> list[Country]:
+    """Countries passing the query's code and region filters, in the query's order.
+
+    Codes that match nothing are skipped (SPEC 4.3 rule 3); with both codes and a region,
+    both filters apply (DESIGN §3).
+    """
+    if query.country_mode:
+        found = [snapshot.countries[code] for code in query.codes if code in snapshot.countries]
+    else:
+        found = list(snapshot.countries.values())
+    if query.region is not None:
+        found = [country for country in found if country.record.get("Region") == query.region]
+    return sort_countries(found, query.sort, query.descending)
+
+
+def missing_codes(snapshot: Snapshot, query: Query) -> list[str]:
+    """The requested codes the snapshot has no country for, in code order."""
+    return [code for code in query.codes if code not in snapshot.countries]
+
+
+def sort_countries(countries: Iterable[Country], field: str, descending: bool) -> list[Country]:
+    """Sort by one field: nulls (and absent values) last in both orders, ties by Country Code.
+
+    Text compares case- and accent-insensitively, so "Côte d'Ivoire" sorts among the C's.
+    The input must be in Country Code order (snapshots iterate that way): Python's sort is
+    stable even in reverse, which keeps equal values in code order (DESIGN §3, sort).
+    """
+    present: list[Country] = []
+    missing: list[Country] = []
+    for country in countries:
+        (missing if country.record.get(field) is None else present).append(country)
+    if FIELD_BY_NAME[field].kind is Kind.TEXT:
+        present.sort(key=lambda country: _text_key(str(country.record[field])), reverse=descending)
+    else:
+        present.sort(key=lambda country: _number_key(country.record[field]), reverse=descending)
+    return present + missing
+
+
+def project(countries: Sequence[Country], query: Query) -> list[Record]:
+    """Turn countries into the objects served: fields kept, aliases added, details filtered.
+
+    Implements SPEC 4.2 fields, shortnames and indicators, and SPEC 4.3 rule 5:
+    indicator_details appears in country mode only and survives fields filtering.
+    """
+    if query.fields is None and not query.shortnames and not query.country_mode:
+        return [country.record for country in countries]  # served as loaded: nothing to change
+    return [_project_one(country, query) for country in countries]
+
+
+def _project_one(country: Country, query: Query) -> Record:
+    keep = None if query.fields is None else set(query.fields)
+    result: Record = {}
+    for name, value in country.record.items():
+        if keep is not None and name not in keep:
+            continue
+        result[name] = value
+        if query.shortnames:
+            if name == "Region":
+                result["RegionShort"] = REGION_SHORT.get(str(value))
+            elif name in ALIAS_OF:
+                result[ALIAS_OF[name]] = value
+    if query.country_mode:
+        result[DETAILS] = _details(country, query.indicators)
+    return result
+
+
+def _details(country: Country, indicators: tuple[str, ...] | None) -> list[JsonValue]:
+    # The snapshot's own element dicts are served; they are never modified.
+    if indicators is None:
+        return list(country.details)
+    wanted = set(indicators)
+    return [
+        element
+        for element in country.details
+        if str(element.get("indicator_code", "")).upper() in wanted
+    ]
+
+
+def _number_key(value: JsonValue) -> float:
+    # The schema makes number and boolean fields int, float or bool; True sorts after False.
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def _text_key(value: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", value)
+    return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()

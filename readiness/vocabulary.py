@@ -1,0 +1,113 @@
+"""Names a client may use: field aliases, region aliases and short codes (SPEC 2.4, DESIGN §3).
+
+The one place that maps what a client types to the names in the data; everything else works
+with the canonical names only.
+"""
+
+from __future__ import annotations
+
+from loaders import COMPOSITE, COUNTRY_FIELDS, DETAILS, REGION_SHORT
+
+from readiness.errors import InvalidParameter
+
+FIELD_ALIASES: dict[str, str] = {
+    "score": COMPOSITE,
+    "access": "School Access and Gender Parity Score",
+    "innovation": "Innovation Score",
+    "infra": "Infrastructure Score",
+    "human": "Human Capital Score",
+    "governance": "Governance Score",
+}
+"""Short alias to actual field (SPEC 2.4)."""
+
+ALIAS_OF: dict[str, str] = {field: alias for alias, field in FIELD_ALIASES.items()}
+"""Actual field to its short alias: the keys shortnames=true adds (SPEC 4.2)."""
+
+REGION_ALIASES: dict[str, str] = {
+    "LAC": "Latin America & Caribbean",
+    "SA": "Latin America & Caribbean",
+    "South America": "Latin America & Caribbean",
+    "EAP": "East Asia & Pacific",
+    "MENA": "Middle East & North Africa",
+    "NA": "North America",
+}
+"""Region aliases of SPEC 2.4. "SA" means Latin America & Caribbean, as SPEC says."""
+
+_REGIONS: dict[str, str] = {
+    **{name.casefold(): name for name in REGION_SHORT},
+    **{short.casefold(): name for name, short in REGION_SHORT.items()},
+    **{alias.casefold(): name for alias, name in REGION_ALIASES.items()},
+}
+
+_SORTABLE: dict[str, str] = {
+    **{field.name.casefold(): field.name for field in COUNTRY_FIELDS},
+    **{alias.casefold(): field for alias, field in FIELD_ALIASES.items()},
+}
+
+_FIELD_NAMES = ", ".join(field.name for field in COUNTRY_FIELDS)
+_ALIAS_NAMES = ", ".join(FIELD_ALIASES)
+
+ACCEPTED_REGIONS = (
+    "a region name ("
+    + ", ".join(REGION_SHORT)
+    + "), a short code ("
+    + ", ".join(REGION_SHORT.values())
+    + ") or an alias ("
+    + ", ".join(REGION_ALIASES)
+    + ")"
+)
+ACCEPTED_SORT = f"a field name ({_FIELD_NAMES}) or an alias ({_ALIAS_NAMES})"
+ACCEPTED_FIELDS = (
+    f"comma-separated field names ({_FIELD_NAMES}, {DETAILS}) or aliases ({_ALIAS_NAMES})"
+)
+
+# Field names that contain a comma ("Population, total") span several comma-separated pieces.
+_MOST_PIECES = max(field.name.count(",") for field in COUNTRY_FIELDS) + 1
+
+
+def canonical_region(value: str) -> str:
+    """Map a region name, alias or short code, in any case, to its full name.
+
+    Raises InvalidParameter listing accepted names (DESIGN §3, region).
+    """
+    region = _REGIONS.get(value.strip().casefold())
+    if region is None:
+        raise InvalidParameter("region", value, ACCEPTED_REGIONS)
+    return region
+
+
+def sort_field(value: str) -> str:
+    """Map a field name (any case) or alias to the actual field to sort by.
+
+    Raises InvalidParameter listing the sortable fields (DESIGN §3, sort).
+    """
+    field = _SORTABLE.get(value.strip().casefold())
+    if field is None:
+        raise InvalidParameter("sort", value, ACCEPTED_SORT)
+    return field
+
+
+def field_list(value: str) -> tuple[str, ...]:
+    """Split a fields parameter into actual names, in the order given (duplicates kept).
+
+    Names match case-insensitively; aliases map to their field on both routes; a name that
+    contains a comma ("Population, total") is recognised across the split. Raises
+    InvalidParameter naming the first unknown field and listing valid ones (DESIGN §3, fields).
+    """
+    pieces = [piece.strip() for piece in value.split(",")]
+    names: list[str] = []
+    start = 0
+    while start < len(pieces):
+        if not pieces[start]:
+            start += 1
+            continue
+        for width in range(min(_MOST_PIECES, len(pieces) - start), 0, -1):
+            candidate = ", ".join(pieces[start : start + width]).casefold()
+            name = DETAILS if candidate == DETAILS else _SORTABLE.get(candidate)
+            if name is not None:
+                names.append(name)
+                start += width
+                break
+        else:
+            raise InvalidParameter("fields", pieces[start], ACCEPTED_FIELDS)
+    return tuple(names)
