@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from loaders import DETAILS, FIELD_BY_NAME, REGION_SHORT, Country, JsonValue, Kind, Snapshot
@@ -63,11 +64,12 @@ def project(countries: Sequence[Country], query: Query) -> list[Record]:
 
 
 def _project_one(country: Country, query: Query) -> Record:
-    keep = None if query.fields is None else set(query.fields)
+    record = country.record
     result: Record = {}
-    for name, value in country.record.items():
-        if keep is not None and name not in keep:
+    for name in record if query.fields is None else query.fields:  # both in serving order
+        if name not in record:
             continue
+        value = record[name]
         result[name] = value
         if query.shortnames:
             if name == "Region":
@@ -96,6 +98,7 @@ def _number_key(value: JsonValue) -> float:
     return float(value) if isinstance(value, (int, float)) else 0.0
 
 
+@lru_cache(maxsize=8192)  # text values come from snapshots: a bounded set, asked again and again
 def _text_key(value: str) -> str:
     decomposed = unicodedata.normalize("NFKD", value)
     return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()

@@ -1,0 +1,475 @@
+"""Benchmark: computing and serializing an uncached answer from the in-memory snapshot.
+
+Targets (project issue): median under 2 ms for the global summary of 217 economies, under
+0.5 ms for one country with its details. Until the snapshot builder lands, the 217-economy
+snapshot is made here by replicating the bundled sample with synthetic codes and names.
+
+Every case times ``readiness.service.compute`` (select, sort, project, serialize, ETag) and
+is reported as an absolute median, p90 and p99, and as a ratio to a baseline measured in the
+same run: ``orjson.dumps`` of the very same envelope, pre-built (the pure serialization floor).
+
+Run from the repository root (see bench/README.md):
+
+    .venv/bin/python bench/query_engine.py [--quick] [--json]
+
+Exit status: 0 when both targets pass, 1 when one fails, 2 when the benchmark cannot run (no
+usable sample snapshot, or a baseline that does not serialize the same answer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import gc
+import itertools
+import json
+import platform
+import random
+import statistics
+import string
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+# Run as ``python bench/query_engine.py``, Python puts bench/ (not the repository root) at the
+# head of sys.path, so ``loaders`` and ``readiness`` would not import. The benchmark is a
+# script, not a package, so add the root explicitly.
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+import orjson  # noqa: E402
+
+from loaders import COMPOSITE, DIMENSIONS, Country, Snapshot, SnapshotStore  # noqa: E402
+from readiness.envelope import API_VERSION  # noqa: E402
+from readiness.query import Query  # noqa: E402
+from readiness.select import project, select  # noqa: E402
+from readiness.service import Route, compute  # noqa: E402
+
+SAMPLE_DIR = REPO_ROOT / "data" / "sample"
+ECONOMIES = 217
+SEED = 217
+"""Seed of the synthetic economies: the snapshot is identical in every run."""
+
+GLOBAL_TARGET_NS = 2_000_000
+COUNTRY_TARGET_NS = 500_000
+
+WAIT_SECONDS = 60
+WAIT_ATTEMPTS = 30
+"""How long to wait for the bundled sample while it is being generated: 30 x 60 s."""
+
+
+# --- the 217-economy snapshot -------------------------------------------------------------
+
+_SYLLABLES = (
+    "ba", "ca", "da", "do", "el", "fa", "ga", "ha", "ka", "ki", "la", "li", "lo", "ma", "mo",
+    "na", "ne", "no", "ra", "re", "ri", "sa", "se", "so", "ta", "te", "to", "va", "ve", "za",
+    "zé", "sã", "çu", "ür", "ôn",  # a few accented ones, as real names have (Côte d'Ivoire...)
+)
+_PREFIXES = ("", "", "", "", "", "Republic of ", "North ", "South ", "East ", "Saint ")
+_SUFFIXES = ("", "", "", "", "ia", "land", "stan", " Islands", "a")
+
+
+def synthetic_snapshot(sample: Snapshot, total: int = ECONOMIES, seed: int = SEED) -> Snapshot:
+    """Return ``sample`` plus synthetic economies up to ``total``, in Country Code order.
+
+    Each synthetic economy copies a sample country (round robin) with a new three-letter code
+    not in the sample, a made-up name and scores moved by up to 5 points, so that sorts by
+    name and by score see realistic, mixed orders. Indicator details are copied, not shared.
+    Ranks are recomputed from the new composite scores (microstates stay unranked).
+    """
+    rng = random.Random(seed)
+    templates = list(sample.countries.values())
+    taken = set(sample.countries)
+    all_codes = ["".join(letters) for letters in itertools.product(string.ascii_uppercase, repeat=3)]
+    fresh = [code for code in rng.sample(all_codes, len(all_codes)) if code not in taken]
+    names: set[str] = {str(country.record["Country Name"]) for country in templates}
+
+    records: dict[str, dict[str, Any]] = {
+        code: dict(country.record) for code, country in sample.countries.items()
+    }
+    details: dict[str, tuple[dict[str, Any], ...]] = {
+        code: tuple(dict(element) for element in country.details)
+        for code, country in sample.countries.items()
+    }
+    for index in range(total - len(templates)):
+        template = templates[index % len(templates)]
+        code = fresh[index]
+        record = dict(template.record)
+        record["Country Code"] = code
+        record["Country Name"] = _fresh_name(rng, names)
+        for dimension in DIMENSIONS:
+            record[f"{dimension} Score"] = _jitter(rng, record.get(f"{dimension} Score"))
+        scores = [record.get(f"{dimension} Score") for dimension in DIMENSIONS]
+        record[COMPOSITE] = (
+            None
+            if any(score is None for score in scores)
+            else round(sum(scores) / len(scores), 2)  # type: ignore[arg-type]
+        )
+        records[code] = record
+        details[code] = tuple(dict(element) for element in template.details)
+
+    _rerank(records)
+    countries = {
+        code: Country(code, records[code], details[code]) for code in sorted(records)
+    }
+    return Snapshot(f"{sample.id}-bench{total}", sample.published, countries)
+
+
+def _fresh_name(rng: random.Random, taken: set[str]) -> str:
+    while True:
+        stem = "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 3)))
+        name = rng.choice(_PREFIXES) + stem.capitalize() + rng.choice(_SUFFIXES)
+        if name not in taken:
+            taken.add(name)
+            return name
+
+
+def _jitter(rng: random.Random, value: Any) -> Any:
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return value
+    return round(min(100.0, max(0.0, value + rng.uniform(-5.0, 5.0))), 2)
+
+
+def _rerank(records: dict[str, dict[str, Any]]) -> None:
+    """Global and regional ranks by composite score, 1 = highest, ties by code; microstates
+    and null composites unranked."""
+    ranked = sorted(
+        (
+            record
+            for record in records.values()
+            if not record.get("Microstate") and record.get(COMPOSITE) is not None
+        ),
+        key=lambda record: (-record[COMPOSITE], record["Country Code"]),
+    )
+    for record in records.values():
+        if "Global Rank" in record:
+            record["Global Rank"] = None
+        if "Regional Rank" in record:
+            record["Regional Rank"] = None
+    per_region: dict[str, int] = {}
+    for position, record in enumerate(ranked, start=1):
+        region_position = per_region.get(record["Region"], 0) + 1
+        per_region[record["Region"]] = region_position
+        if "Global Rank" in record:
+            record["Global Rank"] = position
+        if "Regional Rank" in record:
+            record["Regional Rank"] = region_position
+
+
+def load_sample() -> Snapshot | None:
+    """Load the bundled current snapshot, waiting while it is (re)generated."""
+    store = SnapshotStore(SAMPLE_DIR)
+    for attempt in range(WAIT_ATTEMPTS):
+        snapshot = store.load_current()
+        if snapshot is not None:
+            return snapshot
+        if attempt + 1 < WAIT_ATTEMPTS:
+            print(
+                f"no current snapshot in {SAMPLE_DIR} yet; waiting {WAIT_SECONDS} s "
+                f"({attempt + 1}/{WAIT_ATTEMPTS})",
+                file=sys.stderr,
+                flush=True,
+            )
+            time.sleep(WAIT_SECONDS)
+    return None
+
+
+# --- cases --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark line: a request's parameters and how often to time it."""
+
+    name: str
+    params: dict[str, str]
+    heavy: bool
+    """Global-sized answer: fewer repetitions."""
+
+
+def cases(sample: Snapshot) -> list[Case]:
+    codes = sorted(sample.countries)
+    one = "KEN" if "KEN" in sample.countries else codes[0]
+    indicators = [str(e["indicator_code"]) for e in sample.countries[one].details[:2]]
+    several = [code for code in ("BRA", "DEU", "IND", "KEN", "USA") if code in sample.countries]
+    several = (several + [c for c in codes if c not in several])[:5]
+    return [
+        Case("global default", {}, heavy=True),
+        Case("global sort=score desc", {"sort": "score", "order": "desc"}, heavy=True),
+        Case(
+            "global fields+shortnames",
+            {"fields": "score,Country Name", "shortnames": "true"},
+            heavy=True,
+        ),
+        Case("region=SSA", {"region": "SSA"}, heavy=True),
+        Case(f"country {one}", {"code": one}, heavy=False),
+        Case(
+            f"country {one} indicators={len(indicators)}",
+            {"code": one, "indicators": ",".join(indicators)},
+            heavy=False,
+        ),
+        Case("codes x5", {"codes": ",".join(several)}, heavy=False),
+    ]
+
+
+PARSE_PARAMS = {"region": "ssa", "sort": "score", "order": "desc", "shortnames": "true"}
+"""A typical request for the parse + canonical() line."""
+
+
+def prebuilt_envelope(snapshot: Snapshot, query: Query) -> dict[str, Any]:
+    """The envelope ``compute`` serializes for ``query``, built once: the baseline's input."""
+    data = project(select(snapshot, query), query)
+    one = query.country_mode and len(data) == 1
+    return {
+        "apiVersion": API_VERSION,
+        "level": "country" if query.country_mode else "global",
+        "snapshot": "current",
+        "count": len(data),
+        "data": data[0] if one else data,
+    }
+
+
+# --- timing -------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    median: float
+    p90: float
+    p99: float
+    samples: int
+
+    @classmethod
+    def of(cls, samples: list[int]) -> Stats:
+        ordered = sorted(samples)
+        return cls(
+            median=statistics.median(ordered),
+            p90=_percentile(ordered, 0.90),
+            p99=_percentile(ordered, 0.99),
+            samples=len(ordered),
+        )
+
+
+def _percentile(ordered: list[int], fraction: float) -> float:
+    """Nearest-rank percentile of an already sorted list."""
+    rank = max(1, -(-len(ordered) * fraction // 1))  # ceil(n * fraction)
+    return float(ordered[int(rank) - 1])
+
+
+def _time(function: Callable[[], object], repetitions: int, into: list[int]) -> None:
+    clock = time.perf_counter_ns
+    for _ in range(repetitions):
+        start = clock()
+        function()
+        into.append(clock() - start)
+
+
+def measure(
+    functions: dict[str, Callable[[], object]],
+    repetitions: dict[str, int],
+    warmup: dict[str, int],
+    rounds: int,
+) -> dict[str, Stats]:
+    """Time every function, interleaved in ``rounds`` so drift hits cases and baselines alike."""
+    samples: dict[str, list[int]] = {name: [] for name in functions}
+    for name, function in functions.items():
+        for _ in range(warmup[name]):
+            function()
+    for _ in range(rounds):
+        for name, function in functions.items():
+            gc.collect()
+            _time(function, max(1, repetitions[name] // rounds), samples[name])
+    return {name: Stats.of(values) for name, values in samples.items()}
+
+
+# --- report -------------------------------------------------------------------------------
+
+
+class BenchError(Exception):
+    """The benchmark cannot run; exit status 2."""
+
+
+def _ms(nanoseconds: float) -> str:
+    return f"{nanoseconds / 1e6:.3f}"
+
+
+def _us(nanoseconds: float) -> str:
+    return f"{nanoseconds / 1e3:.1f}"
+
+
+def run(quick: bool) -> dict[str, Any]:
+    sample = load_sample()
+    if sample is None:
+        raise BenchError(f"no usable current snapshot in {SAMPLE_DIR}")
+    snapshot = synthetic_snapshot(sample)
+
+    heavy_reps, light_reps, rounds = (30, 200, 3) if quick else (300, 2000, 5)
+    heavy_warm, light_warm = (5, 20) if quick else (30, 200)
+
+    functions: dict[str, Callable[[], object]] = {}
+    repetitions: dict[str, int] = {}
+    warmup: dict[str, int] = {}
+    rows: list[dict[str, Any]] = []
+    for case in cases(sample):
+        query = Query.parse(case.params)
+        envelope = prebuilt_envelope(snapshot, query)
+        body = compute(snapshot, query, Route.V1).body
+        if orjson.dumps(envelope) != body:  # the baseline must serialize the very same answer
+            raise BenchError(f"{case.name}: baseline envelope differs from compute()'s body")
+        reps, warm = (heavy_reps, heavy_warm) if case.heavy else (light_reps, light_warm)
+        baseline = f"floor: {case.name}"
+        functions[case.name] = functools.partial(compute, snapshot, query, Route.V1)
+        functions[baseline] = functools.partial(orjson.dumps, envelope)
+        for name in (case.name, baseline):
+            repetitions[name], warmup[name] = reps, warm
+        rows.append(
+            {
+                "case": case.name,
+                "query": query.canonical(),
+                "count": envelope["count"],
+                "bytes": len(body),
+                "baseline": baseline,
+            }
+        )
+    parse_name = "Query.parse + canonical()"
+    functions[parse_name] = lambda: Query.parse(PARSE_PARAMS).canonical()
+    repetitions[parse_name], warmup[parse_name] = light_reps, light_warm
+
+    stats = measure(functions, repetitions, warmup, rounds)
+
+    for row in rows:
+        case_stats, floor = stats[row["case"]], stats[row.pop("baseline")]
+        row.update(
+            median_ns=case_stats.median,
+            p90_ns=case_stats.p90,
+            p99_ns=case_stats.p99,
+            samples=case_stats.samples,
+            baseline_median_ns=floor.median,
+            ratio=case_stats.median / floor.median,
+        )
+    parse = stats[parse_name]
+    rows.append(
+        {
+            "case": parse_name,
+            "query": "&".join(f"{k}={v}" for k, v in PARSE_PARAMS.items()),
+            "count": None,
+            "bytes": None,
+            "median_ns": parse.median,
+            "p90_ns": parse.p90,
+            "p99_ns": parse.p99,
+            "samples": parse.samples,
+            "baseline_median_ns": None,
+            "ratio": None,
+        }
+    )
+    by_case = {row["case"]: row for row in rows}
+    one_country = next(row["case"] for row in rows if row["case"].startswith("country ")
+                       and "indicators" not in row["case"])
+    targets = [
+        {
+            "target": f"global default median < {_ms(GLOBAL_TARGET_NS)} ms",
+            "case": "global default",
+            "median_ns": by_case["global default"]["median_ns"],
+            "limit_ns": GLOBAL_TARGET_NS,
+        },
+        {
+            "target": f"one country with details median < {_ms(COUNTRY_TARGET_NS)} ms",
+            "case": one_country,
+            "median_ns": by_case[one_country]["median_ns"],
+            "limit_ns": COUNTRY_TARGET_NS,
+        },
+    ]
+    for target in targets:
+        target["passed"] = target["median_ns"] < target["limit_ns"]
+
+    return {
+        "benchmark": "query_engine",
+        "quick": quick,
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "machine": platform.machine(),
+        "orjson": orjson.__version__,
+        "sample_snapshot": sample.id,
+        "sample_economies": len(sample.countries),
+        "economies": len(snapshot.countries),
+        "rounds": rounds,
+        "timer_resolution_ns": time.get_clock_info("perf_counter").resolution * 1e9,
+        "results": rows,
+        "targets": targets,
+        "passed": all(target["passed"] for target in targets),
+    }
+
+
+def print_table(report: dict[str, Any]) -> None:
+    print(
+        f"query engine benchmark: compute() on a {report['economies']}-economy snapshot "
+        f"(sample {report['sample_snapshot']}, {report['sample_economies']} economies, "
+        f"replicated)"
+    )
+    print(
+        f"Python {report['python']} ({report['implementation']}, {report['machine']}), "
+        f"orjson {report['orjson']}, {report['rounds']} interleaved rounds"
+        + (", QUICK" if report["quick"] else "")
+    )
+    print("times in µs; floor = median of orjson.dumps of the same envelope, pre-built;")
+    print("ratio = median / floor (both measured in this run, interleaved)\n")
+    header = ("case", "count", "bytes", "n", "median", "p90", "p99", "floor", "ratio")
+    lines = [
+        (
+            row["case"],
+            "" if row["count"] is None else str(row["count"]),
+            "" if row["bytes"] is None else str(row["bytes"]),
+            str(row["samples"]),
+            _us(row["median_ns"]),
+            _us(row["p90_ns"]),
+            _us(row["p99_ns"]),
+            "" if row["baseline_median_ns"] is None else _us(row["baseline_median_ns"]),
+            "" if row["ratio"] is None else f"{row['ratio']:.1f}x",
+        )
+        for row in report["results"]
+    ]
+    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
+
+    def emit(cells: tuple[str, ...]) -> None:
+        print(
+            "  ".join(
+                cell.ljust(width) if i == 0 else cell.rjust(width)
+                for i, (cell, width) in enumerate(zip(cells, widths))
+            )
+        )
+
+    emit(header)
+    emit(tuple("-" * width for width in widths))
+    for line in lines:
+        emit(line)
+    print("\nqueries:")
+    for row in report["results"]:
+        print(f"  {row['case']}: {row['query'] or '(no parameters)'}")
+    print()
+    for target in report["targets"]:
+        verdict = "PASS" if target["passed"] else "FAIL"
+        print(f"{verdict}  {target['target']}: {_ms(target['median_ns'])} ms ({target['case']})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repetitions (smoke run)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    args = parser.parse_args(argv)
+    try:
+        report = run(args.quick)
+    except BenchError as error:
+        print(f"bench/query_engine.py: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_table(report)
+    return 0 if report["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

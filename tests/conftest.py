@@ -1,0 +1,74 @@
+"""Shared fixtures: tiny in-memory snapshots for domain tests, the real app for HTTP tests."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import orjson
+import pytest
+from tornado.httpclient import HTTPResponse
+from tornado.web import Application
+
+from config import Settings
+from loaders import Country, JsonValue, Snapshot, SnapshotStore
+from readiness import make_app
+
+SAMPLE = Settings().data_dir
+
+
+def country(code: str, name: str, region: str = "Sub-Saharan Africa", **fields: JsonValue) -> Country:
+    """A Country with the given fields (keys with spaces via ``**{"Income Level": ...}``)."""
+    record: dict[str, JsonValue] = {"Country Name": name, "Country Code": code, "Region": region}
+    record.update({key.replace("_", " "): value for key, value in fields.items()})
+    details = (
+        {"indicator_code": "GE.EST", "indicator_name": "Government Effectiveness", "data_source": "WDI", "notes": ""},
+        {"indicator_code": "IT.NET.USER.ZS", "indicator_name": "Internet users", "data_source": "WDI", "notes": ""},
+    )
+    return Country(code, record, details)
+
+
+def snapshot(*countries: Country, snapshot_id: str = "2026-11") -> Snapshot:
+    """A Snapshot holding ``countries`` in Country Code order, as the reader builds them."""
+    return Snapshot(snapshot_id, f"{snapshot_id}-05", {c.code: c for c in sorted(countries, key=lambda c: c.code)})
+
+
+@pytest.fixture
+def sample_store() -> SnapshotStore:
+    """The bundled synthetic sample, current snapshot loaded."""
+    store = SnapshotStore(SAMPLE)
+    store.load_current()
+    return store
+
+
+@pytest.fixture
+def app(sample_store: SnapshotStore) -> Application:
+    """The real application over the bundled sample (pytest-tornado's ``app`` fixture)."""
+    return make_app(Settings(), sample_store)
+
+
+def body(response: HTTPResponse) -> dict[str, JsonValue]:
+    """The response body parsed as a JSON object."""
+    parsed = orjson.loads(response.body)
+    assert isinstance(parsed, dict)
+    return parsed
+
+
+def assert_error_envelope(response: HTTPResponse, status: int, *fragments: str) -> None:
+    """The response is the SPEC 2.1 error envelope with this status and message fragments."""
+    assert response.code == status, response.body
+    assert response.headers["Content-Type"] == "application/json; charset=utf-8"
+    parsed = body(response)
+    assert set(parsed) == {"apiVersion", "error"}
+    assert parsed["apiVersion"] == "1"
+    message = parsed["error"]
+    assert isinstance(message, str)
+    for fragment in fragments:
+        assert fragment in message, message
+
+
+def copy_tree(source: Path, target: Path) -> Path:
+    """Copy a data directory so a test can damage it."""
+    shutil.copytree(source, target)
+    return target
+

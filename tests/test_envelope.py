@@ -1,0 +1,44 @@
+"""The response and error envelopes of SPEC 2.1."""
+
+from __future__ import annotations
+
+import orjson
+
+from readiness.envelope import answer_body, error_body
+from readiness.errors import ArchiveNotFound, CountryNotFound, InvalidParameter
+from readiness.query import Query
+
+
+def test_answer_one_country_match_data_is_object() -> None:
+    body = orjson.loads(answer_body(Query(codes=("KEN",)), "current", [{"Country Code": "KEN"}]))
+    assert body == {"apiVersion": "1", "level": "country", "snapshot": "current", "count": 1,
+                    "data": {"Country Code": "KEN"}}
+
+
+def test_answer_country_mode_several_or_none_data_is_array() -> None:
+    query = Query(codes=("BRA", "KEN"))
+    assert orjson.loads(answer_body(query, "current", []))["data"] == []
+    assert orjson.loads(answer_body(query, "current", [{}, {}]))["count"] == 2
+
+
+def test_answer_global_level_one_match_still_array() -> None:
+    body = orjson.loads(answer_body(Query(region="North America"), "2024-12", [{"Country Code": "USA"}]))
+    assert body["level"] == "global" and body["snapshot"] == "2024-12"
+    assert body["data"] == [{"Country Code": "USA"}]
+
+
+def test_answer_keys_in_envelope_order() -> None:
+    assert list(orjson.loads(answer_body(Query(), "current", []))) == [
+        "apiVersion", "level", "snapshot", "count", "data"]
+
+
+def test_error_body_has_version_and_message() -> None:
+    error = InvalidParameter("order", "up", "asc or desc")
+    assert orjson.loads(error_body(error)) == {
+        "apiVersion": "1", "error": "Invalid request. order='up' is not valid; use asc or desc."}
+    assert orjson.loads(error_body(ArchiveNotFound(2023)))["error"].startswith("No archived snapshot for year=2023")
+
+
+def test_error_body_legacy_unknown_code_has_no_version() -> None:
+    assert orjson.loads(error_body(CountryNotFound(["XXX", "YYY"]))) == {
+        "error": "Country code not found: XXX, YYY"}

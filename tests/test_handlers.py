@@ -1,0 +1,351 @@
+"""The HTTP face, over the real app and the bundled sample: SPEC 4, 7, 9 and DESIGN §3, §4."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import orjson
+import pytest
+from tornado.httpclient import AsyncHTTPClient, HTTPResponse
+from tornado.web import Application
+
+from config import Settings
+from loaders import JsonValue, SnapshotStore
+from readiness import make_app
+
+from tests.conftest import assert_error_envelope, body
+from tests.test_query import BAD_INPUT
+
+V1 = "/api/v1/readiness"
+LEGACY = "/api/readiness"
+
+# Every request shape of SPEC 4.4, as a user would type it.
+SHAPES = {
+    "all countries": "",
+    "one country": "?code=KEN",
+    "several countries": "?codes=KEN,BRA,USA",
+    "region, sorted": "?region=LAC&sort=score&order=desc",
+    "field subset": "?fields=Country%20Name,score",
+    "short names": "?shortnames=true",
+    "indicator subset": "?code=KEN&indicators=GE.EST,IT.NET.USER.ZS",
+    "archived snapshot": "?year=2024&codes=ARG,BRA",
+}
+
+
+@pytest.fixture
+def fetch(http_client: AsyncHTTPClient, base_url: str) -> Any:
+    """Fetch a path of the app under test without raising on error statuses."""
+
+    async def fetch(path: str, **kwargs: Any) -> HTTPResponse:
+        return await http_client.fetch(base_url + path, raise_error=False, **kwargs)
+
+    return fetch
+
+
+def keys_anywhere(value: JsonValue) -> set[str]:
+    if isinstance(value, dict):
+        return set(value).union(*(keys_anywhere(item) for item in value.values()))
+    if isinstance(value, list):
+        return set().union(*(keys_anywhere(item) for item in value))
+    return set()
+
+
+def data_list(response: HTTPResponse) -> list[dict[str, JsonValue]]:
+    data = body(response)["data"]
+    assert isinstance(data, list)
+    return data  # type: ignore[return-value]
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize("shape", SHAPES)
+async def test_readiness_every_spec_shape_answers_on_both_routes(fetch: Any, shape: str) -> None:
+    v1 = await fetch(V1 + SHAPES[shape])
+    legacy = await fetch(LEGACY + SHAPES[shape])
+    assert v1.code == legacy.code == 200
+    assert v1.body == legacy.body  # the legacy route is a v1 compatibility endpoint
+    envelope = body(v1)
+    assert list(envelope) == ["apiVersion", "level", "snapshot", "count", "data"]
+    assert envelope["apiVersion"] == "1"
+    assert not any(key.lower().endswith("confidence") for key in keys_anywhere(envelope))
+
+
+@pytest.mark.gen_test
+async def test_readiness_no_parameters_global_summary_by_name(fetch: Any) -> None:
+    envelope = body(await fetch(V1))
+    assert (envelope["level"], envelope["snapshot"], envelope["count"]) == ("global", "current", 14)
+    names = [country["Country Name"] for country in data_list(await fetch(V1))]
+    assert names == sorted(names, key=str.casefold)
+    assert all("indicator_details" not in country for country in data_list(await fetch(V1)))
+
+
+@pytest.mark.gen_test
+async def test_readiness_one_code_data_is_object_with_details(fetch: Any) -> None:
+    envelope = body(await fetch(V1 + "?code=ken"))
+    assert (envelope["level"], envelope["count"]) == ("country", 1)
+    kenya = envelope["data"]
+    assert isinstance(kenya, dict)
+    assert kenya["Country Code"] == "KEN" and kenya["Region"] == "Sub-Saharan Africa"
+    assert list(kenya)[-1] == "indicator_details"
+    details = kenya["indicator_details"]
+    assert isinstance(details, list) and len(details) >= 4
+    assert all("data_source" in element for element in details)  # type: ignore[operator]
+
+
+@pytest.mark.gen_test
+async def test_readiness_several_codes_array_by_name(fetch: Any) -> None:
+    envelope = body(await fetch(V1 + "?codes=USA,KEN,BRA"))
+    assert envelope["level"] == "country" and envelope["count"] == 3
+    assert [c["Country Code"] for c in data_list(await fetch(V1 + "?codes=USA,KEN,BRA"))] == ["BRA", "KEN", "USA"]
+
+
+@pytest.mark.gen_test
+async def test_readiness_codes_wins_over_code(fetch: Any) -> None:
+    data = body(await fetch(V1 + "?code=KEN&codes=BRA"))["data"]
+    assert isinstance(data, dict) and data["Country Code"] == "BRA"
+
+
+@pytest.mark.gen_test
+async def test_readiness_level_global_with_code_is_country_mode(fetch: Any) -> None:
+    assert body(await fetch(V1 + "?level=global&code=KEN"))["level"] == "country"
+
+
+@pytest.mark.gen_test
+async def test_readiness_region_alias_sorted_by_score(fetch: Any) -> None:
+    countries = data_list(await fetch(V1 + "?region=south%20america&sort=score"))
+    assert {c["Region"] for c in countries} == {"Latin America & Caribbean"}
+    scores = [c["Composite Readiness Score"] for c in countries]
+    assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
+    ascending = data_list(await fetch(V1 + "?region=LAC&sort=score&order=asc"))
+    assert ascending == countries[::-1]
+
+
+@pytest.mark.gen_test
+async def test_readiness_sort_country_name_asc_alphabetical(fetch: Any) -> None:
+    descending = data_list(await fetch(V1 + "?sort=Country%20Name&order=desc"))
+    ascending = data_list(await fetch(V1 + "?sort=country%20name&order=asc"))
+    assert ascending == descending[::-1]
+    assert ascending[0]["Country Name"] == "Argentina"
+
+
+@pytest.mark.gen_test
+async def test_readiness_archive_nulls_sort_last_in_both_orders(fetch: Any) -> None:
+    for order in ("asc", "desc"):
+        countries = data_list(await fetch(V1 + f"?year=2024&sort=innovation&order={order}"))
+        assert countries[-1]["Country Code"] == "ARG" and countries[-1]["Innovation Score"] is None
+
+
+@pytest.mark.gen_test
+async def test_readiness_fields_keep_those_fields_case_insensitively(fetch: Any) -> None:
+    for country in data_list(await fetch(V1 + "?fields=SCORE,country%20name")):
+        assert list(country) == ["Country Name", "Composite Readiness Score"]
+
+
+@pytest.mark.gen_test
+async def test_readiness_fields_in_country_mode_keep_indicator_details(fetch: Any) -> None:
+    kenya = body(await fetch(V1 + "?code=KEN&fields=score"))["data"]
+    assert isinstance(kenya, dict) and list(kenya) == ["Composite Readiness Score", "indicator_details"]
+
+
+@pytest.mark.gen_test
+async def test_readiness_shortnames_add_region_short_and_aliases(fetch: Any) -> None:
+    for country in data_list(await fetch(V1 + "?shortnames=true")):
+        assert country["score"] == country["Composite Readiness Score"]
+        assert country["infra"] == country["Infrastructure Score"]
+        assert country["human"] == country["Human Capital Score"]
+        assert country["access"] == country["School Access and Gender Parity Score"]
+        assert country["innovation"] == country["Innovation Score"]
+        assert country["governance"] == country["Governance Score"]
+        assert country["RegionShort"] in {"EAP", "ECA", "LAC", "MENA", "NA", "SAS", "SSA"}
+
+
+@pytest.mark.gen_test
+async def test_readiness_indicators_filter_details(fetch: Any) -> None:
+    kenya = body(await fetch(V1 + "?code=KEN&indicators=ge.est,it.net.user.zs"))["data"]
+    assert isinstance(kenya, dict)
+    codes = [element["indicator_code"] for element in kenya["indicator_details"]]  # type: ignore[union-attr, index]
+    assert sorted(codes) == ["GE.EST", "IT.NET.USER.ZS"]
+
+
+@pytest.mark.gen_test
+async def test_readiness_archive_year_reads_december_snapshot(fetch: Any) -> None:
+    archived = body(await fetch(V1 + "?year=2024&codes=ARG,BRA"))
+    current = body(await fetch(V1 + "?codes=ARG,BRA"))
+    assert archived["snapshot"] == "2024-12" and archived["count"] == 2
+    assert archived["data"] != current["data"]
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize("year", ["2023", "2022", "1999"])
+async def test_readiness_year_without_december_archive_404(fetch: Any, year: str) -> None:
+    assert_error_envelope(await fetch(V1 + f"?year={year}"), 404, f"year={year}")
+
+
+@pytest.mark.gen_test
+async def test_readiness_v1_unmatched_codes_count_zero(fetch: Any) -> None:
+    envelope = body(await fetch(V1 + "?code=XXX"))
+    assert (envelope["count"], envelope["data"], envelope["level"]) == (0, [], "country")
+    assert body(await fetch(V1 + "?codes=XXX,KEN"))["count"] == 1
+
+
+@pytest.mark.gen_test
+async def test_readiness_legacy_unmatched_code_404_error_body(fetch: Any) -> None:
+    response = await fetch(LEGACY + "?codes=KEN,XXX")
+    assert response.code == 404
+    assert body(response) == {"error": "Country code not found: XXX"}
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize("path", [LEGACY, LEGACY + "?code=XXX", LEGACY + "?year=24"])
+async def test_readiness_legacy_announces_deprecation_and_successor(fetch: Any, path: str) -> None:
+    response = await fetch(path)
+    assert response.headers["Deprecation"] == "@1798761600"
+    assert response.headers["Link"] == '</api/v1/readiness>; rel="successor-version"'
+    assert "Sunset" not in response.headers
+
+
+@pytest.mark.gen_test
+async def test_readiness_v1_has_no_deprecation(fetch: Any) -> None:
+    assert "Deprecation" not in (await fetch(V1)).headers
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize("route", [V1, LEGACY])
+async def test_readiness_level_country_without_code_400(fetch: Any, route: str) -> None:
+    response = await fetch(route + "?level=country")
+    assert_error_envelope(response, 400, "Invalid request.", "level=country")
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize(("params", "names", "accepted"), BAD_INPUT)
+async def test_readiness_malformed_value_400_names_parameter(
+    fetch: Any, params: dict[str, str], names: str, accepted: str
+) -> None:
+    response = await fetch(V1 + "?" + urlencode(params))
+    assert_error_envelope(response, 400, "Invalid request. ", names, accepted)
+
+
+@pytest.mark.gen_test
+async def test_readiness_bytes_not_utf8_400_names_parameter(fetch: Any) -> None:
+    assert_error_envelope(await fetch(V1 + "?code=%FF%FE%FD"), 400, "code=")
+    assert (await fetch(V1 + "?unknown=%FF")).code == 200
+
+
+@pytest.mark.gen_test
+async def test_readiness_repeated_parameter_last_wins_empty_absent(fetch: Any) -> None:
+    data = body(await fetch(V1 + "?code=KEN&code=BRA"))["data"]
+    assert isinstance(data, dict) and data["Country Code"] == "BRA"
+    assert body(await fetch(V1 + "?code=KEN&code="))["level"] == "global"
+
+
+@pytest.mark.gen_test
+async def test_readiness_url_over_8_kib_414(fetch: Any) -> None:
+    response = await fetch(V1 + "?fields=" + "score," * 1500)
+    assert_error_envelope(response, 414, "longer than 8192")
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
+async def test_readiness_other_methods_405_with_allow(fetch: Any, method: str) -> None:
+    response = await fetch(V1, method=method, body=None if method == "DELETE" else b"{}")
+    assert_error_envelope(response, 405, method)
+    assert response.headers["Allow"] == "GET, HEAD, OPTIONS"
+
+
+@pytest.mark.gen_test
+async def test_readiness_nonstandard_method_405(fetch: Any) -> None:
+    response = await fetch(V1, method="BREW", allow_nonstandard_methods=True)
+    assert_error_envelope(response, 405, "BREW")
+
+
+@pytest.mark.gen_test
+async def test_readiness_options_is_cors_preflight_204(fetch: Any) -> None:
+    response = await fetch(V1, method="OPTIONS")
+    assert response.code == 204 and response.body == b""
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert response.headers["Access-Control-Allow-Methods"] == "GET, HEAD, OPTIONS"
+
+
+@pytest.mark.gen_test
+async def test_readiness_head_same_headers_no_body(fetch: Any) -> None:
+    get = await fetch(V1 + "?code=KEN")
+    head = await fetch(V1 + "?code=KEN", method="HEAD")
+    assert head.code == 200 and head.body == b""
+    assert head.headers["Etag"] == get.headers["Etag"]
+    assert head.headers["Content-Length"] == str(len(get.body))
+
+
+@pytest.mark.gen_test
+async def test_readiness_common_headers(fetch: Any) -> None:
+    response = await fetch(V1)
+    assert response.headers["Content-Type"] == "application/json; charset=utf-8"
+    assert response.headers["Access-Control-Allow-Origin"] == "*"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert "Server" not in response.headers
+
+
+@pytest.mark.gen_test
+async def test_readiness_etag_revalidation_304_without_body(fetch: Any) -> None:
+    first = await fetch(V1 + "?region=EAP")
+    etag = first.headers["Etag"]
+    again = await fetch(V1 + "?region=EAP", headers={"If-None-Match": etag})
+    assert again.code == 304 and again.body == b""
+    other = await fetch(V1 + "?region=NA", headers={"If-None-Match": etag})
+    assert other.code == 200 and other.headers["Etag"] != etag
+
+
+@pytest.mark.gen_test
+async def test_readiness_equivalent_requests_identical_bytes_one_cache_entry(
+    fetch: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    variants = ["?codes=bra,KEN", "?code=KEN,BRA&utm=1", "?codes=KEN,BRA,ken&level=global"]
+    with caplog.at_level(logging.INFO, logger="readiness.access"):
+        bodies = {(await fetch(V1 + variant)).body for variant in variants}
+    assert len(bodies) == 1
+    outcomes = [record.fields["cache"] for record in caplog.records if record.name == "readiness.access"]  # type: ignore[attr-defined]
+    assert outcomes == ["miss", "hit", "hit"]
+
+
+@pytest.mark.gen_test
+async def test_readiness_access_log_one_json_line_with_cache_outcome(
+    fetch: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="readiness.access"):
+        await fetch(V1 + "?code=NGA")
+        await fetch(V1 + "?code=nga")
+        await fetch(V1 + "?year=12")
+    lines = [record.fields for record in caplog.records if record.name == "readiness.access"]  # type: ignore[attr-defined]
+    assert [(line["status"], line["cache"]) for line in lines] == [(200, "miss"), (200, "hit"), (400, None)]
+    assert lines[0]["method"] == "GET" and lines[0]["path"] == V1 and lines[0]["duration_ms"] >= 0
+
+
+@pytest.mark.gen_test
+async def test_unknown_path_404_envelope(fetch: Any) -> None:
+    assert_error_envelope(await fetch("/api/v2/readiness"), 404, "/api/v2/readiness")
+
+
+@pytest.mark.gen_test
+async def test_health_and_ready(fetch: Any) -> None:
+    assert body(await fetch("/healthz")) == {"status": "ok"}
+    assert body(await fetch("/readyz")) == {"status": "ready", "snapshot": "2026-11"}
+
+
+class TestWithoutSnapshot:
+    """A data directory with nothing usable: the process runs, says it is not ready."""
+
+    @pytest.fixture
+    def app(self, tmp_path: Path) -> Application:
+        store = SnapshotStore(tmp_path)
+        store.load_current()
+        return make_app(Settings(data_dir=tmp_path), store)
+
+    @pytest.mark.gen_test
+    async def test_readyz_503(self, fetch: Any) -> None:
+        assert_error_envelope(await fetch("/readyz"), 503, "not ready")
+
+    @pytest.mark.gen_test
+    async def test_readiness_503_not_500(self, fetch: Any) -> None:
+        assert_error_envelope(await fetch(V1), 503, "No snapshot is loaded")
+        assert (await fetch("/healthz")).code == 200

@@ -1,0 +1,236 @@
+"""Query.parse and Query.canonical: every parameter rule of SPEC 4.2 and DESIGN §3."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from readiness.errors import InvalidParameter, InvalidRequest, ReadinessError
+from readiness.query import MAX_CODES, Query, archive_id
+
+
+def test_parse_no_parameters_is_global_summary_by_name() -> None:
+    query = Query.parse({})
+    assert query == Query()
+    assert not query.country_mode
+    assert (query.sort, query.descending) == ("Country Name", False)
+
+
+@pytest.mark.parametrize(
+    ("params", "codes"),
+    [
+        ({"code": "ken"}, ("KEN",)),
+        ({"code": "KEN,bra"}, ("BRA", "KEN")),
+        ({"codes": " usa , bra ,USA"}, ("BRA", "USA")),
+        ({"codes": "KEN,", "code": "BRA"}, ("KEN",)),  # codes wins over code
+        ({"codes": "KEN", "code": "not a code"}, ("KEN",)),  # the losing code is not read
+        ({"code": "", "codes": ""}, ()),  # empty counts as absent
+    ],
+)
+def test_parse_codes_are_trimmed_uppercased_deduplicated_sorted(
+    params: dict[str, str], codes: tuple[str, ...]
+) -> None:
+    assert Query.parse(params).codes == codes
+
+
+@pytest.mark.parametrize("level", ["global", "GLOBAL", "country", "Country"])
+def test_parse_level_with_code_is_country_mode(level: str) -> None:
+    assert Query.parse({"level": level, "code": "KEN"}).country_mode
+
+
+def test_parse_level_country_without_code_is_invalid_request() -> None:
+    with pytest.raises(InvalidRequest, match=r"^Invalid request\. level=country needs code or codes"):
+        Query.parse({"level": "country"})
+
+
+@pytest.mark.parametrize(
+    ("raw", "region"),
+    [
+        ("LAC", "Latin America & Caribbean"),
+        ("sa", "Latin America & Caribbean"),
+        ("South America", "Latin America & Caribbean"),
+        ("south america", "Latin America & Caribbean"),
+        ("eap", "East Asia & Pacific"),
+        ("MENA", "Middle East & North Africa"),
+        ("na", "North America"),
+        ("ECA", "Europe & Central Asia"),
+        ("SAS", "South Asia"),
+        ("ssa", "Sub-Saharan Africa"),
+        ("sub-saharan africa", "Sub-Saharan Africa"),
+        ("  North America ", "North America"),
+    ],
+)
+def test_parse_region_alias_or_name_any_case_is_full_name(raw: str, region: str) -> None:
+    assert Query.parse({"region": raw}).region == region
+
+
+def test_parse_year_selects_december_archive() -> None:
+    query = Query.parse({"year": "2024"})
+    assert query.year == 2024
+    assert archive_id(query.year) == "2024-12"
+
+
+@pytest.mark.parametrize(
+    ("params", "sort", "descending"),
+    [
+        ({"sort": "score"}, "Composite Readiness Score", True),  # numbers: desc by default
+        ({"sort": "SCORE", "order": "ASC"}, "Composite Readiness Score", False),
+        ({"sort": "country name"}, "Country Name", False),  # text: asc by default
+        ({"sort": "Country Name", "order": "desc"}, "Country Name", True),
+        ({"sort": "fcv status"}, "FCV Status", False),  # booleans: asc by default
+        ({"sort": "population, total"}, "Population, total", True),
+        ({"sort": "infra"}, "Infrastructure Score", True),
+        ({"order": "desc"}, "Country Name", True),
+    ],
+)
+def test_parse_sort_and_order_resolve_aliases_and_defaults(
+    params: dict[str, str], sort: str, descending: bool
+) -> None:
+    query = Query.parse(params)
+    assert (query.sort, query.descending) == (sort, descending)
+
+
+@pytest.mark.parametrize(
+    ("raw", "fields"),
+    [
+        ("score,Country Name", ("Country Name", "Composite Readiness Score")),  # canonical order
+        ("COUNTRY CODE,country code", ("Country Code",)),
+        ("access,human", ("Human Capital Score", "School Access and Gender Parity Score")),
+        ("Population, total,score", ("Population, total", "Composite Readiness Score")),
+        ("population,total", ("Population, total",)),  # a name with a comma, spaces trimmed
+        ("indicator_details,score", ("Composite Readiness Score",)),  # details are always kept
+        ("indicator_details", ()),
+    ],
+)
+def test_parse_fields_case_insensitive_aliases_canonical_order(raw: str, fields: tuple[str, ...]) -> None:
+    assert Query.parse({"fields": raw}).fields == fields
+
+
+@pytest.mark.parametrize(("raw", "flag"), [("true", True), ("TRUE", True), ("1", True), ("false", False), ("0", False)])
+def test_parse_shortnames_accepts_true_false_1_0(raw: str, flag: bool) -> None:
+    assert Query.parse({"shortnames": raw}).shortnames is flag
+
+
+def test_parse_indicators_in_country_mode_uppercased_sorted() -> None:
+    query = Query.parse({"code": "KEN", "indicators": "it.net.user.zs, GE.EST,ge.est"})
+    assert query.indicators == ("GE.EST", "IT.NET.USER.ZS")
+
+
+def test_parse_indicators_at_global_level_ignored() -> None:
+    assert Query.parse({"indicators": "GE.EST"}).indicators is None
+    assert Query.parse({"indicators": "GE.EST"}) == Query.parse({})
+
+
+# Every malformed value DESIGN §3 names: 400 with a message naming the parameter and what is accepted.
+BAD_INPUT = [
+    ({"code": "KE"}, "code='KE'", "three-letter ISO3 codes"),
+    ({"code": "KENY"}, "code='KENY'", "three-letter ISO3 codes"),
+    ({"code": "K1N"}, "code='K1N'", "three-letter ISO3 codes"),
+    ({"code": "../etc/passwd"}, "code=", "three-letter ISO3 codes"),
+    ({"codes": "KEN,BR"}, "codes='BR'", "three-letter ISO3 codes"),
+    ({"codes": ",,"}, "codes=',,'", "three-letter ISO3 codes"),
+    ({"codes": "ÄÖÜ"}, "codes='ÄÖÜ'", "three-letter ISO3 codes"),
+    ({"level": "world"}, "level='world'", "country or global"),
+    ({"region": "atlantis"}, "region='atlantis'", "Latin America & Caribbean"),
+    ({"region": "EURO"}, "region='EURO'", "a short code (EAP, ECA, LAC, MENA, NA, SAS, SSA)"),
+    ({"year": "24"}, "year='24'", "a four-digit year"),
+    ({"year": "20245"}, "year='20245'", "a four-digit year"),
+    ({"year": "２０２４"}, "year=", "a four-digit year"),  # fullwidth digits are not ASCII digits
+    ({"year": "-2024"}, "year='-2024'", "a four-digit year"),
+    ({"sort": "rank"}, "sort='rank'", "a field name (Country Name"),
+    ({"sort": "indicator_details"}, "sort='indicator_details'", "or an alias (score, access"),
+    ({"order": "up"}, "order='up'", "asc or desc"),
+    ({"fields": "score,bogus"}, "fields='bogus'", "comma-separated field names"),
+    ({"fields": "Infrastructure Confidence"}, "fields='Infrastructure Confidence'", "field names"),
+    ({"shortnames": "yes"}, "shortnames='yes'", "true, false, 1 or 0"),
+    ({"code": "KEN", "indicators": "GE EST"}, "indicators='GE EST'", "indicator codes"),
+    ({"code": "KEN", "indicators": "A" * 41}, "indicators=", "indicator codes"),
+]
+
+
+@pytest.mark.parametrize(("params", "names", "accepted"), BAD_INPUT)
+def test_parse_malformed_value_names_parameter_and_accepted(
+    params: dict[str, str], names: str, accepted: str
+) -> None:
+    with pytest.raises(InvalidParameter) as raised:
+        Query.parse(params)
+    message = raised.value.message
+    assert message.startswith("Invalid request. ")
+    assert names in message
+    assert accepted in message
+    assert raised.value.status == 400
+
+
+def test_parse_too_many_codes_is_invalid() -> None:
+    codes = [f"{a}{b}{c}" for a in "ABCDEFG" for b in "ABCDEFG" for c in "ABCDEFG"][: MAX_CODES + 1]
+    with pytest.raises(InvalidParameter, match=f"at most {MAX_CODES}"):
+        Query.parse({"codes": ",".join(codes)})
+    assert len(Query.parse({"codes": ",".join(codes[:MAX_CODES])}).codes) == MAX_CODES
+
+
+def test_parse_unknown_parameters_ignored() -> None:
+    assert Query.parse({"callback": "x", "CODE": "KEN", "page": "2"}) == Query()
+
+
+# Equivalent requests share one canonical form; requests with different answers never do.
+EQUIVALENT = [
+    [{"code": "KEN,BRA"}, {"codes": "bra,ken,KEN"}, {"codes": "BRA,KEN", "level": "global"}],
+    [{"region": "LAC"}, {"region": "sa"}, {"region": "South America"}, {"region": "latin america & caribbean"}],
+    [{"sort": "score"}, {"sort": "Composite Readiness Score", "order": "DESC"}],
+    [{}, {"sort": "country name", "order": "asc"}, {"level": "GLOBAL"}, {"utm_source": "x"}],
+    [{"fields": "score,Country Name"}, {"fields": "country name,SCORE,score"}],
+    [{"code": "KEN", "fields": "score"}, {"code": "KEN", "fields": "score,indicator_details"}],
+    [{"shortnames": "false"}, {"shortnames": "0"}, {}],
+]
+
+
+@pytest.mark.parametrize("group", EQUIVALENT)
+def test_canonical_equivalent_requests_share_one_form(group: list[dict[str, str]]) -> None:
+    assert len({Query.parse(params).canonical() for params in group}) == 1
+
+
+def test_canonical_different_answers_different_forms() -> None:
+    distinct = [
+        {}, {"code": "KEN"}, {"codes": "KEN,BRA"}, {"region": "EAP"}, {"year": "2024"},
+        {"sort": "score"}, {"sort": "score", "order": "asc"}, {"fields": "score"},
+        {"fields": "indicator_details"}, {"shortnames": "true"},
+        {"code": "KEN", "indicators": "GE.EST"}, {"code": "KEN", "fields": "indicator_details"},
+    ]
+    forms = [Query.parse(params).canonical() for params in distinct]
+    assert len(set(forms)) == len(forms)
+
+
+def test_canonical_parses_back_to_the_same_query() -> None:
+    query = Query.parse(
+        {"codes": "ken,bra", "region": "lac", "year": "2024", "sort": "human", "order": "asc",
+         "fields": "Population, total,score,indicator_details", "shortnames": "1", "indicators": "ge.est"}
+    )
+    assert Query.parse(dict(parse_qsl(query.canonical()))) == query
+
+
+# Whatever a client sends, parsing returns a valid Query or raises the client error: never
+# anything else (the property behind "nothing a client sends may produce a 500").
+PARAMETERS = ["code", "codes", "level", "region", "year", "sort", "order", "fields",
+              "shortnames", "indicators", "other"]
+VALUE_PARTS = ["KEN", "bra", ",", " ", "global", "country", "LAC", "sa", "2024", "score",
+               "asc", "desc", "true", "0", "Population, total", "indicator_details", "GE.EST", "%", "\x00", "é"]
+values = st.one_of(
+    st.text(max_size=40),
+    st.lists(st.sampled_from(VALUE_PARTS), max_size=6).map("".join),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(PARAMETERS) | st.text(max_size=8), values, max_size=8))
+def test_parse_arbitrary_parameters_valid_query_or_client_error(params: dict[str, str]) -> None:
+    try:
+        query = Query.parse(params)
+    except ReadinessError as error:
+        assert isinstance(error, (InvalidParameter, InvalidRequest))
+        assert error.message.startswith("Invalid request. ")
+        return
+    assert Query.parse(dict(parse_qsl(query.canonical(), keep_blank_values=True))) == query
+    assert all(len(code) == 3 and code.isascii() and code.isupper() for code in query.codes)

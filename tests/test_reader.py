@@ -1,0 +1,169 @@
+"""loaders.reader: the data contract of DESIGN §2, and bad files skipped, never fatal."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+import orjson
+import pytest
+
+from loaders import COUNTRY_FIELDS, INDICATOR_FIELDS, SnapshotRefused, load_snapshot, read_snapshot
+from loaders.reader import read_current_id, snapshot_ids, without_confidence
+
+from tests.conftest import SAMPLE, copy_tree
+
+
+@pytest.fixture
+def current(tmp_path: Path) -> Path:
+    """A damageable copy of the sample's current snapshot directory."""
+    data = copy_tree(SAMPLE, tmp_path / "data")
+    return data / "snapshots" / "2026-11"
+
+
+def rewrite_country(directory: Path, code: str, content: bytes, fix_checksum: bool = True) -> None:
+    (directory / "countries" / f"{code}.json").write_bytes(content)
+    if fix_checksum:
+        manifest = orjson.loads((directory / "manifest.json").read_bytes())
+        manifest["checksums"][code] = "sha256:" + hashlib.sha256(content).hexdigest()
+        (directory / "manifest.json").write_bytes(orjson.dumps(manifest))
+
+
+def country_document(directory: Path, code: str) -> dict[str, object]:
+    return orjson.loads((directory / "countries" / f"{code}.json").read_bytes())
+
+
+def test_read_sample_every_snapshot_loads_cleanly() -> None:
+    for snapshot_id in snapshot_ids(SAMPLE):
+        snapshot, problems = read_snapshot(SAMPLE / "snapshots" / snapshot_id)
+        assert problems == []
+        assert snapshot is not None and snapshot.id == snapshot_id
+        assert len(snapshot.countries) >= 12
+
+
+def test_read_current_id_names_the_current_snapshot() -> None:
+    assert read_current_id(SAMPLE) == "2026-11"
+
+
+@pytest.mark.parametrize("content", ["", "../etc", "2026-13", "garbage\n"])
+def test_read_current_id_unusable_is_none(tmp_path: Path, content: str) -> None:
+    (tmp_path / "CURRENT").write_text(content)
+    assert read_current_id(tmp_path) is None
+
+
+def test_read_current_id_missing_is_none(tmp_path: Path) -> None:
+    assert read_current_id(tmp_path) is None
+
+
+def test_snapshot_ids_only_month_directories(tmp_path: Path) -> None:
+    for name in ["2024-12", "2025-06", "latest", "2025-13"]:
+        (tmp_path / "snapshots" / name).mkdir(parents=True)
+    (tmp_path / "snapshots" / "2026-01").write_text("a file, not a directory")
+    assert snapshot_ids(tmp_path) == ("2024-12", "2025-06")
+
+
+def test_load_countries_keep_serving_order_without_confidence(current: Path) -> None:
+    raw = country_document(current, "KEN")
+    assert "Infrastructure Confidence" in raw  # the files keep the confidence keys
+    kenya = load_snapshot(current).countries["KEN"]
+    order = [field.name for field in COUNTRY_FIELDS]
+    assert list(kenya.record) == [name for name in order if name in kenya.record]
+    assert not any(key.lower().endswith("confidence") for key in kenya.record)
+    assert all(list(element) == [k for k in INDICATOR_FIELDS if k in element] for element in kenya.details)
+
+
+def test_load_countries_iterate_in_code_order(current: Path) -> None:
+    codes = list(load_snapshot(current).countries)
+    assert codes == sorted(codes)
+
+
+def test_without_confidence_removes_keys_at_every_depth() -> None:
+    document = {
+        "Score": 1,
+        "Governance Confidence": "High",
+        "nested": {"confidence": "Low", "CONFIDENCE": 1, "keep": [{"x confidence": 2, "y": 3}]},
+    }
+    assert without_confidence(document) == {"Score": 1, "nested": {"keep": [{"y": 3}]}}
+
+
+def test_read_missing_country_file_skipped(current: Path) -> None:
+    (current / "countries" / "KEN.json").unlink()
+    snapshot, problems = read_snapshot(current)
+    assert snapshot is not None and "KEN" not in snapshot.countries and "BRA" in snapshot.countries
+    assert [p.file for p in problems] == ["countries/KEN.json"]
+    assert "cannot read" in problems[0].message
+
+
+def test_read_corrupt_country_file_skipped_and_logged(current: Path, caplog: pytest.LogCaptureFixture) -> None:
+    rewrite_country(current, "KEN", b'{"Country Name": "Kenya", ')
+    with caplog.at_level(logging.WARNING, logger="readiness.loaders"):
+        snapshot = load_snapshot(current)
+    assert "KEN" not in snapshot.countries
+    assert "countries/KEN.json: not valid JSON" in caplog.text
+
+
+def test_read_checksum_mismatch_skipped(current: Path) -> None:
+    document = country_document(current, "KEN")
+    document["Composite Readiness Score"] = 99.0
+    rewrite_country(current, "KEN", orjson.dumps(document), fix_checksum=False)
+    snapshot, problems = read_snapshot(current)
+    assert snapshot is not None and "KEN" not in snapshot.countries
+    assert "does not match the manifest" in problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"Composite Readiness Score": 101}, "Composite Readiness Score"),
+        ({"Region": "Atlantis"}, "Region"),
+        ({"Global Rank": "1st"}, "Global Rank"),
+        ({"Unknown Field": 1}, "Unknown Field"),
+        ({"Infrastructure Confidence": "Very High"}, "Infrastructure Confidence"),
+        ({"Country Code": "XXX"}, "Country Code 'XXX' is not 'KEN'"),
+    ],
+)
+def test_read_country_breaking_schema_skipped(current: Path, change: dict[str, object], expected: str) -> None:
+    document = country_document(current, "KEN")
+    document.update(change)
+    rewrite_country(current, "KEN", orjson.dumps(document))
+    snapshot, problems = read_snapshot(current)
+    assert snapshot is not None and "KEN" not in snapshot.countries
+    assert len(problems) == 1 and expected in problems[0].message
+
+
+def test_read_optional_field_absent_is_absent_not_null(current: Path) -> None:
+    document = country_document(current, "KEN")
+    del document["Governance Score"]
+    rewrite_country(current, "KEN", orjson.dumps(document))
+    kenya = load_snapshot(current).countries["KEN"]
+    assert "Governance Score" not in kenya.record
+
+
+def test_read_no_valid_country_refused(current: Path) -> None:
+    for path in (current / "countries").iterdir():
+        path.write_bytes(b"not json")
+    with pytest.raises(SnapshotRefused) as refused:
+        load_snapshot(current)
+    assert "no valid country" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("manifest", "expected"),
+    [
+        (b"[]", "breaks the schema"),
+        (b"{", "not valid JSON"),
+        (b'{"id": "2026-11"}', "breaks the schema"),
+    ],
+)
+def test_read_unusable_manifest_refused(current: Path, manifest: bytes, expected: str) -> None:
+    (current / "manifest.json").write_bytes(manifest)
+    snapshot, problems = read_snapshot(current)
+    assert snapshot is None
+    assert problems[0].file == "manifest.json" and expected in problems[0].message
+
+
+def test_read_manifest_id_must_match_directory(current: Path) -> None:
+    moved = current.rename(current.parent / "2026-10")
+    snapshot, problems = read_snapshot(moved)
+    assert snapshot is None and "does not match the directory name" in problems[0].message

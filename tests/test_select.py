@@ -1,0 +1,121 @@
+"""select, sort_countries and project: filtering, ordering and shaping on tiny snapshots."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from loaders import Country, Snapshot
+from readiness.query import Query
+from readiness.select import missing_codes, project, select, sort_countries
+
+from tests.conftest import country, snapshot
+
+
+def world() -> Snapshot:
+    return snapshot(
+        country("KEN", "Kenya", **{"Composite Readiness Score": 50.0, "Population, total": 55_000_000, "FCV Status": False}),
+        country("NGA", "Nigeria", **{"Composite Readiness Score": 40.0, "Population, total": 220_000_000, "FCV Status": True}),
+        country("BRA", "Brazil", "Latin America & Caribbean", **{"Composite Readiness Score": 65.0, "FCV Status": False}),
+        country("ARG", "Argentina", "Latin America & Caribbean", **{"Composite Readiness Score": None, "FCV Status": False}),
+        country("CIV", "Côte d'Ivoire", **{"Composite Readiness Score": 50.0, "FCV Status": False}),
+        country("cmr".upper(), "cameroon", **{"Composite Readiness Score": 45.0}),
+    )
+
+
+def codes(countries: Iterable[Country]) -> list[str]:
+    return [c.code for c in countries]
+
+
+def test_select_no_parameters_all_countries_by_name() -> None:
+    assert codes(select(world(), Query())) == ["ARG", "BRA", "CMR", "CIV", "KEN", "NGA"]
+
+
+def test_select_name_sort_ignores_case_and_accents() -> None:
+    # "cameroon" (lower case) before "Côte d'Ivoire" (accented) before "Kenya".
+    names = [c.record["Country Name"] for c in select(world(), Query())]
+    assert names.index("cameroon") < names.index("Côte d'Ivoire") < names.index("Kenya")
+
+
+def test_select_codes_skip_unmatched_codes() -> None:
+    query = Query.parse({"codes": "KEN,XXX,BRA"})
+    assert codes(select(world(), query)) == ["BRA", "KEN"]
+    assert missing_codes(world(), query) == ["XXX"]
+
+
+def test_select_codes_and_region_intersect() -> None:
+    query = Query.parse({"codes": "KEN,BRA", "region": "LAC"})
+    assert codes(select(world(), query)) == ["BRA"]
+
+
+def test_select_region_filters_by_full_name() -> None:
+    assert codes(select(world(), Query.parse({"region": "sa"}))) == ["ARG", "BRA"]
+
+
+def test_sort_number_descending_nulls_last_ties_by_code() -> None:
+    ordered = sort_countries(world().countries.values(), "Composite Readiness Score", descending=True)
+    # CIV and KEN tie on 50.0: Country Code breaks the tie ascending; ARG (null) is last.
+    assert codes(ordered) == ["BRA", "CIV", "KEN", "CMR", "NGA", "ARG"]
+
+
+def test_sort_number_ascending_nulls_still_last_ties_by_code() -> None:
+    ordered = sort_countries(world().countries.values(), "Composite Readiness Score", descending=False)
+    assert codes(ordered) == ["NGA", "CMR", "CIV", "KEN", "BRA", "ARG"]
+
+
+def test_sort_absent_field_counts_as_null() -> None:
+    ordered = sort_countries(world().countries.values(), "Population, total", descending=True)
+    assert codes(ordered) == ["NGA", "KEN", "ARG", "BRA", "CIV", "CMR"]
+
+
+def test_sort_boolean_ascending_false_first_absent_last() -> None:
+    ordered = sort_countries(world().countries.values(), "FCV Status", descending=False)
+    assert codes(ordered) == ["ARG", "BRA", "CIV", "KEN", "NGA", "CMR"]
+
+
+def test_project_global_default_serves_records_without_details() -> None:
+    objects = project(select(world(), Query()), Query())
+    assert all("indicator_details" not in obj for obj in objects)
+    assert objects[0]["Country Code"] == "ARG"
+
+
+def test_project_fields_keep_only_those_in_canonical_order() -> None:
+    query = Query.parse({"fields": "score,country name"})
+    objects = project(select(world(), query), query)
+    assert list(objects[1]) == ["Country Name", "Composite Readiness Score"]
+
+
+def test_project_country_mode_keeps_details_through_fields() -> None:
+    query = Query.parse({"code": "KEN", "fields": "score"})
+    [kenya] = project(select(world(), query), query)
+    assert list(kenya) == ["Composite Readiness Score", "indicator_details"]
+    assert len(kenya["indicator_details"]) == 2
+
+
+def test_project_indicators_filter_details_case_insensitively() -> None:
+    query = Query.parse({"code": "KEN", "indicators": "ge.est,NOPE.X"})
+    [kenya] = project(select(world(), query), query)
+    assert [d["indicator_code"] for d in kenya["indicator_details"]] == ["GE.EST"]
+
+
+def test_project_shortnames_add_aliases_next_to_long_names() -> None:
+    query = Query.parse({"code": "KEN", "shortnames": "true"})
+    [kenya] = project(select(world(), query), query)
+    keys = list(kenya)
+    assert keys[:5] == ["Country Name", "Country Code", "Region", "RegionShort", "Composite Readiness Score"]
+    assert keys[5] == "score"
+    assert kenya["RegionShort"] == "SSA"
+    assert kenya["score"] == kenya["Composite Readiness Score"] == 50.0
+
+
+def test_project_shortnames_after_fields_only_for_kept_fields() -> None:
+    query = Query.parse({"fields": "Country Code,score", "shortnames": "1"})
+    objects = project(select(world(), query), query)
+    assert list(objects[0]) == ["Country Code", "Composite Readiness Score", "score"]
+
+
+def test_project_never_changes_the_snapshot() -> None:
+    data = world()
+    query = Query.parse({"code": "KEN", "fields": "score", "shortnames": "true", "indicators": "GE.EST"})
+    project(select(data, query), query)
+    assert "score" not in data.countries["KEN"].record
+    assert len(data.countries["KEN"].details) == 2
