@@ -16,6 +16,11 @@ from loaders import COUNTRY_FIELDS, DETAILS, FIELD_BY_NAME, Kind
 from readiness.errors import InvalidParameter, InvalidRequest
 from readiness.vocabulary import canonical_region, field_list, sort_field
 
+PARAMETERS: tuple[str, ...] = (
+    "code", "codes", "level", "region", "year", "sort", "order", "fields", "shortnames", "indicators",
+)
+"""The query parameters of SPEC 4.2; any other name is ignored."""
+
 MAX_CODES = 300
 MAX_INDICATORS = 100
 
@@ -58,7 +63,7 @@ class Query:
         InvalidParameter naming the parameter and what it accepts, or InvalidRequest for
         level=country without a code.
         """
-        values = {name: value.strip() for name, value in params.items() if value.strip()}
+        values = {name: params[name].strip() for name in PARAMETERS if params.get(name, "").strip()}
         codes = _codes("codes", values["codes"]) if "codes" in values else (
             _codes("code", values["code"]) if "code" in values else ()
         )

@@ -349,3 +349,21 @@ class TestWithoutSnapshot:
     async def test_readiness_503_not_500(self, fetch: Any) -> None:
         assert_error_envelope(await fetch(V1), 503, "No snapshot is loaded")
         assert (await fetch("/healthz")).code == 200
+
+
+@pytest.mark.gen_test
+async def test_readiness_trailing_slash_same_answer(fetch: Any) -> None:
+    assert (await fetch(V1 + "/?code=KEN")).body == (await fetch(V1 + "?code=KEN")).body
+
+
+@pytest.mark.gen_test
+async def test_readiness_legacy_found_code_outside_region_count_zero(fetch: Any) -> None:
+    response = await fetch(LEGACY + "?code=KEN&region=NA")
+    assert response.code == 200
+    assert (body(response)["count"], body(response)["data"]) == (0, [])
+
+
+@pytest.mark.gen_test
+async def test_readiness_year_of_current_december_not_served_from_current_month(fetch: Any) -> None:
+    # CURRENT is 2026-11: there is no 2026-12 yet, so year=2026 has no December archive.
+    assert_error_envelope(await fetch(V1 + "?year=2026"), 404, "year=2026")

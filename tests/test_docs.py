@@ -1,0 +1,59 @@
+"""The docs keep up with the code: settings, parameters, and the README's examples."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from config import Settings
+from readiness.query import PARAMETERS
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+API = (ROOT / "docs" / "API.md").read_text()
+CONFIGURATION = (ROOT / "docs" / "CONFIGURATION.md").read_text()
+
+
+@pytest.mark.parametrize("setting", [field.name for field in fields(Settings)])
+def test_every_setting_documented(setting: str) -> None:
+    variable = f"READINESS_{setting.upper()}"
+    assert variable in CONFIGURATION
+    assert variable in README
+
+
+@pytest.mark.parametrize("parameter", PARAMETERS)
+def test_every_query_parameter_documented(parameter: str) -> None:
+    assert f"| `{parameter}` |" in API
+    assert f"`{parameter}`" in README
+
+
+def test_readme_shows_make_run_and_make_test() -> None:
+    assert "make run" in README and "make test" in README
+
+
+def test_readme_and_docs_say_the_sample_is_synthetic() -> None:
+    for text in (README, API, (ROOT / "docs" / "DATA.md").read_text()):
+        assert "synthetic" in text.lower()
+
+
+# The README's error examples: "GET <path> → <status>" followed by the exact body.
+ERROR_EXAMPLES = re.findall(r"^GET (\S+) +→ (\d{3}).*\n(\{.*\})$", README, flags=re.MULTILINE)
+
+
+def test_readme_has_error_examples() -> None:
+    assert len(ERROR_EXAMPLES) >= 3
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize(("path", "status", "body"), ERROR_EXAMPLES)
+async def test_readme_error_example_is_what_the_service_says(
+    http_client: Any, base_url: str, path: str, status: str, body: str
+) -> None:
+    response = await http_client.fetch(base_url + path, raise_error=False)
+    assert response.code == int(status)
+    assert orjson.loads(response.body) == orjson.loads(body)

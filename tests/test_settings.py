@@ -1,0 +1,56 @@
+"""Settings.from_env: READINESS_* over defaults, bad values named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from config import Settings, SettingsError
+from config.settings import BUNDLED_DATA
+
+
+def test_settings_no_environment_is_the_embedded_default() -> None:
+    settings = Settings.from_env({})
+    assert settings == Settings()
+    assert settings.data_dir == BUNDLED_DATA and (BUNDLED_DATA / "CURRENT").is_file()
+    assert (settings.host, settings.port, settings.redis_url) == ("127.0.0.1", 8080, None)
+
+
+def test_settings_environment_overrides_every_field() -> None:
+    settings = Settings.from_env(
+        {
+            "READINESS_DATA_DIR": "/srv/data",
+            "READINESS_HOST": "0.0.0.0",
+            "READINESS_PORT": "9000",
+            "READINESS_REDIS_URL": "redis://redis:6379/0",
+            "READINESS_CACHE_BYTES": "1024",
+            "READINESS_ARCHIVE_SLOTS": "2",
+            "READINESS_LOG_LEVEL": "debug",
+            "UNRELATED": "x",
+        }
+    )
+    assert settings == Settings(
+        data_dir=Path("/srv/data"), host="0.0.0.0", port=9000, redis_url="redis://redis:6379/0",
+        cache_bytes=1024, archive_slots=2, log_level="DEBUG",
+    )
+
+
+def test_settings_empty_variable_keeps_default() -> None:
+    assert Settings.from_env({"READINESS_PORT": " ", "READINESS_REDIS_URL": ""}) == Settings()
+
+
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("READINESS_PORT", "http"),
+        ("READINESS_PORT", "70000"),
+        ("READINESS_PORT", "0"),
+        ("READINESS_CACHE_BYTES", "-1"),
+        ("READINESS_ARCHIVE_SLOTS", "1.5"),
+        ("READINESS_LOG_LEVEL", "LOUD"),
+    ],
+)
+def test_settings_bad_value_names_the_variable(variable: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=variable):
+        Settings.from_env({variable: value})
