@@ -31,6 +31,17 @@ class Settings:
     cache_bytes: int = 64 * 1024 * 1024
     archive_slots: int = 4
     log_level: str = "INFO"
+    max_age_seconds: int = 300
+    archive_max_age_seconds: int = 86400
+    redis_ttl_seconds: int = 86400
+    archive_redis_ttl_seconds: int = 7 * 86400
+    redis_timeout_ms: int = 100
+    breaker_failures: int = 3
+    breaker_pause_seconds: int = 5
+    snapshot_poll_seconds: int = 2
+    shutdown_delay_seconds: int = 5
+    drain_seconds: int = 20
+    warm_top_n: int = 200
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -41,10 +52,31 @@ class Settings:
             host=_text(env, "host") or default.host,
             port=_number(env, "port", default.port, 1, 65535),
             redis_url=_text(env, "redis_url") or default.redis_url,
-            cache_bytes=_number(env, "cache_bytes", default.cache_bytes, 0, 2**40),
-            archive_slots=_number(env, "archive_slots", default.archive_slots, 0, 1000),
             log_level=_log_level(env, default.log_level),
+            **{
+                name: _number(env, name, getattr(default, name), low, high)
+                for name, (low, high) in _BOUNDS.items()
+            },
         )
+
+
+_DAY = 86400
+_BOUNDS: dict[str, tuple[int, int]] = {
+    "cache_bytes": (0, 2**40),
+    "archive_slots": (0, 1000),
+    "max_age_seconds": (0, 365 * _DAY),
+    "archive_max_age_seconds": (0, 365 * _DAY),
+    "redis_ttl_seconds": (1, 365 * _DAY),
+    "archive_redis_ttl_seconds": (1, 365 * _DAY),
+    "redis_timeout_ms": (1, 10_000),
+    "breaker_failures": (1, 1000),
+    "breaker_pause_seconds": (1, 3600),
+    "snapshot_poll_seconds": (0, 3600),
+    "shutdown_delay_seconds": (0, 300),
+    "drain_seconds": (0, 600),
+    "warm_top_n": (0, 100_000),
+}
+"""Inclusive range of each whole-number setting other than the port."""
 
 
 def _text(env: Mapping[str, str], name: str) -> str | None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
 from config import Settings, SettingsError
-from config.settings import BUNDLED_DATA
+from config.settings import _BOUNDS, BUNDLED_DATA
 
 
 def test_settings_no_environment_is_the_embedded_default() -> None:
@@ -54,3 +55,18 @@ def test_settings_empty_variable_keeps_default() -> None:
 def test_settings_bad_value_names_the_variable(variable: str, value: str) -> None:
     with pytest.raises(SettingsError, match=variable):
         Settings.from_env({variable: value})
+
+
+@pytest.mark.parametrize(("name", "bounds"), list(_BOUNDS.items()))
+def test_settings_every_number_read_and_bounded(name: str, bounds: tuple[int, int]) -> None:
+    low, high = bounds
+    variable = f"READINESS_{name.upper()}"
+    assert getattr(Settings.from_env({variable: str(high)}), name) == high
+    assert getattr(Settings.from_env({variable: str(low)}), name) == low
+    with pytest.raises(SettingsError, match=variable):
+        Settings.from_env({variable: str(high + 1)})
+
+
+def test_settings_every_field_has_an_environment_reader() -> None:
+    readers = {"data_dir", "host", "port", "redis_url", "log_level", *_BOUNDS}
+    assert readers == {field.name for field in fields(Settings)}
