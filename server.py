@@ -1,4 +1,4 @@
-"""Process entry point: settings, snapshot, application, listener, signals.
+"""Process entry point: settings, snapshot, cache tiers, application, listener, signals.
 
     python server.py [--host HOST] [--port N] [--data-dir DIR]
 
@@ -20,10 +20,23 @@ from typing import Sequence
 
 from config import Settings, SettingsError
 from loaders import SnapshotStore
+from redis.asyncio import Redis
+from tornado.httpserver import HTTPServer
+from tornado.ioloop import PeriodicCallback
+
 from readiness import make_app
+from readiness.app import new_metrics
+from readiness.breaker import CircuitBreaker
+from readiness.cache import AnswerCache
+from readiness.handlers import Lifecycle
 from readiness.logs import configure
+from readiness.redis_tier import RedisTier, connect
+from readiness.watch import SnapshotWatcher
 
 log = logging.getLogger("readiness.server")
+
+COUNT_FLUSH_SECONDS = 10
+"""How often request counts per query go to Redis for the warm-up's top-N list."""
 
 
 def parse_args(argv: Sequence[str], defaults: Settings) -> Settings:
@@ -42,21 +55,76 @@ def parse_args(argv: Sequence[str], defaults: Settings) -> Settings:
 
 
 async def serve(settings: Settings) -> None:
-    """Load the current snapshot, listen, and run until SIGINT or SIGTERM."""
+    """Load the current snapshot, listen, follow snapshot changes, and shut down gracefully.
+
+    On SIGTERM or SIGINT: /readyz fails at once; the listener stays open for
+    ``shutdown_delay_seconds`` (load balancers notice and stop sending); then it closes and
+    requests in flight get up to ``drain_seconds`` to finish.
+    """
     store = SnapshotStore(settings.data_dir, settings.archive_slots)
     if store.load_current() is None:
         log.error("no usable snapshot in %s; /readyz fails until one is published", settings.data_dir)
-    app = make_app(settings, store)
-    server = app.listen(settings.port, settings.host, xheaders=True)
+    memory = AnswerCache(settings.cache_bytes)
+    lifecycle = Lifecycle()
+    redis = None if settings.redis_url is None else _Redis(settings.redis_url, settings)
+    metrics = new_metrics(store, None if redis is None else redis.breaker)
+    tier = None if redis is None else RedisTier(redis.client, redis.breaker, metrics, redis.timeout)
+    app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory)
+    server = HTTPServer(app, xheaders=True)
+    server.listen(settings.port, settings.host)
     log.info("listening on http://%s:%d/api/v1/readiness", settings.host, settings.port)
+
+    watcher = SnapshotWatcher(store, memory)
+    periodic = []
+    if settings.snapshot_poll_seconds:
+        periodic.append(PeriodicCallback(watcher.refresh, settings.snapshot_poll_seconds * 1000))
+    if tier is not None:
+        periodic.append(PeriodicCallback(tier.flush_counts, COUNT_FLUSH_SECONDS * 1000))
+    for callback in periodic:
+        callback.start()
+    listening = None
+    if redis is not None:
+        listening = asyncio.ensure_future(watcher.listen(redis.listener, settings.breaker_pause_seconds))
+
+    await _wait_for_signal()
+    lifecycle.draining = True
+    log.info("stopping: not ready; closing the listener in %ss", settings.shutdown_delay_seconds)
+    await asyncio.sleep(settings.shutdown_delay_seconds)
+    server.stop()
+    await lifecycle.drained(settings.drain_seconds)
+    await server.close_all_connections()
+    for callback in periodic:
+        callback.stop()
+    if listening is not None:
+        listening.cancel()
+    if redis is not None and tier is not None:
+        await tier.flush_counts()
+        await redis.close()
+    log.info("stopped")
+
+
+class _Redis:
+    """The two Redis connections a server needs, and the breaker guarding answer lookups."""
+
+    def __init__(self, url: str, settings: Settings) -> None:
+        self.timeout = settings.redis_timeout_ms / 1000
+        self.client = connect(url, self.timeout)
+        # Pub/sub waits minutes for a message: its connection has no socket timeout.
+        self.listener = Redis.from_url(url, socket_connect_timeout=self.timeout)
+        self.breaker = CircuitBreaker(settings.breaker_failures, settings.breaker_pause_seconds)
+
+    async def close(self) -> None:
+        """Close both connections."""
+        await self.client.aclose()
+        await self.listener.aclose()
+
+
+async def _wait_for_signal() -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
-    server.stop()
-    await server.close_all_connections()
-    log.info("stopped")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -28,6 +28,7 @@ class SnapshotStore:
         self._archives: OrderedDict[str, Snapshot] = OrderedDict()
         self._refused: set[str] = set()
         self._loading: dict[str, asyncio.Future[Snapshot | None]] = {}
+        self._refreshing = asyncio.Lock()
 
     def load_current(self) -> Snapshot | None:
         """Load the snapshot CURRENT names; keep the one already loaded if that fails (logged)."""
@@ -39,6 +40,27 @@ class SnapshotStore:
             self.current = snapshot
             log.info("current snapshot %s: %d countries", snapshot.id, len(snapshot.countries))
         return self.current
+
+    async def refresh(self) -> Snapshot | None:
+        """Swap to the snapshot CURRENT names if it changed; return the replaced one, if any.
+
+        The new snapshot is read in a worker thread while the old one keeps serving; the swap
+        is one assignment, so every request sees one snapshot or the other, never a mix.
+        A refused snapshot is not read again on every call; the old one stays current.
+        """
+        async with self._refreshing:
+            snapshot_id = read_current_id(self.data_dir)
+            old = self.current
+            if snapshot_id is None or snapshot_id in self._refused or (old is not None and old.id == snapshot_id):
+                return None
+            snapshot = await asyncio.get_running_loop().run_in_executor(None, self._load, snapshot_id)
+            if snapshot is None:
+                self._refused.add(snapshot_id)
+                return None
+            self.current = snapshot
+            self._archives.pop(snapshot_id, None)
+            log.info("swapped to snapshot %s (was %s)", snapshot_id, old.id if old else None)
+            return old
 
     async def archive(self, snapshot_id: str) -> Snapshot | None:
         """Return the snapshot with this id, or None when it is absent or refused."""

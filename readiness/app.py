@@ -1,38 +1,78 @@
-"""The route table: builds the Tornado Application from a store and settings."""
+"""The route table: builds the Tornado Application from a store, settings and cache tiers."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import orjson
 from config import Settings
 from loaders import SnapshotStore
 from tornado.web import Application
 
+from readiness.breaker import CircuitBreaker
 from readiness.cache import Answer, AnswerCache
 from readiness.handlers import (
+    CachePolicy,
     DocumentHandler,
     HealthHandler,
     LegacyReadinessHandler,
+    Lifecycle,
+    MetricsHandler,
     NotFoundHandler,
     ReadinessHandler,
     ReadyHandler,
 )
 from readiness.logs import log_request
+from readiness.metrics import Metrics
 from readiness.openapi import openapi_document
-from readiness.service import ReadinessService
+from readiness.redis_tier import RedisTier
+from readiness.service import ReadinessService, RedisTtl
 
 
-def make_app(settings: Settings, store: SnapshotStore) -> Application:
-    """Wire handlers to one ReadinessService over ``store`` with an in-process cache."""
-    service = ReadinessService(store, AnswerCache(settings.cache_bytes))
-    openapi = Answer(orjson.dumps(openapi_document()))
+def new_metrics(store: SnapshotStore, breaker: CircuitBreaker | None = None) -> Metrics:
+    """Metrics reading the store's current snapshot and the Redis breaker at scrape time."""
+    return Metrics(
+        snapshot_id=lambda: None if store.current is None else store.current.id,
+        breaker_open=lambda: breaker is not None and breaker.is_open,
+    )
+
+
+def make_app(
+    settings: Settings,
+    store: SnapshotStore,
+    *,
+    metrics: Metrics | None = None,
+    redis: RedisTier | None = None,
+    lifecycle: Lifecycle | None = None,
+    memory: AnswerCache | None = None,
+) -> Application:
+    """Wire the handlers to one ReadinessService over ``store``.
+
+    Without ``redis`` the service runs on the in-process tier alone: the embedded default.
+    """
+    metrics = metrics or new_metrics(store, None if redis is None else redis.breaker)
+    service = ReadinessService(
+        store,
+        memory or AnswerCache(settings.cache_bytes),
+        metrics,
+        redis,
+        RedisTtl(settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds),
+    )
+    query_api = {
+        "service": service,
+        "policy": CachePolicy.of(settings.max_age_seconds, settings.archive_max_age_seconds),
+    }
     return Application(
         [
-            (r"/api/v1/readiness/?", ReadinessHandler, {"service": service}),
-            (r"/api/readiness/?", LegacyReadinessHandler, {"service": service}),
-            (r"/api/v1/openapi.json", DocumentHandler, {"document": openapi}),
+            (r"/api/v1/readiness/?", ReadinessHandler, query_api),
+            (r"/api/readiness/?", LegacyReadinessHandler, query_api),
+            (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
             (r"/healthz", HealthHandler),
             (r"/readyz", ReadyHandler, {"store": store}),
+            (r"/metrics", MetricsHandler, {"metrics": metrics}),
         ],
         default_handler_class=NotFoundHandler,
-        log_function=log_request,
+        log_function=partial(log_request, metrics),
+        lifecycle=lifecycle or Lifecycle(),
+        service=service,  # for tests and tools that inspect the caches
     )

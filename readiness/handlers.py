@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
@@ -19,6 +21,7 @@ from readiness.errors import (
     ReadinessError,
     UriTooLong,
 )
+from readiness.metrics import CONTENT_TYPE, Metrics
 from readiness.query import Query
 from readiness.service import ReadinessService, Route
 
@@ -31,8 +34,44 @@ DEPRECATION = "@1798761600"
 """RFC 9745 date of the legacy route's deprecation: 2027-01-01T00:00:00Z (SPEC 9)."""
 
 
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    """``Cache-Control`` values: answers from the current snapshot change monthly, archives never."""
+
+    current: str
+    archive: str
+
+    @classmethod
+    def of(cls, max_age: int, archive_max_age: int) -> CachePolicy:
+        """Public caching for ``max_age`` seconds (current) and ``archive_max_age`` (archives)."""
+        return cls(f"public, max-age={max_age}", f"public, max-age={archive_max_age}")
+
+
+class Lifecycle:
+    """Process state shared by the handlers and the shutdown sequence.
+
+    ``draining`` is set when SIGTERM arrives (readyz then fails); ``in_flight`` counts
+    requests being handled, so shutdown can wait for them.
+    """
+
+    def __init__(self) -> None:
+        self.draining = False
+        self.in_flight = 0
+
+    async def drained(self, deadline_seconds: float, step: float = 0.02) -> bool:
+        """Wait until no request is in flight, at most ``deadline_seconds``; True if none is."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + deadline_seconds
+        while self.in_flight and loop.time() < deadline:
+            await asyncio.sleep(step)
+        return not self.in_flight
+
+
 class BaseHandler(RequestHandler):
     """Headers every response carries, the URL limit, CORS preflight and the error envelope."""
+
+    route_label = "other"
+    """The ``route`` label of this handler's metrics: a fixed set, never the client's path."""
 
     cache_outcome: str | None = None
     """Set by handlers that consult the cache; read by the access log."""
@@ -42,12 +81,21 @@ class BaseHandler(RequestHandler):
         self.clear_header("Server")
         self.set_header("Content-Type", "application/json; charset=utf-8")
         self.set_header("Access-Control-Allow-Origin", "*")
+        self.set_header("Access-Control-Expose-Headers", "ETag, Deprecation, Link")
         self.set_header("X-Content-Type-Options", "nosniff")
 
     def prepare(self) -> None:
-        """Refuse an over-long URL before anything reads its parameters."""
+        """Count the request as in flight; refuse an over-long URL before anything reads it."""
+        self._lifecycle = self.application.settings["lifecycle"]
+        self._lifecycle.in_flight += 1
         if len(self.request.uri or "") > MAX_URL_BYTES:
             raise UriTooLong(MAX_URL_BYTES)
+
+    def on_finish(self) -> None:
+        """The request is answered: no longer in flight."""
+        lifecycle = getattr(self, "_lifecycle", None)  # absent if refused before prepare (405)
+        if lifecycle is not None:
+            lifecycle.in_flight -= 1
 
     def options(self, *args: str) -> None:
         """Answer a CORS preflight: 204 with the methods and headers a browser may use."""
@@ -68,19 +116,29 @@ class BaseHandler(RequestHandler):
             for name, values in self.request.query_arguments.items()
         }
 
-    def write_answer(self, answer: Answer) -> None:
-        """Send a cached or computed answer with its ETag, or 304 if the client has it."""
-        self.set_header("Etag", answer.etag)
-        if self.check_etag_header():
+    def write_answer(self, answer: Answer, cache_control: str) -> None:
+        """Send a cached answer: gzip copy if accepted, its own ETag, 304 if the client has it.
+
+        Setting the ETag ourselves keeps Tornado from hashing every body again (DESIGN §4).
+        """
+        self.set_header("Cache-Control", cache_control)
+        self.set_header("Vary", "Accept-Encoding")
+        compressed = answer.gzipped if accepts_gzip(self.request.headers.get("Accept-Encoding", "")) else None
+        self.set_header("Etag", answer.etag if compressed is None else answer.gzip_etag)
+        if etag_matches(self.request.headers.get("If-None-Match", ""), answer):
             self.set_status(304)
             self.finish()
-        else:
+        elif compressed is None:
             self.finish(answer.body)
+        else:
+            self.set_header("Content-Encoding", "gzip")
+            self.finish(compressed)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Render every error, ours or the framework's, as the error envelope (SPEC 2.1)."""
         error = _client_error(status_code, kwargs.get("exc_info"), self.request.method or "")
         self.set_status(error.status)
+        self.set_header("Cache-Control", "no-store")
         if error.status == 405:
             self.set_header("Allow", ALLOWED_METHODS)
         self.finish(error_body(error))
@@ -100,15 +158,17 @@ class ReadinessHandler(BaseHandler):
     """``/api/v1/readiness``: the query operation (SPEC 4)."""
 
     route = Route.V1
+    route_label = "v1"
 
-    def initialize(self, service: ReadinessService) -> None:
+    def initialize(self, service: ReadinessService, policy: CachePolicy) -> None:
         self.service = service
+        self.policy = policy
 
     async def get(self) -> None:
         query = Query.parse(self.query_params())
         answer, outcome = await self.service.answer(query, self.route)
         self.cache_outcome = outcome.value
-        self.write_answer(answer)
+        self.write_answer(answer, self.policy.current if query.year is None else self.policy.archive)
 
     head = get
 
@@ -117,6 +177,7 @@ class LegacyReadinessHandler(ReadinessHandler):
     """``/api/readiness``: v1 compatibility route, deprecated from 2027-01-01 (SPEC 9)."""
 
     route = Route.LEGACY
+    route_label = "legacy"
 
     def set_default_headers(self) -> None:
         """Every legacy response announces its deprecation and successor (DESIGN §3)."""
@@ -128,17 +189,21 @@ class LegacyReadinessHandler(ReadinessHandler):
 class DocumentHandler(BaseHandler):
     """A fixed JSON document built at start-up, such as the OpenAPI description."""
 
+    route_label = "openapi"
+
     def initialize(self, document: Answer) -> None:
         self.document = document
 
     def get(self) -> None:
-        self.write_answer(self.document)
+        self.write_answer(self.document, "public, max-age=3600")
 
     head = get
 
 
 class HealthHandler(BaseHandler):
     """``/healthz``: the process is alive and its event loop answers."""
+
+    route_label = "healthz"
 
     def get(self) -> None:
         self.finish(b'{"status":"ok"}')
@@ -147,25 +212,70 @@ class HealthHandler(BaseHandler):
 
 
 class ReadyHandler(BaseHandler):
-    """``/readyz``: a current snapshot is loaded, so the service can answer (DESIGN §5)."""
+    """``/readyz``: a snapshot is loaded and the process is not shutting down (DESIGN §5)."""
+
+    route_label = "readyz"
 
     def initialize(self, store: SnapshotStore) -> None:
         self.store = store
 
     def get(self) -> None:
-        if self.store.current is None:
+        if self.store.current is None or self.application.settings["lifecycle"].draining:
             raise NotReady()
         self.finish(orjson.dumps({"status": "ready", "snapshot": self.store.current.id}))
 
     head = get
 
 
+class MetricsHandler(BaseHandler):
+    """``/metrics``: Prometheus text format."""
+
+    route_label = "metrics"
+
+    def initialize(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def get(self) -> None:
+        self.set_header("Content-Type", CONTENT_TYPE)
+        self.set_header("Cache-Control", "no-store")
+        self.finish(self.metrics.render())
+
+
 class NotFoundHandler(BaseHandler):
     """Every path no route serves: 404 in the error envelope."""
+
+    route_label = "unknown"
 
     def prepare(self) -> None:
         super().prepare()
         raise NotFound(self.request.path)
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an Accept-Encoding header admits gzip (``gzip`` or ``*``, with q above 0)."""
+    for item in accept_encoding.lower().split(","):
+        coding, _, parameters = item.partition(";")
+        if coding.strip() in ("gzip", "*"):
+            weight = parameters.strip()
+            return not (weight.startswith("q=") and _is_zero(weight[2:]))
+    return False
+
+
+def etag_matches(if_none_match: str, answer: Answer) -> bool:
+    """Whether If-None-Match names either representation of the answer (weak comparison)."""
+    if not if_none_match:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    tags = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
+    return answer.etag in tags or answer.gzip_etag in tags
+
+
+def _is_zero(weight: str) -> bool:
+    try:
+        return float(weight) == 0
+    except ValueError:
+        return False
 
 
 def _client_error(

@@ -8,6 +8,8 @@ import time
 import orjson
 from tornado.web import RequestHandler
 
+from readiness.metrics import Metrics
+
 access_log = logging.getLogger("readiness.access")
 
 _MAX_LOGGED_QUERY = 1000
@@ -43,10 +45,14 @@ def configure(level: str) -> None:
     logging.getLogger("tornado.access").disabled = True
 
 
-def log_request(handler: RequestHandler) -> None:
-    """Tornado's ``log_function``: one line with method, path, status, duration, cache outcome."""
+def log_request(metrics: Metrics, handler: RequestHandler) -> None:
+    """Tornado's ``log_function``: one access line (method, path, status, duration, cache
+    outcome) and the request's metrics.
+    """
     request = handler.request
     status = handler.get_status()
+    seconds = request.request_time()
+    metrics.observe(getattr(handler, "route_label", "other"), request.method or "", status, seconds)
     access_log.log(
         logging.ERROR if status >= 500 else logging.INFO,
         "request",
@@ -56,7 +62,7 @@ def log_request(handler: RequestHandler) -> None:
                 "path": request.path,
                 "query": request.query[:_MAX_LOGGED_QUERY],
                 "status": status,
-                "duration_ms": round(request.request_time() * 1000, 3),
+                "duration_ms": round(seconds * 1000, 3),
                 "cache": getattr(handler, "cache_outcome", None),
                 "remote": request.remote_ip,
             }

@@ -1,7 +1,9 @@
-"""ReadinessService: from a Query to an Answer, through the cache, the snapshot and the domain."""
+"""ReadinessService: from a Query to an Answer, through both cache tiers, the snapshot and the domain."""
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass
 from enum import Enum
 
 from loaders import Snapshot, SnapshotStore
@@ -9,7 +11,9 @@ from loaders import Snapshot, SnapshotStore
 from readiness.cache import Answer, AnswerCache
 from readiness.envelope import answer_body
 from readiness.errors import ArchiveNotFound, CountryNotFound, NotReady
+from readiness.metrics import Metrics
 from readiness.query import Query, archive_id
+from readiness.redis_tier import RedisTier
 from readiness.select import missing_codes, project, select
 
 
@@ -21,43 +25,29 @@ class Route(Enum):
 
 
 class CacheOutcome(Enum):
-    """Where an answer came from, for the access log and metrics."""
+    """Where an answer came from, for the access log."""
 
     HIT = "hit"
+    REDIS = "redis"
     MISS = "miss"
 
 
-class ReadinessService:
-    """Answers queries: picks the snapshot, looks in the cache, computes on a miss."""
+@dataclass(frozen=True, slots=True)
+class RedisTtl:
+    """How long Redis keeps answers: archives never change, so theirs may live longer."""
 
-    def __init__(self, store: SnapshotStore, cache: AnswerCache) -> None:
-        self.store = store
-        self.cache = cache
+    current: int
+    archive: int
 
-    async def answer(self, query: Query, route: Route) -> tuple[Answer, CacheOutcome]:
-        """Return the answer for ``query`` on ``route`` and whether the cache had it.
 
-        Raises NotReady without a current snapshot, ArchiveNotFound for an unavailable
-        year (SPEC 4.3 rule 6) and, on the legacy route only, CountryNotFound.
-        """
-        snapshot = await self._snapshot(query)
-        key = f"{snapshot.id}|{route.value}|{query.canonical()}"
-        cached = self.cache.get(key)
-        if cached is not None:
-            return cached, CacheOutcome.HIT
-        answer = compute(snapshot, query, route)
-        self.cache.put(key, answer)
-        return answer, CacheOutcome.MISS
+def request_key(route: Route, query: Query) -> str:
+    """Route + canonical query: what popularity is counted by, and replayed by the warm-up."""
+    return f"{route.value}|{query.canonical()}"
 
-    async def _snapshot(self, query: Query) -> Snapshot:
-        if query.year is None:
-            if self.store.current is None:
-                raise NotReady()
-            return self.store.current
-        archive = await self.store.archive(archive_id(query.year))
-        if archive is None:
-            raise ArchiveNotFound(query.year)
-        return archive
+
+def cache_key(snapshot_id: str, request: str) -> str:
+    """Snapshot id + route + canonical query (DESIGN §4): equal keys give identical bytes."""
+    return f"{snapshot_id}|{request}"
 
 
 def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
@@ -71,4 +61,77 @@ def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
         if missing:
             raise CountryNotFound(missing)
     label = "current" if query.year is None else snapshot.id
-    return Answer(answer_body(query, label, project(select(snapshot, query), query)))
+    return Answer.of(answer_body(query, label, project(select(snapshot, query), query)))
+
+
+class ReadinessService:
+    """Answers queries: picks the snapshot, looks in memory, then Redis, computes on a miss.
+
+    Concurrent misses on one key share one computation (single-flight), so a cold popular
+    key does not stampede the snapshot or Redis.
+    """
+
+    def __init__(
+        self,
+        store: SnapshotStore,
+        memory: AnswerCache,
+        metrics: Metrics,
+        redis: RedisTier | None = None,
+        ttl: RedisTtl = RedisTtl(86400, 7 * 86400),
+    ) -> None:
+        self.store = store
+        self.memory = memory
+        self.metrics = metrics
+        self.redis = redis
+        self.ttl = ttl
+        self._inflight: dict[str, asyncio.Task[tuple[Answer, CacheOutcome]]] = {}
+        self._writes: set[asyncio.Task[None]] = set()  # held until done, or the loop may drop them
+
+    async def answer(self, query: Query, route: Route) -> tuple[Answer, CacheOutcome]:
+        """Return the answer for ``query`` on ``route`` and where it came from.
+
+        Raises NotReady without a current snapshot, ArchiveNotFound for an unavailable
+        year (SPEC 4.3 rule 6) and, on the legacy route only, CountryNotFound.
+        """
+        snapshot = await self._snapshot(query)
+        request = request_key(route, query)
+        key = cache_key(snapshot.id, request)
+        if self.redis is not None:
+            self.redis.count(snapshot.id, request)
+        cached = self.memory.get(key)
+        if cached is not None:
+            self.metrics.memory_hit.inc()
+            return cached, CacheOutcome.HIT
+        self.metrics.memory_miss.inc()
+        pending = self._inflight.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(self._fill(key, snapshot, query, route))
+            self._inflight[key] = pending
+            pending.add_done_callback(lambda _: self._inflight.pop(key, None))
+        return await asyncio.shield(pending)
+
+    async def _fill(self, key: str, snapshot: Snapshot, query: Query, route: Route) -> tuple[Answer, CacheOutcome]:
+        if self.redis is not None:
+            shared = await self.redis.get(key)
+            if shared is not None:
+                self.memory.put(key, shared)
+                return shared, CacheOutcome.REDIS
+        answer = compute(snapshot, query, route)
+        self.metrics.computations.inc()
+        self.memory.put(key, answer)
+        if self.redis is not None:
+            ttl = self.ttl.current if query.year is None else self.ttl.archive
+            write = asyncio.ensure_future(self.redis.put(key, answer, ttl))
+            self._writes.add(write)  # the client does not wait for the shared copy
+            write.add_done_callback(self._writes.discard)
+        return answer, CacheOutcome.MISS
+
+    async def _snapshot(self, query: Query) -> Snapshot:
+        if query.year is None:
+            if self.store.current is None:
+                raise NotReady()
+            return self.store.current
+        archive = await self.store.archive(archive_id(query.year))
+        if archive is None:
+            raise ArchiveNotFound(query.year)
+        return archive

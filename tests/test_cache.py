@@ -1,27 +1,50 @@
-"""AnswerCache and Answer: bytes with a strong ETag, in an LRU bounded in bytes."""
+"""Answer and AnswerCache: bytes with a strong ETag and gzip copy, in an LRU bounded in bytes."""
 
 from __future__ import annotations
 
-from readiness.cache import Answer, AnswerCache, _cost
+import gzip
+
+import pytest
+
+from readiness.cache import GZIP_MIN_BYTES, Answer, AnswerCache, _cost
 
 
 def test_answer_etag_is_strong_and_follows_the_body() -> None:
-    etag = Answer(b'{"a":1}').etag
+    etag = Answer.of(b'{"a":1}').etag
     assert etag.startswith('"') and etag.endswith('"') and not etag.startswith("W/")
-    assert Answer(b'{"a":1}').etag == etag
-    assert Answer(b'{"a":2}').etag != etag
+    assert Answer.of(b'{"a":1}').etag == etag
+    assert Answer.of(b'{"a":2}').etag != etag
+
+
+def test_answer_gzip_copy_of_large_body_only() -> None:
+    large = b'{"data":"' + b"x" * GZIP_MIN_BYTES + b'"}'
+    answer = Answer.of(large)
+    assert answer.gzipped is not None and gzip.decompress(answer.gzipped) == large
+    assert answer.gzip_etag != answer.etag and answer.gzip_etag.endswith('-gz"')
+    assert Answer.of(b"{}").gzipped is None
+
+
+@pytest.mark.parametrize("body", [b"{}", b'{"k":"' + b"v" * 5000 + b'"}'])
+def test_answer_pack_unpack_round_trip(body: bytes) -> None:
+    answer = Answer.of(body)
+    assert Answer.unpack(answer.pack()) == answer
+
+
+@pytest.mark.parametrize("data", [b"", b"plain text set by someone else", Answer.of(b"{}").pack()[:-1]])
+def test_answer_unpack_foreign_or_damaged_is_none(data: bytes) -> None:
+    assert Answer.unpack(data) is None
 
 
 def test_cache_get_returns_what_was_put() -> None:
     cache = AnswerCache(10_000)
-    answer = Answer(b"body")
+    answer = Answer.of(b"body")
     cache.put("k", answer)
     assert cache.get("k") is answer
     assert cache.get("other") is None
 
 
 def test_cache_evicts_least_recently_used_within_bytes() -> None:
-    answers = {key: Answer(bytes(100)) for key in "abc"}
+    answers = {key: Answer.of(bytes(100)) for key in "abc"}
     cache = AnswerCache(2 * _cost("a", answers["a"]))
     cache.put("a", answers["a"])
     cache.put("b", answers["b"])
@@ -32,25 +55,48 @@ def test_cache_evicts_least_recently_used_within_bytes() -> None:
     assert cache.size <= cache.max_bytes
 
 
+def test_cache_counts_gzip_copy_in_size() -> None:
+    answer = Answer.of(b"[" + b"1," * 2000 + b"1]")
+    assert answer.gzipped is not None
+    cache = AnswerCache(100_000)
+    cache.put("k", answer)
+    assert cache.size >= len(answer.body) + len(answer.gzipped)
+
+
 def test_cache_replacing_a_key_keeps_size_exact() -> None:
     cache = AnswerCache(10_000)
-    cache.put("k", Answer(bytes(100)))
-    cache.put("k", Answer(bytes(300)))
+    cache.put("k", Answer.of(bytes(100)))
+    cache.put("k", Answer.of(bytes(300)))
     assert len(cache) == 1
-    assert cache.size == _cost("k", Answer(bytes(300)))
+    assert cache.size == _cost("k", Answer.of(bytes(300)))
 
 
 def test_cache_answer_larger_than_cache_not_stored() -> None:
     cache = AnswerCache(1_000)
-    cache.put("small", Answer(bytes(10)))
-    cache.put("huge", Answer(bytes(5_000)))
+    cache.put("small", Answer.of(bytes(10)))
+    cache.put("huge", Answer.of(bytes(5_000)))
     assert cache.get("huge") is None
     assert cache.get("small") is not None
+
+
+def test_cache_zero_bytes_stores_nothing() -> None:
+    cache = AnswerCache(0)
+    cache.put("k", Answer.of(b"{}"))
+    assert cache.get("k") is None and cache.size == 0
 
 
 def test_cache_many_distinct_keys_stay_within_bound() -> None:
     cache = AnswerCache(50_000)
     for number in range(5_000):
-        cache.put(f"key-{number}", Answer(str(number).encode() * 10))
+        cache.put(f"key-{number}", Answer.of(str(number).encode() * 10))
     assert cache.size <= 50_000
     assert 0 < len(cache) < 5_000
+
+
+def test_cache_discard_prefix_drops_one_snapshot() -> None:
+    cache = AnswerCache(100_000)
+    for key in ["2026-11|v1|", "2026-11|v1|code=KEN", "2026-10|v1|", "2026-111|v1|"]:
+        cache.put(key, Answer.of(key.encode()))
+    assert cache.discard_prefix("2026-11|") == 2
+    assert cache.get("2026-10|v1|") is not None and cache.get("2026-111|v1|") is not None
+    assert cache.size == sum(_cost(k, Answer.of(k.encode())) for k in ["2026-10|v1|", "2026-111|v1|"])

@@ -270,11 +270,13 @@ async def test_readiness_options_is_cors_preflight_204(fetch: Any) -> None:
 
 @pytest.mark.gen_test
 async def test_readiness_head_same_headers_no_body(fetch: Any) -> None:
-    get = await fetch(V1 + "?code=KEN")
-    head = await fetch(V1 + "?code=KEN", method="HEAD")
-    assert head.code == 200 and head.body == b""
-    assert head.headers["Etag"] == get.headers["Etag"]
-    assert head.headers["Content-Length"] == str(len(get.body))
+    for encoding in ("identity", "gzip"):
+        options = {"headers": {"Accept-Encoding": encoding}, "decompress_response": False}
+        get = await fetch(V1 + "?code=KEN", **options)
+        head = await fetch(V1 + "?code=KEN", method="HEAD", **options)
+        assert head.code == 200 and head.body == b""
+        assert head.headers["Etag"] == get.headers["Etag"]
+        assert head.headers["Content-Length"] == str(len(get.body))
 
 
 @pytest.mark.gen_test

@@ -59,7 +59,7 @@ def start() -> Iterator[Start]:
     def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
         process = subprocess.Popen(
             [sys.executable, str(ROOT / "server.py"), *args],
-            cwd=ROOT, env={**os.environ, **(env or {})},
+            cwd=ROOT, env={**os.environ, "READINESS_SHUTDOWN_DELAY_SECONDS": "0", **(env or {})},
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         )
         processes.append(process)

@@ -1,0 +1,71 @@
+"""Prometheus metrics, in a registry per application (so tests can build many apps)."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import GaugeMetricFamily
+from prometheus_client.registry import Collector
+
+CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
+
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+
+
+class Metrics:
+    """Request counts and latency by route and status, cache lookups by tier and outcome,
+    computations, the Redis breaker and the served snapshot (DESIGN §5).
+    """
+
+    def __init__(self, snapshot_id: Callable[[], str | None], breaker_open: Callable[[], bool]) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "readiness_http_requests", "HTTP requests answered.", ["route", "method", "status"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "readiness_http_request_duration_seconds", "Time to answer a request.", ["route"],
+            buckets=_LATENCY_BUCKETS, registry=self.registry,
+        )
+        self.cache = Counter(
+            "readiness_cache_lookups", "Answer cache lookups by tier (memory, redis) and outcome.",
+            ["tier", "outcome"], registry=self.registry,
+        )
+        self.computations = Counter(
+            "readiness_answers_computed", "Answers computed from a snapshot (cache misses).",
+            registry=self.registry,
+        )
+        breaker = Gauge(
+            "readiness_redis_breaker_open", "1 while the Redis circuit breaker is open.",
+            registry=self.registry,
+        )
+        breaker.set_function(lambda: 1.0 if breaker_open() else 0.0)
+        self.registry.register(_SnapshotCollector(snapshot_id))
+        self.memory_hit = self.cache.labels("memory", "hit")
+        self.memory_miss = self.cache.labels("memory", "miss")
+
+    def observe(self, route: str, method: str, status: int, seconds: float) -> None:
+        """Count one answered request and its latency."""
+        self.requests.labels(route, method, str(status)).inc()
+        self.latency.labels(route).observe(seconds)
+
+    def render(self) -> bytes:
+        """The text exposition format, for ``/metrics``."""
+        return generate_latest(self.registry)
+
+
+class _SnapshotCollector(Collector):
+    """``readiness_snapshot{snapshot="2026-11"} 1``: read at scrape time, so a swap shows at once."""
+
+    def __init__(self, snapshot_id: Callable[[], str | None]) -> None:
+        self._snapshot_id = snapshot_id
+
+    def collect(self) -> Iterator[GaugeMetricFamily]:
+        family = GaugeMetricFamily(
+            "readiness_snapshot", "The current snapshot served (value 1).", labels=["snapshot"]
+        )
+        snapshot_id = self._snapshot_id()
+        if snapshot_id is not None:
+            family.add_metric([snapshot_id], 1.0)
+        yield family

@@ -1,0 +1,56 @@
+"""Live snapshot swap: notice that CURRENT changed, by polling and by Redis pub/sub.
+
+Both paths call one ``refresh``; whichever comes first swaps, the other finds nothing to do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from loaders import SnapshotStore
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from readiness.cache import AnswerCache
+from readiness.redis_tier import SNAPSHOT_CHANNEL
+
+log = logging.getLogger("readiness.watch")
+
+
+class SnapshotWatcher:
+    """Swaps the store to a new current snapshot and forgets the old one's cached answers."""
+
+    def __init__(self, store: SnapshotStore, memory: AnswerCache) -> None:
+        self.store = store
+        self.memory = memory
+
+    async def refresh(self) -> None:
+        """Check CURRENT once; on a swap, drop the replaced snapshot's in-process answers."""
+        replaced = await self.store.refresh()
+        if replaced is not None:
+            dropped = self.memory.discard_prefix(f"{replaced.id}|")
+            log.info("dropped %d cached answers of snapshot %s", dropped, replaced.id)
+
+    async def listen(self, client: Redis, retry_seconds: float) -> None:
+        """Refresh whenever the publisher announces a snapshot; reconnect after failures.
+
+        Runs until cancelled. Polling covers the time Redis is away.
+        """
+        while True:
+            try:
+                async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                    await pubsub.subscribe(SNAPSHOT_CHANNEL)
+                    while True:
+                        message = await pubsub.get_message(timeout=30.0)
+                        if message is not None:
+                            log.info("snapshot announced: %r", message.get("data"))
+                            await self.refresh()
+            except (RedisError, OSError) as error:
+                log.warning("snapshot channel unavailable (%s); retrying in %ss", error, retry_seconds)
+                await asyncio.sleep(retry_seconds)
+
+
+async def announce(client: Redis, snapshot_id: str) -> int:
+    """Tell every server that ``snapshot_id`` is now current; returns how many listened."""
+    return int(await client.publish(SNAPSHOT_CHANNEL, snapshot_id))
