@@ -8,6 +8,7 @@ from loaders.contract import (
     FIELD_BY_NAME,
     INDICATOR_FIELDS,
     REGION_SHORT,
+    REQUIRED_INDICATOR_FIELDS,
     Field,
     Kind,
 )
@@ -23,6 +24,7 @@ __all__ = [
     "FIELD_BY_NAME",
     "INDICATOR_FIELDS",
     "REGION_SHORT",
+    "REQUIRED_INDICATOR_FIELDS",
     "Field",
     "Kind",
     "Country",

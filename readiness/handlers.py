@@ -33,6 +33,9 @@ ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 DEPRECATION = "@1798761600"
 """RFC 9745 date of the legacy route's deprecation: 2027-01-01T00:00:00Z (SPEC 9)."""
 
+SUCCESSOR_LINK = '</api/v1/readiness>; rel="successor-version"'
+"""RFC 8288 link from the legacy route to its successor (DESIGN §3, legacy route)."""
+
 
 @dataclass(frozen=True, slots=True)
 class CachePolicy:
@@ -96,6 +99,11 @@ class BaseHandler(RequestHandler):
         lifecycle = getattr(self, "_lifecycle", None)  # absent if refused before prepare (405)
         if lifecycle is not None:
             lifecycle.in_flight -= 1
+
+    def compute_etag(self) -> str | None:
+        """No per-request hashing: answers carry the ETag computed once when cached (DESIGN §4);
+        probes, metrics and errors need none."""
+        return None
 
     def options(self, *args: str) -> None:
         """Answer a CORS preflight: 204 with the methods and headers a browser may use."""
@@ -183,7 +191,7 @@ class LegacyReadinessHandler(ReadinessHandler):
         """Every legacy response announces its deprecation and successor (DESIGN §3)."""
         super().set_default_headers()
         self.set_header("Deprecation", DEPRECATION)
-        self.set_header("Link", '</api/v1/readiness>; rel="successor-version"')
+        self.set_header("Link", SUCCESSOR_LINK)
 
 
 class DocumentHandler(BaseHandler):
@@ -239,6 +247,8 @@ class MetricsHandler(BaseHandler):
         self.set_header("Content-Type", CONTENT_TYPE)
         self.set_header("Cache-Control", "no-store")
         self.finish(self.metrics.render())
+
+    head = get
 
 
 class NotFoundHandler(BaseHandler):

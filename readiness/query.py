@@ -24,9 +24,15 @@ PARAMETERS: tuple[str, ...] = (
 MAX_CODES = 300
 MAX_INDICATORS = 100
 
-_CODE = re.compile(r"[A-Za-z]{3}")
-_YEAR = re.compile(r"[0-9]{4}")
-_INDICATOR = re.compile(r"[A-Za-z0-9._]{1,40}")
+CODE_PATTERN = "[A-Za-z]{3}"
+INDICATOR_PATTERN = "[A-Za-z0-9._]{1,40}"
+YEAR_PATTERN = "[0-9]{4}"
+"""What one code, indicator code and year look like: ASCII only, so nothing a client sends
+can become a path or an unbounded key (the OpenAPI document reuses these)."""
+
+_CODE = re.compile(CODE_PATTERN)
+_YEAR = re.compile(YEAR_PATTERN)
+_INDICATOR = re.compile(INDICATOR_PATTERN)
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _DEFAULT_SORT = "Country Name"
 _FIELD_ORDER = {field.name: position for position, field in enumerate(COUNTRY_FIELDS)}
@@ -127,11 +133,15 @@ def _indicators(value: str) -> tuple[str, ...]:
 def _code_list(
     name: str, value: str, pattern: re.Pattern[str], accepted: str, limit: int
 ) -> tuple[str, ...]:
-    """Split, trim, upper-case, deduplicate and sort a comma-separated list of codes."""
-    codes = {piece.strip().upper() for piece in value.split(",")} - {""}
-    for code in sorted(codes):
-        if not pattern.fullmatch(code):
-            raise InvalidParameter(name, code, f"comma-separated {accepted}")
+    """Split, trim, check, upper-case, deduplicate and sort a comma-separated list of codes.
+
+    Checked before upper-casing: "ß".upper() is "SS", and only ASCII codes are accepted.
+    """
+    pieces = {piece.strip() for piece in value.split(",")} - {""}
+    for piece in sorted(pieces):
+        if not pattern.fullmatch(piece):
+            raise InvalidParameter(name, piece, f"comma-separated {accepted}")
+    codes = {piece.upper() for piece in pieces}
     if not codes:
         raise InvalidParameter(name, value, f"comma-separated {accepted}")
     if len(codes) > limit:

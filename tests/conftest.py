@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
+from typing import Iterator
 
 import orjson
 import pytest
+import redis
 from tornado.httpclient import HTTPResponse
 from tornado.web import Application
 
@@ -72,3 +75,24 @@ def copy_tree(source: Path, target: Path) -> Path:
     shutil.copytree(source, target)
     return target
 
+
+
+REAL_REDIS = "redis://127.0.0.1:6379/15"
+"""The machine's Redis, database 15: flushed before and after each test that uses it."""
+
+
+@pytest.fixture
+def real_redis_url() -> Iterator[str]:
+    """The real Redis at 127.0.0.1:6379, or a skip (a failure when READINESS_REQUIRE_REDIS is set)."""
+    client = redis.Redis.from_url(REAL_REDIS, socket_connect_timeout=1)
+    try:
+        client.flushdb()
+    except redis.RedisError as error:
+        reason = f"no Redis answers at {REAL_REDIS}: {error}"
+        if os.environ.get("READINESS_REQUIRE_REDIS"):
+            pytest.fail(reason + " (READINESS_REQUIRE_REDIS is set)")
+        print(reason)
+        pytest.skip(reason)
+    yield REAL_REDIS
+    client.flushdb()
+    client.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import hashlib
 import logging
 from pathlib import Path
 from typing import Any
@@ -369,3 +371,93 @@ async def test_readiness_legacy_found_code_outside_region_count_zero(fetch: Any)
 async def test_readiness_year_of_current_december_not_served_from_current_month(fetch: Any) -> None:
     # CURRENT is 2026-11: there is no 2026-12 yet, so year=2026 has no December archive.
     assert_error_envelope(await fetch(V1 + "?year=2026"), 404, "year=2026")
+
+
+@pytest.mark.gen_test
+async def test_readiness_gzip_served_from_stored_copy_when_accepted(fetch: Any) -> None:
+    plain = await fetch(V1, headers={"Accept-Encoding": "identity"}, decompress_response=False)
+    zipped = await fetch(V1, headers={"Accept-Encoding": "br, gzip;q=0.8"}, decompress_response=False)
+    refused = await fetch(V1, headers={"Accept-Encoding": "gzip;q=0"}, decompress_response=False)
+    assert "Content-Encoding" not in plain.headers and "Content-Encoding" not in refused.headers
+    assert zipped.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(zipped.body) == plain.body
+    assert zipped.headers["Etag"] != plain.headers["Etag"]
+    for response in (plain, zipped):
+        assert response.headers["Vary"] == "Accept-Encoding"
+
+
+@pytest.mark.gen_test
+async def test_readiness_small_answer_not_compressed(fetch: Any) -> None:
+    response = await fetch(V1 + "?code=KEN&fields=score&indicators=NONE", headers={"Accept-Encoding": "gzip"},
+                           decompress_response=False)
+    assert "Content-Encoding" not in response.headers
+
+
+@pytest.mark.gen_test
+async def test_readiness_revalidation_matches_either_representation(fetch: Any) -> None:
+    zipped = await fetch(V1, headers={"Accept-Encoding": "gzip"}, decompress_response=False)
+    for encoding in ("gzip", "identity"):
+        response = await fetch(V1, headers={"Accept-Encoding": encoding, "If-None-Match": zipped.headers["Etag"]},
+                               decompress_response=False)
+        assert response.code == 304 and response.body == b""
+    weak = await fetch(V1, headers={"If-None-Match": f'"other", W/{zipped.headers["Etag"]}'})
+    assert weak.code == 304
+
+
+@pytest.mark.gen_test
+async def test_readiness_cache_control_current_short_archive_long(fetch: Any) -> None:
+    assert (await fetch(V1)).headers["Cache-Control"] == "public, max-age=300"
+    assert (await fetch(V1 + "?year=2024")).headers["Cache-Control"] == "public, max-age=86400"
+    assert (await fetch(V1 + "?year=2023")).headers["Cache-Control"] == "no-store"
+    assert (await fetch(V1 + "?order=up")).headers["Cache-Control"] == "no-store"
+
+
+@pytest.mark.gen_test
+async def test_readiness_etag_is_ours_computed_once_not_tornados(fetch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    hashed: list[bytes] = []
+    real = hashlib.blake2b
+
+    def counting(data: bytes, **kwargs: Any) -> Any:
+        hashed.append(data)
+        return real(data, **kwargs)
+
+    monkeypatch.setattr("readiness.cache.hashlib.blake2b", counting)
+    for _ in range(3):
+        response = await fetch(V1 + "?code=KEN", decompress_response=False)
+        digest = real(response.body, digest_size=16).hexdigest()
+        assert response.headers["Etag"] == f'"{digest}"'  # not Tornado's SHA-1 of the body
+    assert len(hashed) == 1  # once, when the answer was computed
+    for path in ("/healthz", "/readyz", "/metrics"):
+        assert "Etag" not in (await fetch(path)).headers
+
+
+@pytest.mark.gen_test
+async def test_readiness_cors_exposes_validators_and_legacy_headers(fetch: Any) -> None:
+    exposed = (await fetch(V1)).headers["Access-Control-Expose-Headers"]
+    assert {name.strip() for name in exposed.split(",")} == {"ETag", "Deprecation", "Link"}
+
+
+@pytest.mark.gen_test
+async def test_metrics_requests_cache_outcomes_and_snapshot(fetch: Any) -> None:
+    await fetch(V1 + "?code=KEN")
+    await fetch(V1 + "?code=KEN")
+    await fetch(LEGACY + "?code=XXX")
+    response = await fetch("/metrics")
+    assert response.code == 200 and response.headers["Content-Type"].startswith("text/plain")
+    text = response.body.decode()
+    assert 'readiness_http_requests_total{method="GET",route="v1",status="200"} 2.0' in text
+    assert 'readiness_http_requests_total{method="GET",route="legacy",status="404"} 1.0' in text
+    assert 'readiness_http_request_duration_seconds_count{route="v1"} 2.0' in text
+    assert 'readiness_cache_lookups_total{outcome="hit",tier="memory"} 1.0' in text
+    assert "readiness_answers_computed_total 1.0" in text
+    assert 'readiness_snapshot{snapshot="2026-11"} 1.0' in text
+    assert "readiness_redis_breaker_open 0.0" in text
+
+
+@pytest.mark.gen_test
+async def test_metrics_unknown_paths_share_one_label(fetch: Any) -> None:
+    for number in range(3):
+        await fetch(f"/no/such/path/{number}")
+    text = (await fetch("/metrics")).body.decode()
+    assert 'readiness_http_requests_total{method="GET",route="unknown",status="404"} 3.0' in text
+    assert "/no/such" not in text

@@ -133,6 +133,8 @@ BAD_INPUT = [
     ({"codes": "KEN,BR"}, "codes='BR'", "three-letter ISO3 codes"),
     ({"codes": ",,"}, "codes=',,'", "three-letter ISO3 codes"),
     ({"codes": "ÄÖÜ"}, "codes='ÄÖÜ'", "three-letter ISO3 codes"),
+    ({"code": "ßa"}, "code='ßa'", "three-letter ISO3 codes"),  # "ßa".upper() == "SSA"
+    ({"code": "ıab"}, "code='ıab'", "three-letter ISO3 codes"),  # dotless i upper-cases to I
     ({"level": "world"}, "level='world'", "country or global"),
     ({"region": "atlantis"}, "region='atlantis'", "Latin America & Caribbean"),
     ({"region": "EURO"}, "region='EURO'", "a short code (EAP, ECA, LAC, MENA, NA, SAS, SSA)"),

@@ -1,0 +1,124 @@
+"""RedisTier: one suite against fakeredis and against the real Redis; failures become misses."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import time
+from typing import Callable
+
+import fakeredis
+import pytest
+from redis.asyncio import Redis
+
+from readiness.breaker import CircuitBreaker
+from readiness.cache import Answer
+from readiness.metrics import Metrics
+from readiness.redis_tier import ANSWER_PREFIX, MAX_COUNTED_QUERIES, RedisTier, connect, popular_key
+
+Factory = Callable[[], Redis]
+
+
+@pytest.fixture(params=["fakeredis", "real"])
+def new_client(request: pytest.FixtureRequest) -> Factory:
+    """Makes a client (inside the test's event loop) for fakeredis or the real Redis."""
+    if request.param == "fakeredis":
+        server = fakeredis.FakeServer()
+        return lambda: fakeredis.FakeAsyncRedis(server=server)
+    url = request.getfixturevalue("real_redis_url")
+    return lambda: connect(url, timeout=1.0)
+
+
+def tier(client: Redis, failures: int = 3) -> RedisTier:
+    metrics = Metrics(lambda: None, lambda: False)
+    return RedisTier(client, CircuitBreaker(failures, pause=60), metrics, timeout=0.5)
+
+
+def lookups(tier_: RedisTier, outcome: str) -> float:
+    return float(getattr(tier_, f"_{outcome}")._value.get())
+
+
+@pytest.mark.gen_test
+async def test_redis_tier_put_then_get_same_answer(new_client: Factory) -> None:
+    async with new_client() as client:
+        shared = tier(client)
+        answer = Answer.of(b'{"apiVersion":"1","data":[' + b"1," * 600 + b"1]}")
+        assert await shared.get("2026-11|v1|") is None
+        await shared.put("2026-11|v1|", answer, ttl_seconds=60)
+        assert await shared.get("2026-11|v1|") == answer
+        assert (lookups(shared, "hit"), lookups(shared, "miss")) == (1, 1)
+
+
+@pytest.mark.gen_test
+async def test_redis_tier_put_sets_the_ttl(new_client: Factory) -> None:
+    async with new_client() as client:
+        await tier(client).put("k", Answer.of(b"{}"), ttl_seconds=120)
+        assert 0 < await client.ttl(ANSWER_PREFIX + "k") <= 120
+
+
+@pytest.mark.gen_test
+async def test_redis_tier_foreign_value_is_a_miss(new_client: Factory) -> None:
+    async with new_client() as client:
+        await client.set(ANSWER_PREFIX + "k", b"not a packed answer")
+        assert await tier(client).get("k") is None
+
+
+@pytest.mark.gen_test
+async def test_redis_tier_counts_flush_to_popularity_sets(new_client: Factory) -> None:
+    async with new_client() as client:
+        shared = tier(client)
+        for _ in range(3):
+            shared.count("2026-11", "v1|codes=KEN")
+        shared.count("2026-11", "v1|")
+        shared.count("2025-12", "legacy|")
+        await shared.flush_counts()
+        assert await client.zrevrange(popular_key("2026-11"), 0, -1, withscores=True) == [
+            (b"v1|codes=KEN", 3.0), (b"v1|", 1.0)]
+        assert await client.zscore(popular_key("2025-12"), "legacy|") == 1.0
+        assert await client.ttl(popular_key("2026-11")) > 0
+        await shared.flush_counts()  # nothing new: nothing added
+        assert await client.zscore(popular_key("2026-11"), "v1|codes=KEN") == 3.0
+
+
+def test_redis_tier_count_memory_bounded() -> None:
+    shared = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), Metrics(lambda: None, lambda: False), 0.5)
+    for number in range(MAX_COUNTED_QUERIES + 500):
+        shared.count("2026-11", f"v1|codes={number}")
+    shared.count("2026-11", "v1|codes=0")
+    assert len(shared._counts) == MAX_COUNTED_QUERIES
+    assert shared._counts[("2026-11", "v1|codes=0")] == 2
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])  # nothing listens once the probe closes
+
+
+@pytest.mark.gen_test
+async def test_redis_tier_dead_redis_misses_fast_then_breaker_skips() -> None:
+    async with connect(f"redis://127.0.0.1:{closed_port()}/0", timeout=0.05) as client:
+        shared = tier(client, failures=2)
+        started = time.monotonic()
+        for _ in range(10):
+            assert await shared.get("k") is None
+            await shared.put("k", Answer.of(b"{}"), 60)
+        assert time.monotonic() - started < 2
+        assert shared.breaker.is_open
+        assert lookups(shared, "error") == 2  # then the breaker stopped calling
+        assert lookups(shared, "skipped") == 9
+
+
+@pytest.mark.gen_test
+async def test_redis_tier_silent_redis_times_out() -> None:
+    # A listener that accepts and never answers: the timeout, not the OS, ends the call.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        async with connect(f"redis://127.0.0.1:{port}/0", timeout=0.1) as client:
+            shared = tier(client)
+            started = time.monotonic()
+            assert await asyncio.wait_for(shared.get("k"), timeout=5) is None
+            assert time.monotonic() - started < 1.5
+            assert lookups(shared, "error") == 1

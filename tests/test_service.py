@@ -1,0 +1,166 @@
+"""ReadinessService: tiers in order, single-flight, fallbacks; and the cache-key property."""
+
+from __future__ import annotations
+
+import asyncio
+from itertools import combinations
+from typing import Any
+
+import fakeredis
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loaders import SnapshotStore
+from readiness import service as service_module
+from readiness.breaker import CircuitBreaker
+from readiness.cache import AnswerCache
+from readiness.errors import ArchiveNotFound, CountryNotFound, NotReady, ReadinessError
+from readiness.metrics import Metrics
+from readiness.query import Query
+from readiness.redis_tier import RedisTier
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, compute
+
+from tests.conftest import SAMPLE
+
+
+def metrics() -> Metrics:
+    return Metrics(lambda: None, lambda: False)
+
+
+def new_service(store: SnapshotStore, redis: RedisTier | None = None, memory_bytes: int = 1 << 20) -> ReadinessService:
+    return ReadinessService(store, AnswerCache(memory_bytes), metrics(), redis, RedisTtl(100, 1000))
+
+
+@pytest.fixture
+def computations(monkeypatch: pytest.MonkeyPatch) -> list[Query]:
+    """Every query the service computes (instead of finding it in a cache)."""
+    seen: list[Query] = []
+
+    def counting(snapshot: Any, query: Query, route: Route) -> Any:
+        seen.append(query)
+        return compute(snapshot, query, route)
+
+    monkeypatch.setattr(service_module, "compute", counting)
+    return seen
+
+
+@pytest.mark.gen_test
+async def test_service_second_request_is_a_memory_hit(sample_store: SnapshotStore, computations: list[Query]) -> None:
+    service = new_service(sample_store)
+    first, outcome = await service.answer(Query(codes=("KEN",)), Route.V1)
+    again, second = await service.answer(Query(codes=("KEN",)), Route.V1)
+    assert (outcome, second) == (CacheOutcome.MISS, CacheOutcome.HIT)
+    assert again is first and len(computations) == 1
+
+
+@pytest.mark.gen_test
+async def test_service_concurrent_misses_compute_once(sample_store: SnapshotStore, computations: list[Query]) -> None:
+    redis = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), metrics(), 0.5)
+    service = new_service(sample_store, redis)
+    results = await asyncio.gather(*(service.answer(Query(region="East Asia & Pacific"), Route.V1) for _ in range(20)))
+    assert len(computations) == 1
+    assert len({answer.body for answer, _ in results}) == 1
+
+
+@pytest.mark.gen_test
+async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, computations: list[Query]) -> None:
+    server = fakeredis.FakeServer()
+    one = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics(), 0.5))
+    other = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics(), 0.5))
+    computed, _ = await one.answer(Query(codes=("BRA",)), Route.V1)
+    await asyncio.sleep(0.05)  # the shared copy is written after the answer
+    shared, outcome = await other.answer(Query(codes=("BRA",)), Route.V1)
+    assert outcome is CacheOutcome.REDIS and shared == computed
+    assert (await other.answer(Query(codes=("BRA",)), Route.V1))[1] is CacheOutcome.HIT
+    assert len(computations) == 1
+
+
+@pytest.mark.gen_test
+async def test_service_archive_answers_get_the_longer_ttl(sample_store: SnapshotStore) -> None:
+    client = fakeredis.FakeAsyncRedis()
+    service = new_service(sample_store, RedisTier(client, CircuitBreaker(3, 60), metrics(), 0.5))
+    await service.answer(Query(year=2024), Route.V1)
+    await service.answer(Query(), Route.V1)
+    await asyncio.sleep(0.05)
+    ttls = {key.decode(): await client.ttl(key) for key in await client.keys("readiness:answer:*")}
+    assert ttls == {"readiness:answer:2024-12|v1|year=2024": 1000, "readiness:answer:2026-11|v1|": 100}
+
+
+@pytest.mark.gen_test
+async def test_service_dead_redis_answers_from_snapshot(sample_store: SnapshotStore) -> None:
+    from readiness.redis_tier import connect
+
+    async with connect("redis://127.0.0.1:1/0", timeout=0.05) as client:
+        service = new_service(sample_store, RedisTier(client, CircuitBreaker(1, 60), metrics(), 0.05))
+        answer, outcome = await service.answer(Query(codes=("USA",)), Route.V1)
+        assert outcome is CacheOutcome.MISS and b'"USA"' in answer.body
+
+
+@pytest.mark.gen_test
+async def test_service_legacy_unknown_code_raises_and_is_not_cached(sample_store: SnapshotStore, computations: list[Query]) -> None:
+    service = new_service(sample_store)
+    for _ in range(2):
+        with pytest.raises(CountryNotFound):
+            await service.answer(Query(codes=("XXX",)), Route.LEGACY)
+    assert len(computations) == 2
+    assert len(service.memory) == 0
+    _, outcome = await service.answer(Query(codes=("XXX",)), Route.V1)
+    assert outcome is CacheOutcome.MISS
+
+
+@pytest.mark.gen_test
+async def test_service_missing_archive_and_no_snapshot_raise(sample_store: SnapshotStore) -> None:
+    with pytest.raises(ArchiveNotFound):
+        await new_service(sample_store).answer(Query(year=2023), Route.V1)
+    with pytest.raises(NotReady):
+        await new_service(SnapshotStore(SAMPLE)).answer(Query(), Route.V1)
+
+
+# Same key implies byte-identical bodies: generated queries, compared pairwise.
+params = st.fixed_dictionaries(
+    {},
+    optional={
+        "codes": st.lists(st.sampled_from(["KEN", "ken", "BRA", "USA", "XXX", " tuv"]), min_size=1, max_size=3).map(",".join),
+        "region": st.sampled_from(["LAC", "sa", "South America", "eap", "Sub-Saharan Africa"]),
+        "sort": st.sampled_from(["score", "Composite Readiness Score", "country name", "infra", "FCV Status"]),
+        "order": st.sampled_from(["asc", "DESC"]),
+        "fields": st.sampled_from(["score", "SCORE,Country Name", "Country Name,score", "indicator_details", "access"]),
+        "shortnames": st.sampled_from(["true", "0", "1", "FALSE"]),
+        "indicators": st.sampled_from(["GE.EST", "ge.est", "GE.EST,IT.NET.USER.ZS"]),
+        "level": st.sampled_from(["global", "country"]),
+        "utm": st.just("x"),
+    },
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(params, min_size=2, max_size=6))
+def test_cache_key_same_key_implies_identical_bodies(batch: list[dict[str, str]]) -> None:
+    snapshot = SnapshotStore(SAMPLE).load_current()
+    assert snapshot is not None
+    answers: dict[str, bytes] = {}
+    for request in batch:
+        try:
+            query = Query.parse(request)
+        except ReadinessError:
+            continue
+        for route in Route:
+            key = f"{route.value}|{query.canonical()}"
+            try:
+                body = compute(snapshot, query, route).body
+            except CountryNotFound:
+                continue
+            assert answers.setdefault(key, body) == body
+
+
+def test_cache_key_different_answers_never_share_a_key() -> None:
+    snapshot = SnapshotStore(SAMPLE).load_current()
+    assert snapshot is not None
+    requests = [{}, {"code": "KEN"}, {"codes": "KEN,BRA"}, {"region": "LAC"}, {"sort": "score"},
+                {"sort": "score", "order": "asc"}, {"fields": "score"}, {"shortnames": "true"},
+                {"code": "KEN", "indicators": "GE.EST"}, {"code": "KEN", "fields": "indicator_details"}]
+    keyed = {Query.parse(r).canonical(): compute(snapshot, Query.parse(r), Route.V1).body for r in requests}
+    assert len(keyed) == len(requests)
+    for (key_a, body_a), (key_b, body_b) in combinations(keyed.items(), 2):
+        assert body_a != body_b, (key_a, key_b)
