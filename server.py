@@ -95,8 +95,9 @@ async def serve(settings: Settings) -> None:
     await server.close_all_connections()
     for callback in periodic:
         callback.stop()
+    watcher.stop()
     if listening is not None:
-        listening.cancel()
+        await asyncio.wait([listening], timeout=2)
     if redis is not None and tier is not None:
         await tier.flush_counts()
         await redis.close()

@@ -24,6 +24,7 @@ class SnapshotWatcher:
     def __init__(self, store: SnapshotStore, memory: AnswerCache) -> None:
         self.store = store
         self.memory = memory
+        self.stopped = False
 
     async def refresh(self) -> None:
         """Check CURRENT once; on a swap, drop the replaced snapshot's in-process answers."""
@@ -35,20 +36,26 @@ class SnapshotWatcher:
     async def listen(self, client: Redis, retry_seconds: float) -> None:
         """Refresh whenever the publisher announces a snapshot; reconnect after failures.
 
-        Runs until cancelled. Polling covers the time Redis is away.
+        Runs until ``stop()``: it checks every second rather than relying on cancellation,
+        which Python 3.11 can lose inside redis-py's timed reads. Polling covers the time
+        Redis is away.
         """
-        while True:
+        while not self.stopped:
             try:
                 async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
                     await pubsub.subscribe(SNAPSHOT_CHANNEL)
-                    while True:
-                        message = await pubsub.get_message(timeout=30.0)
+                    while not self.stopped:
+                        message = await pubsub.get_message(timeout=1.0)
                         if message is not None:
                             log.info("snapshot announced: %r", message.get("data"))
                             await self.refresh()
             except (RedisError, OSError) as error:
                 log.warning("snapshot channel unavailable (%s); retrying in %ss", error, retry_seconds)
                 await asyncio.sleep(retry_seconds)
+
+    def stop(self) -> None:
+        """Make ``listen`` return within a second."""
+        self.stopped = True
 
 
 async def announce(client: Redis, snapshot_id: str) -> int:

@@ -17,6 +17,7 @@ from config import Settings
 from loaders import Country, JsonValue, Snapshot, SnapshotStore
 from readiness import make_app
 
+ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = Settings().data_dir
 
 

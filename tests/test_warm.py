@@ -1,0 +1,114 @@
+"""The warm-up: standard answers and the previous snapshot's most requested ones, in Redis."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import fakeredis
+import pytest
+import redis
+
+from loaders import SnapshotStore, load_snapshot
+from readiness.breaker import CircuitBreaker
+from readiness.cache import Answer, AnswerCache
+from readiness.metrics import Metrics
+from readiness.query import Query
+from readiness.redis_tier import ANSWER_PREFIX, RedisTier, popular_key
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, compute
+from readiness.warm import main, parse_request, warm
+
+from tests.conftest import ROOT, SAMPLE, copy_tree
+from tests.test_watch import add_snapshot, flip
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    data = copy_tree(SAMPLE, tmp_path / "data")
+    add_snapshot(data, "2026-12", kenya_score=99.5)
+    return data
+
+
+def test_parse_request_reads_counted_members() -> None:
+    assert parse_request("v1|codes=KEN&fields=Country%20Name") == (
+        Route.V1, Query.parse({"codes": "KEN", "fields": "Country Name"}))
+    assert parse_request("legacy|") == (Route.LEGACY, Query())
+    assert parse_request("v9|") is None
+    assert parse_request("v1|year=12") is None
+
+
+@pytest.mark.gen_test
+async def test_warm_writes_standard_answers_under_the_new_id(data: Path) -> None:
+    async with fakeredis.FakeAsyncRedis() as redis:
+        summary = await warm(redis, data, "2026-12", top=0, ttl=(100, 1000), progress=False)
+        snapshot = load_snapshot(data / "snapshots" / "2026-12")
+        # 1 all-countries + 7 regions x 2 orders + 14 countries + 3 Decembers (2024, 2025 and
+        # 2026-12 itself, which year=2026 selects), on both routes.
+        assert len(summary.written) == 2 * (1 + 14 + 14 + 3) and summary.bytes > 0
+        assert "2026-12|v1|year=2026" in summary.written
+        stored = Answer.unpack(await redis.get(ANSWER_PREFIX + "2026-12|v1|codes=KEN") or b"")
+        assert stored is not None
+        assert stored.body == compute(snapshot, Query(codes=("KEN",)), Route.V1).body
+        assert b"99.5" in stored.body
+        assert await redis.ttl(ANSWER_PREFIX + "2026-12|v1|") == 100
+        assert await redis.ttl(ANSWER_PREFIX + "2024-12|v1|year=2024") == 1000
+        assert await redis.exists(ANSWER_PREFIX + "2026-12|v1|region=Sub-Saharan%20Africa&sort=Composite%20Readiness%20Score&order=desc")
+
+
+@pytest.mark.gen_test
+async def test_warm_adds_previous_snapshots_most_requested(data: Path) -> None:
+    async with fakeredis.FakeAsyncRedis() as redis:
+        await redis.zadd(popular_key("2026-11"), {
+            "v1|codes=BRA,KEN&fields=Composite%20Readiness%20Score": 50,
+            "legacy|codes=XXX": 40,  # not answerable: skipped
+            "v1|nonsense=1&year=12": 30,  # not a request: ignored
+            "v1|": 20,  # already standard
+            "v1|sort=Country%20Code&order=desc": 1,  # below the top 3
+        })
+        summary = await warm(redis, data, "2026-12", top=3, ttl=(100, 1000), progress=False)
+        assert "2026-12|v1|codes=BRA,KEN&fields=Composite%20Readiness%20Score" in summary.written
+        assert "2026-12|v1|sort=Country%20Code&order=desc" not in summary.written
+        assert summary.skipped == 1
+        assert len(summary.written) == len(set(summary.written))
+
+
+@pytest.mark.gen_test
+async def test_warm_then_flip_first_request_is_a_redis_hit(data: Path) -> None:
+    server = fakeredis.FakeServer()
+    async with fakeredis.FakeAsyncRedis(server=server) as writer, fakeredis.FakeAsyncRedis(server=server) as reader:
+        await warm(writer, data, "2026-12", top=0, ttl=(100, 1000), progress=False)
+        flip(data, "2026-12")
+        store = SnapshotStore(data)
+        store.load_current()
+        metrics = Metrics(lambda: None, lambda: False)
+        service = ReadinessService(store, AnswerCache(1 << 20), metrics,
+                                   RedisTier(reader, CircuitBreaker(3, 60), metrics, 0.5), RedisTtl(100, 1000))
+        for query in (Query(), Query(codes=("KEN",)), Query(region="North America")):
+            answer, outcome = await service.answer(query, Route.V1)
+            assert outcome is CacheOutcome.REDIS
+            assert answer.body == compute(store.current, query, Route.V1).body  # type: ignore[arg-type]
+
+
+def test_warm_command_without_redis_has_nothing_to_do(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("READINESS_REDIS_URL", raising=False)
+    assert main(["--snapshot", "2026-11"]) == 0
+    assert "nothing to warm" in capsys.readouterr().err
+
+
+def run_warm(*args: str) -> subprocess.CompletedProcess[str]:
+    """The warm-up command as the publish hook or a Kubernetes Job runs it."""
+    return subprocess.run([sys.executable, "-m", "readiness.warm", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_warm_command_against_real_redis(real_redis_url: str, data: Path) -> None:
+    done = run_warm("--snapshot", "2026-12", "--data-dir", str(data), "--redis-url", real_redis_url)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("warmed 64 keys, ")
+    assert redis.Redis.from_url(real_redis_url).exists(ANSWER_PREFIX + "2026-12|v1|codes=KEN")
+
+
+def test_warm_command_unknown_snapshot_fails(real_redis_url: str, data: Path) -> None:
+    done = run_warm("--snapshot", "2030-12", "--data-dir", str(data), "--redis-url", real_redis_url)
+    assert done.returncode == 1 and "failed" in done.stderr
