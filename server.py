@@ -14,9 +14,10 @@ import logging
 import os
 import signal
 import sys
+import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Sequence
+from typing import Coroutine, Sequence
 
 from config import Settings, SettingsError
 from loaders import SnapshotStore
@@ -136,8 +137,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"server.py: {error}", file=sys.stderr)
         return 2
     configure(settings.log_level)
-    asyncio.run(serve(settings))
+    _run(serve(settings))
     return 0
+
+
+def _run(main_coroutine: Coroutine[None, None, None]) -> None:
+    """``asyncio.run`` without its unbounded wait for worker threads at the end.
+
+    A snapshot read stuck in a worker thread (a hung volume) must not keep the process alive
+    past the drain deadline: if one is still busy, exit without waiting for it.
+    """
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_until_complete(main_coroutine)
+        leftover = asyncio.all_tasks(loop)
+        for task in leftover:
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*leftover, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()  # shuts the thread pool down without waiting
+    busy = [thread for thread in threading.enumerate() if thread is not threading.main_thread()]
+    if busy:
+        log.warning("exiting with %d worker threads still busy", len(busy))
+        logging.shutdown()
+        os._exit(0)
 
 
 if __name__ == "__main__":

@@ -63,8 +63,11 @@ class SnapshotStore:
             return old
 
     async def archive(self, snapshot_id: str) -> Snapshot | None:
-        """Return the snapshot with this id, or None when it is absent or refused."""
-        if self.current is not None and self.current.id == snapshot_id:
+        """Return the snapshot with this id, or None when it is absent, refused, or newer than
+        the current one (placed for publishing but not yet published: DESIGN §2)."""
+        if self.current is None or snapshot_id > self.current.id:
+            return None
+        if self.current.id == snapshot_id:
             return self.current
         cached = self._archives.get(snapshot_id)
         if cached is not None:

@@ -2,74 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Callable, Iterator
 
 import orjson
-import pytest
 
 from config import Settings
 from server import parse_args
-
-ROOT = Path(__file__).resolve().parent.parent
-
-Start = Callable[..., "subprocess.Popen[bytes]"]
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def get(url: str) -> tuple[int, bytes]:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            return response.status, response.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read()
-
-
-def wait_until_up(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise AssertionError(f"server exited early with status {process.returncode}")
-        try:
-            if get(f"http://127.0.0.1:{port}/healthz")[0] == 200:
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise AssertionError("server did not come up within 20 s")
-
-
-@pytest.fixture
-def start() -> Iterator[Start]:
-    """Start ``server.py`` with arguments and environment; stopped at the end of the test."""
-    processes: list[subprocess.Popen[bytes]] = []
-
-    def start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        process = subprocess.Popen(
-            [sys.executable, str(ROOT / "server.py"), *args],
-            cwd=ROOT, env={**os.environ, "READINESS_SHUTDOWN_DELAY_SECONDS": "0", **(env or {})},
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        )
-        processes.append(process)
-        return process
-
-    yield start
-    for process in processes:
-        if process.poll() is None:
-            process.kill()
-        process.communicate()
+from tests.processes import Start, free_port, get, start, wait_until_up  # noqa: F401  (start: fixture)
 
 
 def test_parse_args_flags_override_settings() -> None:

@@ -1,0 +1,336 @@
+"""Real processes for tests: server.py subprocesses, throwaway redis-server instances, and a
+bounded HTTP load generator that records every request it sends.
+
+Everything here talks to 127.0.0.1 only and is bounded in count and time; every process a
+fixture starts is killed when its test ends, passed or failed.
+"""
+
+from __future__ import annotations
+
+import http.client
+import itertools
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Callable, Iterator, Sequence
+
+import pytest
+import redis
+from prometheus_client.parser import text_string_to_metric_families
+
+ROOT = Path(__file__).resolve().parent.parent
+
+Start = Callable[..., "subprocess.Popen[bytes]"]
+
+REQUIRE_REDIS = "READINESS_REQUIRE_REDIS"
+"""Set (CI sets it) to make tests that need redis-server fail instead of skipping without it."""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+def wait_until_up(port: int, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"server exited early with status {process.returncode}")
+        try:
+            if get(f"http://127.0.0.1:{port}/healthz")[0] == 200:
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("server did not come up within 20 s")
+
+
+@pytest.fixture
+def start() -> Iterator[Start]:
+    """Start ``server.py`` with arguments and environment; stopped at the end of the test.
+
+    Output goes to pipes read at the end, or with ``log=<path>`` to that file: a server under
+    load writes more access-log lines than a pipe holds, and would block on a full pipe.
+    """
+    processes: list[subprocess.Popen[bytes]] = []
+
+    def start(*args: str, env: dict[str, str] | None = None, log: Path | None = None) -> subprocess.Popen[bytes]:
+        log_file = None if log is None else log.open("ab")
+        output = subprocess.PIPE if log_file is None else log_file
+        try:
+            process = subprocess.Popen(
+                [sys.executable, str(ROOT / "server.py"), *args],
+                cwd=ROOT, env={**os.environ, "READINESS_SHUTDOWN_DELAY_SECONDS": "0", **(env or {})},
+                stdout=output, stderr=output,
+            )
+        finally:
+            if log_file is not None:
+                log_file.close()  # the child has its own descriptor
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        if process.poll() is None:
+            process.kill()
+        process.communicate()
+
+
+def until(condition: Callable[[], bool], seconds: float, what: str, step: float = 0.02) -> float:
+    """Poll ``condition`` until true; return the seconds it took. AssertionError after ``seconds``."""
+    began = time.monotonic()
+    while not condition():
+        if time.monotonic() - began > seconds:
+            raise AssertionError(f"not within {seconds} s: {what}")
+        time.sleep(step)
+    return time.monotonic() - began
+
+
+# --- server.py processes ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Server:
+    """A running ``server.py`` process, its port and its log file."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def metric(self, name: str, **labels: str) -> float:
+        """One sample of ``/metrics`` (0 when absent), e.g. ``metric("readiness_cache_lookups_total", tier="redis", outcome="hit")``."""
+        status, body = get(self.url("/metrics"))
+        assert status == 200, body
+        for family in text_string_to_metric_families(body.decode()):
+            for sample in family.samples:
+                if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                    return float(sample.value)
+        return 0.0
+
+
+def launch(start: Start, log_dir: Path, env: dict[str, str]) -> Server:
+    """Start ``server.py`` on a free port with ``env`` (READINESS_* over the defaults); wait until it answers."""
+    port = free_port()
+    log = log_dir / f"server-{port}.log"
+    process = start(env={"READINESS_PORT": str(port), **env}, log=log)
+    wait_until_up(port, process)
+    return Server(process, port, log)
+
+
+def fetch(port: int, path: str, timeout: float = 5.0) -> tuple[int, bytes]:
+    """GET over a new connection: (status, body), or (0, the error) when no response came."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        connection.request("GET", path)
+        response = connection.getresponse()
+        return response.status, response.read()
+    except (OSError, http.client.HTTPException) as error:
+        return 0, repr(error).encode()
+    finally:
+        connection.close()
+
+
+# --- throwaway redis-server processes --------------------------------------------------------
+
+
+def redis_server_executable() -> str:
+    """Path of ``redis-server``; without one, skip the test, or fail it when CI requires Redis."""
+    executable = shutil.which("redis-server")
+    if executable is None:
+        reason = "redis-server is not on PATH; this test needs a real Redis to start, kill and pause"
+        if os.environ.get(REQUIRE_REDIS):
+            pytest.fail(f"{reason} ({REQUIRE_REDIS} is set)")
+        pytest.skip(reason)
+    return executable
+
+
+class RedisServer:
+    """A redis-server of our own on a free port, with nothing persisted, that a test may kill,
+    restart on the same port, pause or flush.
+    """
+
+    def __init__(self, executable: str, port: int, log: Path) -> None:
+        self.executable = executable
+        self.port = port
+        self.log = log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start (or restart, after ``kill``) on this port; return once it answers PING."""
+        assert self.process is None, "already running"
+        with self.log.open("ab") as output:
+            self.process = subprocess.Popen(
+                [self.executable, "--port", str(self.port), "--bind", "127.0.0.1",
+                 "--save", "", "--appendonly", "no"],
+                stdout=output, stderr=subprocess.STDOUT,
+            )
+        until(self._answers, 10, f"redis-server answers PING on port {self.port}", step=0.05)
+
+    def kill(self) -> None:
+        """SIGKILL: the connections die without a goodbye, as when a Redis pod is lost."""
+        if self.process is not None:
+            if self.process.poll() is None:
+                self.process.send_signal(signal.SIGKILL)
+            self.process.wait(timeout=10)
+            self.process = None
+
+    def execute(self, *command: str | int) -> Any:
+        """Run one command on a fresh connection; the reply as redis-py parses it."""
+        with redis.Redis(port=self.port, socket_timeout=5, socket_connect_timeout=5) as client:
+            return client.execute_command(*command)
+
+    def _answers(self) -> bool:
+        assert self.process is not None
+        if self.process.poll() is not None:
+            raise AssertionError(f"redis-server exited with status {self.process.returncode}; see {self.log}")
+        try:
+            return self.execute("PING") is True
+        except redis.RedisError:
+            return False
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A started throwaway redis-server, killed at the end of the test."""
+    server = RedisServer(redis_server_executable(), free_port(), tmp_path / "redis.log")
+    try:
+        server.start()
+        yield server
+    finally:
+        server.kill()
+
+
+# --- bounded load ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One request the load generator sent, and what came back."""
+
+    port: int
+    path: str
+    sent: float
+    """time.monotonic() before connecting."""
+    received: float
+    """time.monotonic() once the whole body (or the error) was in."""
+    status: int
+    """0 when no HTTP response came (refused, reset, timed out)."""
+    body: bytes
+    """The body, or the error when status is 0."""
+
+    @property
+    def seconds(self) -> float:
+        return self.received - self.sent
+
+
+class Load:
+    """Closed-loop GET load from ``workers`` threads, round-robin over every (port, path).
+
+    Bounded: it stops at ``stop()``, after ``max_requests`` requests in all or after
+    ``max_seconds``, whichever comes first. Use as a context manager so the threads always end.
+    """
+
+    def __init__(
+        self,
+        ports: Sequence[int],
+        paths: Sequence[str],
+        *,
+        workers: int = 4,
+        max_requests: int = 20_000,
+        max_seconds: float = 30.0,
+        timeout: float = 5.0,
+    ) -> None:
+        self.targets = list(itertools.product(ports, paths))
+        self.workers = workers
+        self.max_requests = max_requests
+        self.max_seconds = max_seconds
+        self.timeout = timeout
+        self._samples: list[Sample] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def __enter__(self) -> Load:
+        deadline = time.monotonic() + self.max_seconds
+        self._threads = [
+            threading.Thread(target=self._work, args=(offset, deadline), name=f"load-{offset}")
+            for offset in range(self.workers)
+        ]
+        for thread in self._threads:
+            thread.start()
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop sending and wait for the requests in flight (each is bounded by ``timeout``)."""
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(self.timeout + 5)
+        assert not any(thread.is_alive() for thread in self._threads), "load threads did not stop"
+
+    @property
+    def samples(self) -> list[Sample]:
+        """Every request completed so far, in completion order."""
+        with self._lock:
+            return list(self._samples)
+
+    def wait(self, condition: Callable[[list[Sample]], bool], seconds: float, what: str) -> float:
+        """Poll the samples until ``condition`` holds; return the seconds it took."""
+        return until(lambda: condition(self.samples), seconds, what)
+
+    def wait_for_count(self, count: int, seconds: float = 10, after: float = -math.inf) -> float:
+        """Wait until ``count`` requests sent after monotonic time ``after`` were answered."""
+        return self.wait(
+            lambda samples: sum(sample.sent > after for sample in samples) >= count,
+            seconds, f"{count} requests answered",
+        )
+
+    def _work(self, offset: int, deadline: float) -> None:
+        targets = itertools.islice(itertools.cycle(self.targets), offset, None)
+        for port, path in targets:
+            if self._stop.is_set() or time.monotonic() > deadline:
+                return
+            with self._lock:
+                if len(self._samples) >= self.max_requests:
+                    return
+            sent = time.monotonic()
+            status, body = fetch(port, path, self.timeout)
+            sample = Sample(port, path, sent, time.monotonic(), status, body)
+            with self._lock:
+                self._samples.append(sample)
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """The nearest-rank percentile: the smallest value at or above ``fraction`` of them."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]

@@ -1,0 +1,176 @@
+"""Tier 2 under Redis faults: a killed, restarted, paused or flushed Redis costs latency, never
+an error or a wrong answer (DESIGN §4: Redis is never on the critical path).
+
+One real server per test, on its own throwaway redis-server, with the in-process tier off
+(READINESS_CACHE_BYTES=0) so every request goes through Redis, under a small bounded load.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from loaders import Snapshot, load_snapshot
+from readiness.query import Query, archive_id
+from readiness.redis_tier import ANSWER_PREFIX
+from readiness.service import Route, cache_key, compute, request_key
+from tests.conftest import SAMPLE
+from tests.processes import (  # noqa: F401  (redis_server, start: fixtures)
+    Load,
+    RedisServer,
+    Sample,
+    Server,
+    Start,
+    fetch,
+    launch,
+    percentile,
+    redis_server,
+    start,
+    until,
+)
+
+BREAKER_PAUSE_SECONDS = 1
+REDIS_TIMEOUT_MS = 50
+
+PATHS = (
+    "/api/v1/readiness?code=KEN",
+    "/api/v1/readiness?code=BRA",
+    "/api/v1/readiness?codes=KEN,BRA,USA",
+    "/api/v1/readiness?region=LAC&sort=score",
+    "/api/v1/readiness?region=SSA&sort=score&order=asc",
+    "/api/v1/readiness",
+    "/api/v1/readiness?year=2024",
+    "/api/v1/readiness?year=2025&region=LAC",
+)
+
+HIT = {"tier": "redis", "outcome": "hit"}
+ERROR = {"tier": "redis", "outcome": "error"}
+SKIPPED = {"tier": "redis", "outcome": "skipped"}
+LOOKUPS = "readiness_cache_lookups_total"
+
+
+@cache
+def _snapshot(snapshot_id: str) -> Snapshot:
+    return load_snapshot(SAMPLE / "snapshots" / snapshot_id)
+
+
+def _query(path: str) -> Query:
+    return Query.parse(dict(parse_qsl(urlsplit(path).query)))
+
+
+def _snapshot_id(query: Query) -> str:
+    return (SAMPLE / "CURRENT").read_text().strip() if query.year is None else archive_id(query.year)
+
+
+@cache
+def reference(path: str) -> bytes:
+    """The body ``path`` must get, computed from the snapshot files without any cache."""
+    query = _query(path)
+    return compute(_snapshot(_snapshot_id(query)), query, Route.V1).body
+
+
+def redis_key(path: str) -> str:
+    """The Redis key the service stores the answer to ``path`` under."""
+    query = _query(path)
+    return ANSWER_PREFIX + cache_key(_snapshot_id(query), request_key(Route.V1, query))
+
+
+@pytest.fixture
+def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Iterator[Server]:
+    """A server whose every request goes to Redis; each answer fetched once and stored there."""
+    served = launch(start, tmp_path, {
+        "READINESS_DATA_DIR": str(SAMPLE),
+        "READINESS_REDIS_URL": redis_server.url,
+        "READINESS_CACHE_BYTES": "0",
+        "READINESS_BREAKER_PAUSE_SECONDS": str(BREAKER_PAUSE_SECONDS),
+        "READINESS_REDIS_TIMEOUT_MS": str(REDIS_TIMEOUT_MS),
+        "READINESS_SNAPSHOT_POLL_SECONDS": "0",
+    })
+    for path in PATHS:
+        assert fetch(served.port, path) == (200, reference(path)), path
+    until(lambda: all(redis_server.execute("EXISTS", redis_key(path)) for path in PATHS),
+          5, "every answer stored in Redis")
+    yield served
+
+
+def assert_all_correct(samples: list[Sample]) -> None:
+    """Every request got 200 and exactly the body computed from the snapshot."""
+    failed = [(s.path, s.status, s.body[:200]) for s in samples if s.status != 200]
+    assert not failed, f"{len(failed)} of {len(samples)} requests failed, first: {failed[:3]}"
+    wrong = [s.path for s in samples if s.body != reference(s.path)]
+    assert not wrong, f"{len(wrong)} of {len(samples)} bodies differ from the snapshot's answer: {wrong[:5]}"
+
+
+def test_redis_tier_redis_killed_during_load_answers_unchanged(server: Server, redis_server: RedisServer) -> None:
+    with Load([server.port], PATHS, max_seconds=20) as load:
+        load.wait_for_count(200)
+        killed = time.monotonic()
+        redis_server.kill()
+        # Answers keep coming through two breaker pauses and the probes between them.
+        load.wait(lambda samples: any(s.sent > killed + 2.5 * BREAKER_PAUSE_SECONDS for s in samples),
+                  10, "requests answered 2.5 breaker pauses after the kill")
+        load.wait_for_count(200, after=killed)
+    assert_all_correct(load.samples)
+    after = [s for s in load.samples if s.sent > killed]
+    assert len(after) >= 200
+    assert server.metric(LOOKUPS, **ERROR) >= 1
+    assert server.metric(LOOKUPS, **SKIPPED) >= 1, "the breaker never opened: requests kept waiting on Redis"
+    assert server.metric("readiness_redis_breaker_open") == 1
+
+
+def test_redis_tier_redis_restarted_after_kill_hits_resume(server: Server, redis_server: RedisServer) -> None:
+    with Load([server.port], PATHS, max_seconds=20) as load:
+        load.wait_for_count(100)
+        redis_server.kill()
+        until(lambda: server.metric("readiness_redis_breaker_open") == 1, 5, "breaker opens after the kill")
+        hits_before = server.metric(LOOKUPS, **HIT)
+        redis_server.start()  # same port, empty: answers are computed and stored again
+        restarted = time.monotonic()
+        resumed = until(lambda: server.metric(LOOKUPS, **HIT) > hits_before,
+                        BREAKER_PAUSE_SECONDS + 3, "tier-2 hits after the restart", step=0.05)
+        load.wait_for_count(50, after=time.monotonic())
+    print(f"tier-2 hits resumed {resumed:.2f} s after the restart (breaker pause {BREAKER_PAUSE_SECONDS} s)")
+    assert_all_correct(load.samples)
+    assert server.metric("readiness_redis_breaker_open") == 0
+    assert any(s.sent > restarted for s in load.samples)
+    assert all(redis_server.execute("EXISTS", redis_key(path)) for path in PATHS)
+
+
+def test_redis_tier_redis_paused_answers_fast_without_errors(server: Server, redis_server: RedisServer) -> None:
+    pause_ms = 3000
+    errors_before = server.metric(LOOKUPS, **ERROR)
+    with Load([server.port], PATHS, max_seconds=20) as load:
+        load.wait_for_count(200)
+        asked = time.monotonic()
+        assert redis_server.execute("CLIENT", "PAUSE", pause_ms, "ALL") == b"OK"
+        paused = time.monotonic()
+        ends = asked + pause_ms / 1000
+        load.wait(lambda samples: any(s.sent > ends + 0.2 for s in samples), pause_ms / 1000 + 5,
+                  "requests answered after the pause")
+    during = [s for s in load.samples if paused <= s.sent <= ends]
+    latencies = [s.seconds for s in during]
+    print(f"{len(during)} requests during the pause: p50 {percentile(latencies, 0.5) * 1000:.1f} ms, "
+          f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
+    assert len(during) >= 100, "too few requests during the pause to measure a p99"
+    assert_all_correct(load.samples)
+    assert percentile(latencies, 0.99) < 0.100
+    assert server.metric(LOOKUPS, **ERROR) > errors_before, "the pause was never felt: no Redis timeouts"
+
+
+def test_redis_tier_redis_flushed_answers_unchanged_and_stored_again(server: Server, redis_server: RedisServer) -> None:
+    with Load([server.port], PATHS, max_seconds=20) as load:
+        load.wait_for_count(200)
+        computed_before = server.metric("readiness_answers_computed_total")
+        assert redis_server.execute("FLUSHALL") is True
+        flushed = time.monotonic()
+        until(lambda: all(redis_server.execute("EXISTS", redis_key(path)) for path in PATHS),
+              5, "every answer stored in Redis again after FLUSHALL", step=0.05)
+        load.wait_for_count(200, after=time.monotonic())
+    assert_all_correct(load.samples)
+    assert any(s.sent > flushed for s in load.samples)
+    assert server.metric("readiness_answers_computed_total") > computed_before
