@@ -15,7 +15,7 @@ from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 from tornado.web import Application
 
 from config import Settings
-from loaders import JsonValue, SnapshotStore
+from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
 from readiness import make_app
 
 from tests.conftest import assert_error_envelope, body
@@ -461,3 +461,47 @@ async def test_metrics_unknown_paths_share_one_label(fetch: Any) -> None:
     text = (await fetch("/metrics")).body.decode()
     assert 'readiness_http_requests_total{method="GET",route="unknown",status="404"} 3.0' in text
     assert "/no/such" not in text
+
+
+@pytest.mark.gen_test
+async def test_readiness_legacy_fields_with_aliases_and_lowercase_names(fetch: Any) -> None:
+    # SPEC 4.4: the legacy route's older examples pass aliases and lowercase names in fields.
+    for route in (LEGACY, V1):
+        for country in data_list(await fetch(route + "?fields=score,country%20name,infra")):
+            assert list(country) == ["Country Name", "Composite Readiness Score", "Infrastructure Score"]
+
+
+@pytest.mark.gen_test
+async def test_readiness_country_keys_in_design_order(fetch: Any) -> None:
+    order = [field.name for field in COUNTRY_FIELDS] + ["indicator_details"]
+    kenya = body(await fetch(V1 + "?code=KEN"))["data"]
+    assert isinstance(kenya, dict) and list(kenya) == [name for name in order if name in kenya]
+    for country in data_list(await fetch(V1)):
+        assert list(country) == [name for name in order if name in country]
+
+
+@pytest.mark.gen_test
+async def test_readiness_microstates_scored_not_ranked(fetch: Any) -> None:
+    countries = data_list(await fetch(V1))
+    microstates = [c for c in countries if c["Microstate"]]
+    assert microstates, "the sample must hold a microstate"
+    for country in microstates:
+        assert country["Composite Readiness Score"] is not None
+        assert country["Global Rank"] is None and country["Regional Rank"] is None
+    ranked = sorted(c["Global Rank"] for c in countries if c["Global Rank"] is not None)  # type: ignore[type-var]
+    assert ranked == list(range(1, len(ranked) + 1))
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize("year", [None, "2025", "2024"])
+async def test_readiness_scores_two_decimals_percentiles_ordinal_strings(fetch: Any, year: str | None) -> None:
+    query = "" if year is None else f"&year={year}"
+    all_codes = ",".join(str(c["Country Code"]) for c in data_list(await fetch(V1 + "?fields=Country%20Code" + query)))
+    for country in data_list(await fetch(V1 + f"?codes={all_codes}" + query)):
+        for name, value in country.items():
+            if name.endswith("Score") and value is not None:
+                assert isinstance(value, (int, float)) and 0 <= value <= 100 and round(value, 2) == value
+        for element in country["indicator_details"]:  # type: ignore[union-attr]
+            for key in ("global_percentile", "regional_percentile"):
+                value = element[key]  # type: ignore[index]
+                assert value is None or (isinstance(value, str) and value[-2:] in ("st", "nd", "rd", "th"))
