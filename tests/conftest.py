@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 from pathlib import Path
@@ -35,6 +36,18 @@ def country(code: str, name: str, region: str = "Sub-Saharan Africa", **fields: 
 def snapshot(*countries: Country, snapshot_id: str = "2026-11") -> Snapshot:
     """A Snapshot holding ``countries`` in Country Code order, as the reader builds them."""
     return Snapshot(snapshot_id, f"{snapshot_id}-05", {c.code: c for c in sorted(countries, key=lambda c: c.code)})
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_implicit_event_loop() -> None:
+    """Stop asyncio from creating a main-thread event loop behind our back.
+
+    pytest-tornado's io_loop makes its loop current through tornado, which first saves
+    ``asyncio.get_event_loop()``; on Python 3.11 that call creates a loop nobody closes, and
+    its garbage collection later fails an unrelated test with a ResourceWarning. Once
+    ``set_event_loop`` has been called, asyncio no longer creates one implicitly.
+    """
+    asyncio.set_event_loop(None)
 
 
 @pytest.fixture
