@@ -1,0 +1,60 @@
+"""The index builder: raw indicator tables to snapshot directories, and publishing them.
+
+``read_raw`` reads the two CSV tables, ``build_snapshot`` scores them with the method of
+``builder.method`` (explained in docs/METHOD.md) and writes a validated snapshot directory,
+``publish`` puts one into a data directory and flips CURRENT (docs/PUBLISHING.md).
+"""
+
+from builder.build import BuildInvalid, Built, build_snapshot
+from builder.datadir import Listed, current_id, list_snapshots
+from builder.inputs import Economy, InputError, Observation, RawData, read_raw
+from builder.publish import (
+    Announce,
+    Conflict,
+    HookFailed,
+    Hook,
+    Outcome,
+    Placement,
+    PublishBusy,
+    PublishError,
+    SnapshotConflict,
+    SnapshotInvalid,
+    announce_current,
+    publish,
+    shell_hook,
+)
+from builder.release import Release, ReleaseError
+from builder.score import Entry, ScoredEconomy, ScoredSnapshot, score_snapshot
+
+__all__ = [
+    "Announce",
+    "BuildInvalid",
+    "Built",
+    "Conflict",
+    "Economy",
+    "Entry",
+    "Hook",
+    "HookFailed",
+    "InputError",
+    "Listed",
+    "Observation",
+    "Outcome",
+    "Placement",
+    "PublishBusy",
+    "PublishError",
+    "RawData",
+    "Release",
+    "ReleaseError",
+    "ScoredEconomy",
+    "ScoredSnapshot",
+    "SnapshotConflict",
+    "SnapshotInvalid",
+    "announce_current",
+    "build_snapshot",
+    "current_id",
+    "list_snapshots",
+    "publish",
+    "read_raw",
+    "score_snapshot",
+    "shell_hook",
+]

@@ -1,0 +1,293 @@
+"""Publish a built snapshot into a data directory, safely.
+
+A publish either completes or leaves CURRENT and the published snapshots as they were
+(DESIGN §2, §5):
+
+1. Copy the snapshot into a hidden staging directory under ``snapshots/`` and validate the
+   copy with the servers' own reader; any problem refuses the publish.
+2. Put it in place with one rename (or, with ``Conflict.REPLACE``, one atomic exchange
+   with the published copy of the same id).
+3. Run the hook (the cache warm-up). If it fails, step 2 is undone.
+4. Only then flip ``CURRENT`` (temporary file, fsync, ``os.replace``) and announce it.
+
+One publish at a time per data directory (a flock on ``.publish.lock``, released by the
+kernel even when the process is killed); staging leftovers of a killed publish are removed
+by the next one. Running the same publish twice is harmless: the second finds the same
+bytes in place and ``CURRENT`` already naming them, and changes nothing.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Callable, Iterator
+
+from loaders import Problem, read_snapshot
+from loaders.reader import SNAPSHOT_ID
+
+from builder.datadir import CURRENT, SNAPSHOTS, current_id
+from builder.staging import leftovers, staging_area
+
+log = logging.getLogger("readiness.builder")
+
+Hook = Callable[[Path, str], None]
+"""Called with (data directory, snapshot id) once the snapshot is in place, before CURRENT
+flips. It fails by raising; the publish is then undone."""
+
+Announce = Callable[[Path, str], None]
+"""Called with (data directory, snapshot id) after a publish changed what servers see."""
+
+LOCK = ".publish.lock"
+_CURRENT_TEMP_PREFIX = ".CURRENT.tmp-"
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+class PublishError(Exception):
+    """A publish that did not happen; the data directory is as it was."""
+
+
+class SnapshotInvalid(PublishError):
+    """The snapshot breaks the data contract; ``problems`` lists every file at fault."""
+
+    def __init__(self, source: Path, problems: list[Problem]) -> None:
+        listed = "; ".join(str(problem) for problem in problems[:5])
+        more = f" (and {len(problems) - 5} more)" if len(problems) > 5 else ""
+        super().__init__(f"refused: {source} is not a valid snapshot: {listed}{more}")
+        self.problems = problems
+
+
+class SnapshotConflict(PublishError):
+    """Another snapshot with the same id, but different bytes, is already published."""
+
+
+class PublishBusy(PublishError):
+    """Another publish holds the data directory's lock."""
+
+
+class HookFailed(PublishError):
+    """The hook reported a failure; the snapshot was taken out again."""
+
+
+class Conflict(Enum):
+    """What to do when the id is already published with different content."""
+
+    REFUSE = "refuse"
+    REPLACE = "replace"
+
+
+class Placement(Enum):
+    """How the snapshot got into ``snapshots/<id>``."""
+
+    NEW = "new"
+    SAME = "same"
+    REPLACED = "replaced"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a publish did: where the snapshot is, how it got there, what CURRENT was."""
+
+    snapshot_id: str
+    directory: Path
+    placement: Placement
+    previous: str | None
+    """What CURRENT named before; equal to ``snapshot_id`` when it did not change."""
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything visible to the servers changed."""
+        return self.placement is not Placement.SAME or self.previous != self.snapshot_id
+
+
+def announce_current(data_dir: Path, snapshot_id: str) -> None:
+    """Tell running servers that ``snapshot_id`` was published and is current.
+
+    Servers notice by watching CURRENT; this is where the Redis pub/sub message that makes
+    every replica swap at once will be sent. Called after CURRENT flipped, so a failure
+    here can only delay the swap, never undo the publish.
+    """
+    log.info("published %s in %s: CURRENT names it", snapshot_id, data_dir)
+
+
+def shell_hook(command: str) -> Hook:
+    """A hook running ``command`` in a shell, with READINESS_DATA_DIR and
+    READINESS_SNAPSHOT_ID set; a non-zero exit status raises HookFailed."""
+
+    def run(data_dir: Path, snapshot_id: str) -> None:
+        environment = {
+            **os.environ,
+            "READINESS_DATA_DIR": str(data_dir.resolve()),
+            "READINESS_SNAPSHOT_ID": snapshot_id,
+        }
+        status = subprocess.run(command, shell=True, env=environment, check=False).returncode
+        if status != 0:
+            raise HookFailed(f"hook {command!r} exited with status {status}; CURRENT not changed")
+
+    return run
+
+
+def publish(
+    source: Path,
+    data_dir: Path,
+    *,
+    hook: Hook | None = None,
+    conflict: Conflict = Conflict.REFUSE,
+    announce: Announce = announce_current,
+) -> Outcome:
+    """Publish the snapshot directory ``source`` into ``data_dir`` and make it current.
+
+    Raises SnapshotInvalid (any problem at all), SnapshotConflict (same id, other bytes,
+    and ``conflict`` is REFUSE), PublishBusy, HookFailed, PublishError or OSError; in
+    every case CURRENT and the snapshots published before are as they were. Exceptions
+    from a Python ``hook`` propagate after the same undo. Only a failure to write CURRENT
+    itself leaves the new snapshot in place, not current: publishing it again finishes.
+    """
+    snapshot_id = source.name
+    if not SNAPSHOT_ID.match(snapshot_id) or not source.is_dir():
+        raise SnapshotInvalid(source, [Problem(".", "not a snapshot directory named YYYY-MM")])
+    snapshots = data_dir / SNAPSHOTS
+    snapshots.mkdir(parents=True, exist_ok=True)
+    with _exclusive(data_dir):
+        _remove_leftovers(data_dir)
+        previous = current_id(data_dir)
+        with staging_area(snapshots, snapshot_id) as area:
+            staged = area / snapshot_id
+            _copy_tree(source, staged)
+            snapshot, problems = read_snapshot(staged)
+            if snapshot is None or problems:
+                raise SnapshotInvalid(source, problems)
+            target = snapshots / snapshot_id
+            placement = _place(staged, target, conflict)
+            outcome = Outcome(snapshot_id, target, placement, previous)
+            if not outcome.changed:
+                return outcome
+            _run_hook(hook, data_dir, outcome, staged)
+            if previous != snapshot_id:
+                _write_current(data_dir, snapshot_id)
+    announce(data_dir, snapshot_id)
+    return outcome
+
+
+@contextmanager
+def _exclusive(data_dir: Path) -> Iterator[None]:
+    with open(data_dir / LOCK, "a+b") as handle:
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise PublishBusy(f"another publish is running in {data_dir}") from None
+        yield
+
+
+def _remove_leftovers(data_dir: Path) -> None:
+    """Remove what a killed publish left: staging directories and CURRENT temp files."""
+    for directory in leftovers(data_dir / SNAPSHOTS):
+        log.warning("removing %s, left by an interrupted publish", directory)
+        shutil.rmtree(directory, ignore_errors=True)
+    for temporary in data_dir.glob(f"{_CURRENT_TEMP_PREFIX}*"):
+        temporary.unlink(missing_ok=True)
+
+
+def _copy_tree(source: Path, target: Path) -> None:
+    """Copy regular files and directories, each file flushed to disk before the rename."""
+    target.mkdir()
+    for path in sorted(source.rglob("*")):
+        destination = target / path.relative_to(source)
+        if path.is_symlink():
+            raise SnapshotInvalid(source, [Problem(str(path.relative_to(source)), "is a symbolic link")])
+        if path.is_dir():
+            destination.mkdir()
+            continue
+        shutil.copyfile(path, destination)
+        _fsync(destination)
+    for directory in (target, *sorted(p for p in target.rglob("*") if p.is_dir())):
+        _fsync(directory)
+
+
+def _fsync(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _same_tree(first: Path, second: Path) -> bool:
+    def files(root: Path) -> list[Path]:
+        return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
+
+    names = files(first)
+    return names == files(second) and all(
+        (first / name).read_bytes() == (second / name).read_bytes() for name in names
+    )
+
+
+def _place(staged: Path, target: Path, conflict: Conflict) -> Placement:
+    if not target.exists():
+        os.rename(staged, target)
+        _fsync(target.parent)
+        return Placement.NEW
+    if _same_tree(staged, target):
+        return Placement.SAME
+    if conflict is Conflict.REFUSE:
+        raise SnapshotConflict(
+            f"refused: {target} is already published with different content "
+            "(use --replace to swap it)"
+        )
+    _exchange(staged, target)
+    return Placement.REPLACED
+
+
+def _run_hook(hook: Hook | None, data_dir: Path, outcome: Outcome, staged: Path) -> None:
+    """Run the hook; on any failure take the snapshot out again (the old one back in)."""
+    if hook is None:
+        return
+    completed = False
+    try:
+        hook(data_dir, outcome.snapshot_id)
+        completed = True
+    finally:
+        if not completed and outcome.placement is Placement.NEW:
+            os.rename(outcome.directory, staged)
+        elif not completed and outcome.placement is Placement.REPLACED:
+            _exchange(staged, outcome.directory)
+
+
+def _write_current(data_dir: Path, snapshot_id: str) -> None:
+    """Replace CURRENT atomically: a reader sees the old id or the new one, never a mix."""
+    descriptor, name = tempfile.mkstemp(prefix=_CURRENT_TEMP_PREFIX, dir=data_dir)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(f"{snapshot_id}\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(name, data_dir / CURRENT)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    _fsync(data_dir)
+
+
+def _exchange(first: Path, second: Path) -> None:
+    """Swap two directory entries in one atomic step (Linux ``renameat2(RENAME_EXCHANGE)``).
+
+    Raises PublishError where the system cannot do it; nothing is changed then.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    renameat2 = getattr(libc, "renameat2", None)
+    if renameat2 is None:
+        raise PublishError("replacing needs an atomic exchange (Linux renameat2), not available here")
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    result = renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second), _RENAME_EXCHANGE)
+    if result != 0:
+        error = ctypes.get_errno()
+        raise PublishError(f"cannot exchange {first} and {second}: {os.strerror(error)}")

@@ -1,0 +1,64 @@
+"""What a build produces: which month's snapshot, its publication date, and its provenance."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import dataclass
+
+from builder.method import WINDOW_START
+
+_MONTH = re.compile(r"^([0-9]{4})-(0[1-9]|1[0-2])$")
+_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
+class ReleaseError(ValueError):
+    """A snapshot id, publication date or notice that cannot be built; the message says which."""
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """One snapshot to build: id ``YYYY-MM``, ``published`` date within that month, and a
+    ``notice`` that marks the data as synthetic (None for real data).
+
+    ``published`` is the manifest's date and every economy's "Last Updated".
+    """
+
+    id: str
+    published: str
+    notice: str | None = None
+
+    @classmethod
+    def parse(cls, snapshot_id: str, published: str | None = None, notice: str | None = None) -> Release:
+        """Validate a release; ``published`` defaults to the first day of the month.
+
+        Raises ReleaseError naming the bad value: an id that is not a month, a year before
+        the data window starts, a date that is not a date in that month, an empty notice.
+        """
+        match = _MONTH.match(snapshot_id)
+        if match is None:
+            raise ReleaseError(f"snapshot id {snapshot_id!r} is not a month (YYYY-MM)")
+        if int(match.group(1)) < WINDOW_START:
+            raise ReleaseError(f"snapshot id {snapshot_id!r} is before the data window ({WINDOW_START})")
+        date = published or f"{snapshot_id}-01"
+        try:
+            parsed = datetime.date.fromisoformat(date) if _DATE.match(date) else None
+        except ValueError:
+            parsed = None
+        if parsed is None:
+            raise ReleaseError(f"published date {date!r} is not a date (YYYY-MM-DD)")
+        if parsed.strftime("%Y-%m") != snapshot_id:
+            raise ReleaseError(f"published date {date!r} is not in {snapshot_id}")
+        if notice is not None and not notice.strip():
+            raise ReleaseError("the synthetic-data notice is empty")
+        return cls(snapshot_id, date, notice)
+
+    @property
+    def year(self) -> int:
+        """The snapshot's year: the last year of its data window."""
+        return int(self.id[:4])
+
+    @property
+    def synthetic(self) -> bool:
+        """Whether the manifest marks the values as synthetic (a notice says so)."""
+        return self.notice is not None

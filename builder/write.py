@@ -1,0 +1,114 @@
+"""Turn a scored snapshot into the files of the data contract (DESIGN §2).
+
+Country files hold the fields of ``loaders.contract.COUNTRY_FIELDS`` in that order, each
+"<Dimension> Confidence" right after its "<Dimension> Score", then indicator_details with
+the keys of ``INDICATOR_FIELDS`` in order. The manifest lists the codes and the sha256 of
+each file's exact bytes, as ``loaders.reader`` checks them. Output is deterministic: the
+same scored snapshot always gives byte-identical files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Mapping
+
+from loaders import COMPOSITE, COUNTRY_FIELDS, DETAILS, DIMENSIONS, INDICATOR_FIELDS, JsonValue
+from loaders.schema import SCHEMA_VERSION
+
+from builder.release import Release
+from builder.score import Entry, ScoredEconomy, ScoredSnapshot
+
+MANIFEST = "manifest.json"
+COUNTRIES = "countries"
+
+_CONFIDENCE_AFTER = {f"{dimension} Score": f"{dimension} Confidence" for dimension in DIMENSIONS}
+"""Where each confidence key goes: right after its dimension's score."""
+
+
+def indicator_element(entry: Entry) -> dict[str, JsonValue]:
+    """One indicator_details element, keys in the contract's order (SPEC 2.3)."""
+    reported = entry.reported
+    values: dict[str, JsonValue] = {
+        "indicator_code": entry.indicator.code,
+        "indicator_name": entry.indicator.name,
+        "component": entry.indicator.dimension,
+        "year": None if reported is None else reported.year,
+        "reported_value": None if reported is None else reported.value,
+        "data_source": entry.data_source,
+        "normalized_value": entry.normalized,
+        "global_percentile": entry.global_percentile,
+        "regional_percentile": entry.regional_percentile,
+        "notes": entry.notes,
+    }
+    return {key: values[key] for key in INDICATOR_FIELDS}
+
+
+def country_document(scored: ScoredEconomy, release: Release) -> dict[str, JsonValue]:
+    """One country file's object: contract fields in order, confidence after each score."""
+    economy = scored.economy
+    values: dict[str, JsonValue] = {
+        "Country Name": economy.name,
+        "Country Code": economy.code,
+        "Region": economy.region,
+        "Income Level": economy.income,
+        "Population, total": scored.population,
+        COMPOSITE: scored.composite,
+        **{f"{dimension} Score": scored.dimensions[dimension] for dimension in DIMENSIONS},
+        "FCV Status": economy.fcv_status,
+        "FCV Type": economy.fcv_type,
+        "Global Rank": scored.global_rank,
+        "Regional Rank": scored.regional_rank,
+        "Microstate": scored.microstate,
+        "Last Updated": release.published,
+    }
+    confidence = {f"{dimension} Confidence": level for dimension, level in scored.confidence.items()}
+    document: dict[str, JsonValue] = {}
+    for field in COUNTRY_FIELDS:
+        document[field.name] = values[field.name]
+        if field.name in _CONFIDENCE_AFTER:
+            key = _CONFIDENCE_AFTER[field.name]
+            document[key] = confidence[key]
+    document[DETAILS] = [indicator_element(entry) for entry in scored.entries]
+    return document
+
+
+def manifest_document(release: Release, checksums: Mapping[str, str]) -> dict[str, JsonValue]:
+    """The manifest: id, dates, schema version, provenance, codes and checksums."""
+    manifest: dict[str, JsonValue] = {
+        "id": release.id,
+        "published": release.published,
+        "schema_version": SCHEMA_VERSION,
+        "synthetic": release.synthetic,
+    }
+    if release.notice is not None:
+        manifest["notice"] = release.notice
+    manifest["countries"] = [code for code in sorted(checksums)]
+    manifest["checksums"] = {code: checksums[code] for code in sorted(checksums)}
+    return manifest
+
+
+def encode(document: JsonValue) -> bytes:
+    """Stable JSON bytes: two-space indent, UTF-8 as is, a final newline."""
+    return (json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode()
+
+
+def checksum(raw: bytes) -> str:
+    """The manifest's checksum of a file's exact bytes."""
+    return "sha256:" + hashlib.sha256(raw).hexdigest()
+
+
+def write_snapshot(snapshot: ScoredSnapshot, release: Release, directory: Path) -> None:
+    """Write ``directory`` (which must not exist yet): country files, then the manifest.
+
+    Raises FileExistsError if ``directory`` exists.
+    """
+    directory.mkdir(parents=True)
+    (directory / COUNTRIES).mkdir()
+    checksums: dict[str, str] = {}
+    for scored in snapshot.economies:
+        raw = encode(country_document(scored, release))
+        (directory / COUNTRIES / f"{scored.economy.code}.json").write_bytes(raw)
+        checksums[scored.economy.code] = checksum(raw)
+    (directory / MANIFEST).write_bytes(encode(manifest_document(release, checksums)))

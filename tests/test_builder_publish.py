@@ -1,0 +1,368 @@
+"""builder.publish and the CLI: a publish completes or leaves the data directory as it was."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Mapping
+
+import pytest
+
+from loaders import SnapshotStore, read_snapshot, snapshot_ids
+
+from builder import (
+    Conflict,
+    Economy,
+    HookFailed,
+    Listed,
+    Placement,
+    PublishBusy,
+    Release,
+    SnapshotConflict,
+    SnapshotInvalid,
+    build_snapshot,
+    current_id,
+    list_snapshots,
+    publish,
+    shell_hook,
+)
+from builder.__main__ import main
+from builder.publish import LOCK
+
+from tests.builder_world import STANDARD, economy, world, write_raw
+
+ROOT = Path(__file__).resolve().parent.parent
+OTHER = {**STANDARD, economy("EEE"): 0.75}
+"""Another world: a snapshot built from it has different bytes under the same id."""
+
+
+def built(parent: Path, snapshot_id: str, positions: Mapping[Economy, float] = STANDARD) -> Path:
+    """A valid snapshot directory ``parent/<id>`` of the tiny world."""
+    release = Release.parse(snapshot_id, None, "SYNTHETIC: test data")
+    return build_snapshot(world(positions, year=release.year), release, parent).directory
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    """Every file under ``directory`` by relative path, with its bytes."""
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def stamps(directory: Path) -> dict[str, tuple[int, int]]:
+    """(inode, mtime) of every file: equal stamps mean nothing was rewritten."""
+    return {str(p): (p.stat().st_ino, p.stat().st_mtime_ns) for p in directory.rglob("*") if p.is_file()}
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    """A data directory whose current snapshot is 2026-10."""
+    directory = tmp_path / "data"
+    publish(built(tmp_path / "build-old", "2026-10"), directory)
+    return directory
+
+
+# --- publishing ---------------------------------------------------------------------------
+
+def test_publish_new_snapshot_in_place_and_current(tmp_path: Path) -> None:
+    source = built(tmp_path / "build", "2026-11")
+    outcome = publish(source, tmp_path / "data")
+    assert (outcome.snapshot_id, outcome.placement, outcome.previous) == ("2026-11", Placement.NEW, None)
+    assert tree(tmp_path / "data" / "snapshots" / "2026-11") == tree(source)
+    assert (tmp_path / "data" / "CURRENT").read_text() == "2026-11\n"
+    assert SnapshotStore(tmp_path / "data").load_current() is not None
+
+
+def test_publish_flips_current_from_the_previous(data: Path, tmp_path: Path) -> None:
+    outcome = publish(built(tmp_path / "build", "2026-11"), data)
+    assert (outcome.previous, current_id(data)) == ("2026-10", "2026-11")
+    assert snapshot_ids(data) == ("2026-10", "2026-11")
+
+
+def test_publish_invalid_snapshot_refused_data_untouched(data: Path, tmp_path: Path) -> None:
+    source = built(tmp_path / "build", "2026-11")
+    (source / "countries" / "BBB.json").write_text("{}")
+    before = tree(data)
+    with pytest.raises(SnapshotInvalid, match="countries/BBB.json") as refused:
+        publish(source, data)
+    assert [problem.file for problem in refused.value.problems] == ["countries/BBB.json"]
+    assert tree(data) == before
+    assert [p.name for p in (data / "snapshots").iterdir()] == ["2026-10"]
+
+
+def test_publish_directory_not_named_as_a_month_refused(tmp_path: Path) -> None:
+    source = built(tmp_path / "build", "2026-11").rename(tmp_path / "latest")
+    with pytest.raises(SnapshotInvalid, match="not a snapshot directory"):
+        publish(source, tmp_path / "data")
+
+
+def test_publish_manifest_id_not_the_directory_name_refused(tmp_path: Path) -> None:
+    source = built(tmp_path / "build", "2026-11").rename(tmp_path / "2026-12")
+    with pytest.raises(SnapshotInvalid, match="does not match the directory name"):
+        publish(source, tmp_path / "data")
+
+
+def test_publish_twice_second_changes_nothing(data: Path, tmp_path: Path) -> None:
+    source = built(tmp_path / "build", "2026-11")
+    publish(source, data)
+    before = stamps(data)
+    announced: list[str] = []
+    outcome = publish(source, data, announce=lambda _, snapshot_id: announced.append(snapshot_id))
+    assert (outcome.placement, outcome.changed) == (Placement.SAME, False)
+    assert stamps(data) == before and announced == []
+
+
+def test_publish_same_content_not_current_only_flips(data: Path, tmp_path: Path) -> None:
+    older = data / "snapshots" / "2026-10"
+    publish(built(tmp_path / "build", "2026-11"), data)
+    outcome = publish(older, data)  # a rollback: the published copy itself
+    assert (outcome.placement, outcome.previous, current_id(data)) == (Placement.SAME, "2026-11", "2026-10")
+
+
+def test_publish_different_content_same_id_refused(data: Path, tmp_path: Path) -> None:
+    before = tree(data)
+    with pytest.raises(SnapshotConflict, match="already published with different content"):
+        publish(built(tmp_path / "build", "2026-10", OTHER), data)
+    assert tree(data) == before
+
+
+def test_publish_replace_swaps_the_content(data: Path, tmp_path: Path) -> None:
+    source = built(tmp_path / "build", "2026-10", OTHER)
+    outcome = publish(source, data, conflict=Conflict.REPLACE)
+    assert (outcome.placement, outcome.changed) == (Placement.REPLACED, True)
+    assert tree(data / "snapshots" / "2026-10") == tree(source)
+    assert [p.name for p in (data / "snapshots").iterdir()] == ["2026-10"]
+
+
+def test_publish_hook_sees_the_snapshot_in_place_before_current_flips(data: Path, tmp_path: Path) -> None:
+    seen: list[tuple[Path, str, str | None, bool]] = []
+
+    def hook(data_dir: Path, snapshot_id: str) -> None:
+        _, problems = read_snapshot(data_dir / "snapshots" / snapshot_id)
+        seen.append((data_dir, snapshot_id, current_id(data_dir), problems == []))
+
+    publish(built(tmp_path / "build", "2026-11"), data, hook=hook)
+    assert seen == [(data, "2026-11", "2026-10", True)]
+    assert current_id(data) == "2026-11"
+
+
+def test_publish_hook_failure_undoes_the_publish(data: Path, tmp_path: Path) -> None:
+    before = tree(data)
+
+    def hook(data_dir: Path, snapshot_id: str) -> None:
+        raise RuntimeError("warm-up failed")
+
+    with pytest.raises(RuntimeError, match="warm-up failed"):
+        publish(built(tmp_path / "build", "2026-11"), data, hook=hook)
+    assert tree(data) == before and current_id(data) == "2026-10"
+    assert [p.name for p in (data / "snapshots").iterdir()] == ["2026-10"]
+
+
+def test_publish_hook_failure_after_replace_restores_the_old_content(data: Path, tmp_path: Path) -> None:
+    before = tree(data)
+    with pytest.raises(HookFailed):
+        publish(built(tmp_path / "build", "2026-10", OTHER), data, hook=shell_hook("exit 3"),
+                conflict=Conflict.REPLACE)
+    assert tree(data) == before
+
+
+def test_shell_hook_gets_data_dir_and_snapshot_id(data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "hook.out"
+    command = f'echo "$READINESS_DATA_DIR $READINESS_SNAPSHOT_ID" > {shlex.quote(str(out))}'
+    publish(built(tmp_path / "build", "2026-11"), data, hook=shell_hook(command))
+    assert out.read_text() == f"{data.resolve()} 2026-11\n"
+
+
+def test_shell_hook_non_zero_exit_raises_hook_failed(data: Path, tmp_path: Path) -> None:
+    with pytest.raises(HookFailed, match="exited with status 7; CURRENT not changed"):
+        publish(built(tmp_path / "build", "2026-11"), data, hook=shell_hook("exit 7"))
+    assert current_id(data) == "2026-10"
+
+
+def test_publish_announces_after_current_flipped(data: Path, tmp_path: Path) -> None:
+    announced: list[tuple[str, str | None]] = []
+    publish(built(tmp_path / "build", "2026-11"), data,
+            announce=lambda data_dir, snapshot_id: announced.append((snapshot_id, current_id(data_dir))))
+    assert announced == [("2026-11", "2026-11")]
+
+
+def test_publish_while_another_holds_the_lock_is_busy(data: Path, tmp_path: Path) -> None:
+    with open(data / LOCK, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        with pytest.raises(PublishBusy, match="another publish is running"):
+            publish(built(tmp_path / "build", "2026-11"), data)
+    assert current_id(data) == "2026-10"
+
+
+def test_publish_removes_leftovers_of_a_killed_publish(data: Path, tmp_path: Path) -> None:
+    (data / "snapshots" / ".tmp-2026-11-abc123" / "2026-11").mkdir(parents=True)
+    (data / ".CURRENT.tmp-xyz").write_text("2026-11\n")
+    assert snapshot_ids(data) == ("2026-10",)  # the servers never see them
+    publish(built(tmp_path / "build", "2026-11"), data)
+    assert sorted(p.name for p in (data / "snapshots").iterdir()) == ["2026-10", "2026-11"]
+    assert not list(data.glob(".CURRENT.tmp-*"))
+
+
+# --- killed midway ------------------------------------------------------------------------
+
+def wait_for(path: Path, process: subprocess.Popen[bytes]) -> None:
+    """Wait until the child signals it reached the point to kill it at."""
+    deadline = time.monotonic() + 60
+    while not path.exists():
+        assert process.poll() is None, "the publish ended before reaching the kill point"
+        assert time.monotonic() < deadline, "the publish never reached the kill point"
+        time.sleep(0.01)
+
+
+def kill(process: subprocess.Popen[bytes]) -> None:
+    os.killpg(process.pid, signal.SIGKILL)  # the publish and its hook's shell
+    process.wait()
+
+
+def assert_old_state_intact(data: Path, old: dict[str, bytes]) -> None:
+    assert current_id(data) == "2026-10"
+    assert tree(data / "snapshots" / "2026-10") == old
+    store = SnapshotStore(data)
+    current = store.load_current()
+    assert current is not None and current.id == "2026-10" and len(current.countries) == 5
+
+
+def test_publish_killed_in_the_hook_leaves_current_and_old_snapshot_intact(data: Path, tmp_path: Path) -> None:
+    old = tree(data / "snapshots" / "2026-10")
+    source = built(tmp_path / "build", "2026-11")
+    ready = tmp_path / "ready"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "builder", "publish", str(source), "--data-dir", str(data),
+         "--hook", f"touch {shlex.quote(str(ready))} && sleep 60"],
+        cwd=ROOT, start_new_session=True,
+    )
+    wait_for(ready, process)
+    kill(process)
+    assert_old_state_intact(data, old)
+    # Finishing is running it again: the snapshot is already in place, CURRENT flips.
+    assert publish(source, data).placement is Placement.SAME
+    assert current_id(data) == "2026-11"
+
+
+COPY_THEN_STOP = """
+import pathlib, shutil, sys, time
+from builder.publish import publish
+copy, copied = shutil.copyfile, []
+def copy_then_stop(source, target, **options):
+    copy(source, target, **options)
+    copied.append(target)
+    if len(copied) == 3:
+        pathlib.Path(sys.argv[3]).touch()
+        time.sleep(60)
+shutil.copyfile = copy_then_stop
+publish(pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]))
+"""
+
+
+def test_publish_killed_while_copying_leaves_current_and_old_snapshot_intact(data: Path, tmp_path: Path) -> None:
+    old = tree(data / "snapshots" / "2026-10")
+    source = built(tmp_path / "build", "2026-11")
+    ready = tmp_path / "ready"
+    process = subprocess.Popen(
+        [sys.executable, "-c", COPY_THEN_STOP, str(source), str(data), str(ready)],
+        cwd=ROOT, start_new_session=True,
+    )
+    wait_for(ready, process)
+    kill(process)
+    assert_old_state_intact(data, old)
+    assert [p.name.startswith(".tmp-2026-11-") for p in (data / "snapshots").iterdir()].count(True) == 1
+    assert snapshot_ids(data) == ("2026-10",)  # the half copy is invisible to the servers
+    assert publish(source, data).placement is Placement.NEW  # the lock died with the process
+    assert sorted(p.name for p in (data / "snapshots").iterdir()) == ["2026-10", "2026-11"]
+
+
+# --- listing ------------------------------------------------------------------------------
+
+def test_list_snapshots_with_dates_counts_and_current(data: Path, tmp_path: Path) -> None:
+    publish(built(tmp_path / "build", "2026-11"), data)
+    assert list_snapshots(data) == [
+        Listed("2026-10", "2026-10-01", 5, False),
+        Listed("2026-11", "2026-11-01", 5, True),
+    ]
+
+
+def test_list_snapshots_unreadable_manifest_shown(data: Path) -> None:
+    (data / "snapshots" / "2026-09").mkdir()
+    (data / "snapshots" / "2026-09" / "manifest.json").write_text("{")
+    assert list_snapshots(data)[0] == Listed("2026-09", None, None, False)
+
+
+# --- command line -------------------------------------------------------------------------
+
+def test_cli_build_publish_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    raw = write_raw(tmp_path / "raw", world(STANDARD))
+    assert main(["build", "--raw", str(raw), "--snapshot", "2024-12", "--out", str(tmp_path / "build"),
+                 "--published", "2024-12-05", "--synthetic-notice", "SYNTHETIC"]) == 0
+    assert capsys.readouterr().out == (
+        f"built {tmp_path / 'build' / '2024-12'}: 5 economies (1 microstates, 4 ranked), "
+        "1 of 105 scoring values imputed or missing\n")
+    data = tmp_path / "data"
+    assert main(["publish", str(tmp_path / "build" / "2024-12"), "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out == (
+        f"published 2024-12 to {data / 'snapshots' / '2024-12'}; CURRENT: (none) -> 2024-12\n")
+    assert main(["publish", str(tmp_path / "build" / "2024-12"), "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out == (
+        "2024-12 is already published with the same content and current: nothing changed\n")
+    assert main(["list", "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out == "* 2024-12  published 2024-12-05  5 countries  (current)\n"
+
+
+def test_cli_publish_replace(data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = built(tmp_path / "build", "2026-10", OTHER)
+    assert main(["publish", str(source), "--data-dir", str(data)]) == 1
+    assert "use --replace" in capsys.readouterr().err
+    assert main(["publish", str(source), "--data-dir", str(data), "--replace"]) == 0
+    assert capsys.readouterr().out.startswith("replaced 2026-10 in ")
+
+
+def test_cli_publish_invalid_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = built(tmp_path / "build", "2026-11")
+    (source / "manifest.json").write_text("{}")
+    assert main(["publish", str(source), "--data-dir", str(tmp_path / "data")]) == 1
+    assert capsys.readouterr().err.startswith("error: refused: ")
+    assert current_id(tmp_path / "data") is None
+
+
+def test_cli_publish_hook_failure_exit_1(data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = built(tmp_path / "build", "2026-11")
+    assert main(["publish", str(source), "--data-dir", str(data), "--hook", "exit 1"]) == 1
+    assert "exited with status 1; CURRENT not changed" in capsys.readouterr().err
+    assert current_id(data) == "2026-10"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [(["--snapshot", "2024-13"], "is not a month"), (["--snapshot", "2024-12", "--published", "2024-11-30"], "not in 2024-12")],
+)
+def test_cli_build_bad_release_exit_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], fragment: str
+) -> None:
+    raw = write_raw(tmp_path / "raw", world(STANDARD))
+    assert main(["build", "--raw", str(raw), "--out", str(tmp_path / "build"), *arguments]) == 1
+    assert fragment in capsys.readouterr().err
+
+
+def test_cli_build_bad_raw_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["build", "--raw", str(tmp_path), "--snapshot", "2024-12", "--out", str(tmp_path / "b")]) == 1
+    assert "countries.csv: cannot read" in capsys.readouterr().err
+
+
+def test_cli_list_without_current(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "snapshots").mkdir()
+    assert main(["list", "--data-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out == "no usable CURRENT: no snapshot is current\n"
+
+
+def test_cli_list_current_names_a_missing_snapshot(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (data / "CURRENT").write_text("2027-01\n")
+    assert main(["list", "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "CURRENT names 2027-01, which is not in snapshots/"
