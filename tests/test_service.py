@@ -112,7 +112,7 @@ async def test_service_legacy_unknown_code_raises_and_is_not_cached(sample_store
 @pytest.mark.gen_test
 async def test_service_missing_archive_and_no_snapshot_raise(sample_store: SnapshotStore) -> None:
     with pytest.raises(ArchiveNotFound):
-        await new_service(sample_store).answer(Query(year=2023), Route.V1)
+        await new_service(sample_store).answer(Query(year=2022), Route.V1)
     with pytest.raises(NotReady):
         await new_service(SnapshotStore(SAMPLE)).answer(Query(), Route.V1)
 

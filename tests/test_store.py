@@ -69,7 +69,7 @@ async def test_archive_of_the_current_id_is_current() -> None:
 
 
 @pytest.mark.gen_test
-@pytest.mark.parametrize("snapshot_id", ["2023-12", "1999-12", "../2024-12", "2024-12/..", ""])
+@pytest.mark.parametrize("snapshot_id", ["2022-12", "1999-12", "../2024-12", "2024-12/..", ""])
 async def test_archive_absent_or_malformed_is_none(snapshot_id: str) -> None:
     assert await loaded(SnapshotStore(SAMPLE)).archive(snapshot_id) is None
 
@@ -90,13 +90,13 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 @pytest.mark.gen_test
 async def test_archive_slots_bound_memory_least_recently_used_goes(reads: list[str]) -> None:
     store = loaded(SnapshotStore(SAMPLE, archive_slots=2))
-    older = await store.archive("2023-06")
+    older = await store.archive("2023-12")
     await store.archive("2024-12")
-    await store.archive("2023-06")  # used again: 2024-12 is now the least recently used
+    await store.archive("2023-12")  # used again: 2024-12 is now the least recently used
     await store.archive("2025-12")  # evicts 2024-12
-    assert await store.archive("2023-06") is older
+    assert await store.archive("2023-12") is older
     await store.archive("2024-12")
-    assert reads == ["2026-11", "2023-06", "2024-12", "2025-12", "2024-12"]
+    assert reads == ["2026-11", "2023-12", "2024-12", "2025-12", "2024-12"]
 
 
 @pytest.mark.gen_test

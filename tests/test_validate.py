@@ -15,7 +15,7 @@ from tests.conftest import SAMPLE, copy_tree
 
 def test_validate_clean_snapshot_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([str(SAMPLE / "snapshots" / "2026-11")]) == 0
-    assert "14 countries valid, 0 problems" in capsys.readouterr().out
+    assert "217 countries valid, 0 problems" in capsys.readouterr().out
 
 
 def test_validate_reports_each_bad_file_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -26,7 +26,7 @@ def test_validate_reports_each_bad_file_exit_1(tmp_path: Path, capsys: pytest.Ca
     out = capsys.readouterr().out
     assert f"{directory}/countries/KEN.json: " in out
     assert f"{directory}/countries/USA.json: cannot read" in out
-    assert "12 countries valid, 2 problems" in out
+    assert "215 countries valid, 2 problems" in out
 
 
 def test_validate_refused_snapshot_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
