@@ -6,7 +6,7 @@
 """
 
 from builder.build import BuildInvalid, Built, build_snapshot
-from builder.datadir import Listed, current_id, list_snapshots
+from builder.datadir import Listed, list_snapshots
 from builder.inputs import Economy, InputError, Observation, RawData, read_raw
 from builder.publish import (
     Announce,
@@ -51,7 +51,6 @@ __all__ = [
     "SnapshotInvalid",
     "announce_current",
     "build_snapshot",
-    "current_id",
     "list_snapshots",
     "publish",
     "read_raw",

@@ -15,8 +15,10 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
+from loaders import read_current_id
+
 from builder.build import BuildInvalid, Built, build_snapshot
-from builder.datadir import current_id, list_snapshots
+from builder.datadir import list_snapshots
 from builder.inputs import InputError, read_raw
 from builder.publish import (
     Conflict,
@@ -122,7 +124,7 @@ def _list(args: argparse.Namespace) -> int:
         mark = "*" if entry.current else " "
         line = f"{mark} {entry.snapshot_id}  {published}  {countries}".rstrip()
         print(f"{line}  (current)" if entry.current else line)
-    current = current_id(args.data_dir)
+    current = read_current_id(args.data_dir)
     if current is None:
         print("no usable CURRENT: no snapshot is current")
     elif not any(entry.current for entry in listed):

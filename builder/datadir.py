@@ -7,8 +7,7 @@ from pathlib import Path
 
 import orjson
 
-from loaders import snapshot_ids
-from loaders.reader import SNAPSHOT_ID
+from loaders import read_current_id, snapshot_ids
 
 CURRENT = "CURRENT"
 SNAPSHOTS = "snapshots"
@@ -26,7 +25,7 @@ class Listed:
 
 def list_snapshots(data_dir: Path) -> list[Listed]:
     """Every snapshot directory of ``data_dir``, oldest first, with its manifest's facts."""
-    current = current_id(data_dir)
+    current = read_current_id(data_dir)
     listed: list[Listed] = []
     for snapshot_id in snapshot_ids(data_dir):
         published: str | None = None
@@ -41,12 +40,3 @@ def list_snapshots(data_dir: Path) -> list[Listed]:
         listed.append(Listed(snapshot_id, published, countries, snapshot_id == current))
     return listed
 
-
-def current_id(data_dir: Path) -> str | None:
-    """The id CURRENT names, or None when there is no usable CURRENT (not logged: a data
-    directory without CURRENT is normal before its first publish)."""
-    try:
-        text = (data_dir / CURRENT).read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError):
-        return None
-    return text if SNAPSHOT_ID.match(text) else None

@@ -31,10 +31,10 @@ from enum import Enum
 from pathlib import Path
 from typing import Callable, Iterator
 
-from loaders import Problem, read_snapshot
-from loaders.reader import SNAPSHOT_ID
+import redis
+from loaders import SNAPSHOT_CHANNEL, SNAPSHOT_ID, Problem, read_current_id, read_snapshot
 
-from builder.datadir import CURRENT, SNAPSHOTS, current_id
+from builder.datadir import CURRENT, SNAPSHOTS
 from builder.staging import leftovers, staging_area
 
 log = logging.getLogger("readiness.builder")
@@ -112,11 +112,21 @@ class Outcome:
 def announce_current(data_dir: Path, snapshot_id: str) -> None:
     """Tell running servers that ``snapshot_id`` was published and is current.
 
-    Servers notice by watching CURRENT; this is where the Redis pub/sub message that makes
-    every replica swap at once will be sent. Called after CURRENT flipped, so a failure
-    here can only delay the swap, never undo the publish.
+    Servers also notice by polling CURRENT; with ``READINESS_REDIS_URL`` set, a message on
+    the snapshot channel makes every replica swap at once. Called after CURRENT flipped, so
+    a failure here can only delay the swap, never undo the publish.
     """
     log.info("published %s in %s: CURRENT names it", snapshot_id, data_dir)
+    url = os.environ.get("READINESS_REDIS_URL", "").strip()
+    if not url:
+        return
+    try:
+        with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as client:
+            listeners = client.publish(SNAPSHOT_CHANNEL, snapshot_id)
+    except (redis.RedisError, OSError) as error:
+        log.warning("could not announce %s (%s); servers will notice it when they poll", snapshot_id, error)
+        return
+    log.info("announced %s to %s listening servers", snapshot_id, listeners)
 
 
 def shell_hook(command: str) -> Hook:
@@ -159,7 +169,7 @@ def publish(
     snapshots.mkdir(parents=True, exist_ok=True)
     with _exclusive(data_dir):
         _remove_leftovers(data_dir)
-        previous = current_id(data_dir)
+        previous = read_current_id(data_dir)
         with staging_area(snapshots, snapshot_id) as area:
             staged = area / snapshot_id
             _copy_tree(source, staged)

@@ -9,11 +9,20 @@ from loaders.contract import (
     INDICATOR_FIELDS,
     REGION_SHORT,
     REQUIRED_INDICATOR_FIELDS,
+    SNAPSHOT_CHANNEL,
     Field,
     Kind,
 )
 from loaders.model import Country, JsonValue, Snapshot
-from loaders.reader import Problem, SnapshotRefused, load_snapshot, read_snapshot, snapshot_ids
+from loaders.reader import (
+    SNAPSHOT_ID,
+    Problem,
+    SnapshotRefused,
+    load_snapshot,
+    read_current_id,
+    read_snapshot,
+    snapshot_ids,
+)
 from loaders.store import SnapshotStore
 
 __all__ = [
@@ -25,6 +34,8 @@ __all__ = [
     "INDICATOR_FIELDS",
     "REGION_SHORT",
     "REQUIRED_INDICATOR_FIELDS",
+    "SNAPSHOT_CHANNEL",
+    "SNAPSHOT_ID",
     "Field",
     "Kind",
     "Country",
@@ -34,6 +45,7 @@ __all__ = [
     "SnapshotRefused",
     "SnapshotStore",
     "load_snapshot",
+    "read_current_id",
     "read_snapshot",
     "snapshot_ids",
 ]

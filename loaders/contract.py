@@ -117,5 +117,9 @@ REQUIRED_INDICATOR_FIELDS: tuple[str, ...] = ("indicator_code", "indicator_name"
 
 CONFIDENCE_LEVELS: tuple[str, ...] = ("High", "Moderate", "Low")
 
+SNAPSHOT_CHANNEL = "readiness:snapshots"
+"""Redis pub/sub channel on which a publisher announces the id CURRENT now names, so every
+server swaps at once instead of at its next poll (DESIGN §2: running servers notice)."""
+
 CONFIDENCE_SUFFIX = "confidence"
 """Keys ending in this, case-insensitively, are never served (SPEC 4.3 rule 4)."""

@@ -52,17 +52,14 @@ class SnapshotRefused(Exception):
 
 
 def read_current_id(data_dir: Path) -> str | None:
-    """Return the snapshot id named by ``<data_dir>/CURRENT``, or None if unusable (logged)."""
-    path = data_dir / "CURRENT"
+    """Return the snapshot id named by ``<data_dir>/CURRENT``, or None if it is missing or
+    does not name a month. Not logged: servers poll it, and a data directory has no CURRENT
+    before its first publish; callers say what None means for them."""
     try:
-        text = path.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeDecodeError) as error:
-        log.error("cannot read %s: %s", path, error)
+        text = (data_dir / "CURRENT").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
         return None
-    if not SNAPSHOT_ID.match(text):
-        log.error("%s does not name a snapshot (YYYY-MM): %r", path, text[:40])
-        return None
-    return text
+    return text if SNAPSHOT_ID.match(text) else None
 
 
 def snapshot_ids(data_dir: Path) -> tuple[str, ...]:

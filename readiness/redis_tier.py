@@ -2,7 +2,8 @@
 
 Every call has a short timeout and goes through a circuit breaker; any Redis error becomes a
 miss (the answer is then computed locally) and a metric, never an error for the client
-(DESIGN §4). This module is the one boundary that knows Redis key names.
+(DESIGN §4). This module is the one boundary that knows Redis key names (the snapshot
+announcement channel is part of the data contract, in ``loaders``).
 """
 
 from __future__ import annotations
@@ -25,8 +26,6 @@ log = logging.getLogger("readiness.cache")
 
 ANSWER_PREFIX = "readiness:answer:"
 POPULAR_PREFIX = "readiness:popular:"
-SNAPSHOT_CHANNEL = "readiness:snapshots"
-"""Pub/sub channel on which the publisher announces a new current snapshot id."""
 
 POPULAR_TTL_SECONDS = 90 * 86400
 MAX_COUNTED_QUERIES = 10_000

@@ -8,12 +8,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from loaders import SnapshotStore
+from loaders import SNAPSHOT_CHANNEL, SnapshotStore
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from readiness.cache import AnswerCache
-from readiness.redis_tier import SNAPSHOT_CHANNEL
 
 log = logging.getLogger("readiness.watch")
 

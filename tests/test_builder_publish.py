@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 import pytest
+import redis
 
 from loaders import SnapshotStore, read_snapshot, snapshot_ids
 
@@ -26,13 +27,14 @@ from builder import (
     Release,
     SnapshotConflict,
     SnapshotInvalid,
+    announce_current,
     build_snapshot,
-    current_id,
     list_snapshots,
     publish,
     shell_hook,
 )
 from builder.__main__ import main
+from loaders import SNAPSHOT_CHANNEL, read_current_id
 from builder.publish import LOCK
 
 from tests.builder_world import STANDARD, economy, world, write_raw
@@ -79,7 +81,7 @@ def test_publish_new_snapshot_in_place_and_current(tmp_path: Path) -> None:
 
 def test_publish_flips_current_from_the_previous(data: Path, tmp_path: Path) -> None:
     outcome = publish(built(tmp_path / "build", "2026-11"), data)
-    assert (outcome.previous, current_id(data)) == ("2026-10", "2026-11")
+    assert (outcome.previous, read_current_id(data)) == ("2026-10", "2026-11")
     assert snapshot_ids(data) == ("2026-10", "2026-11")
 
 
@@ -120,7 +122,7 @@ def test_publish_same_content_not_current_only_flips(data: Path, tmp_path: Path)
     older = data / "snapshots" / "2026-10"
     publish(built(tmp_path / "build", "2026-11"), data)
     outcome = publish(older, data)  # a rollback: the published copy itself
-    assert (outcome.placement, outcome.previous, current_id(data)) == (Placement.SAME, "2026-11", "2026-10")
+    assert (outcome.placement, outcome.previous, read_current_id(data)) == (Placement.SAME, "2026-11", "2026-10")
 
 
 def test_publish_different_content_same_id_refused(data: Path, tmp_path: Path) -> None:
@@ -143,11 +145,11 @@ def test_publish_hook_sees_the_snapshot_in_place_before_current_flips(data: Path
 
     def hook(data_dir: Path, snapshot_id: str) -> None:
         _, problems = read_snapshot(data_dir / "snapshots" / snapshot_id)
-        seen.append((data_dir, snapshot_id, current_id(data_dir), problems == []))
+        seen.append((data_dir, snapshot_id, read_current_id(data_dir), problems == []))
 
     publish(built(tmp_path / "build", "2026-11"), data, hook=hook)
     assert seen == [(data, "2026-11", "2026-10", True)]
-    assert current_id(data) == "2026-11"
+    assert read_current_id(data) == "2026-11"
 
 
 def test_publish_hook_failure_undoes_the_publish(data: Path, tmp_path: Path) -> None:
@@ -158,7 +160,7 @@ def test_publish_hook_failure_undoes_the_publish(data: Path, tmp_path: Path) -> 
 
     with pytest.raises(RuntimeError, match="warm-up failed"):
         publish(built(tmp_path / "build", "2026-11"), data, hook=hook)
-    assert tree(data) == before and current_id(data) == "2026-10"
+    assert tree(data) == before and read_current_id(data) == "2026-10"
     assert [p.name for p in (data / "snapshots").iterdir()] == ["2026-10"]
 
 
@@ -180,13 +182,13 @@ def test_shell_hook_gets_data_dir_and_snapshot_id(data: Path, tmp_path: Path) ->
 def test_shell_hook_non_zero_exit_raises_hook_failed(data: Path, tmp_path: Path) -> None:
     with pytest.raises(HookFailed, match="exited with status 7; CURRENT not changed"):
         publish(built(tmp_path / "build", "2026-11"), data, hook=shell_hook("exit 7"))
-    assert current_id(data) == "2026-10"
+    assert read_current_id(data) == "2026-10"
 
 
 def test_publish_announces_after_current_flipped(data: Path, tmp_path: Path) -> None:
     announced: list[tuple[str, str | None]] = []
     publish(built(tmp_path / "build", "2026-11"), data,
-            announce=lambda data_dir, snapshot_id: announced.append((snapshot_id, current_id(data_dir))))
+            announce=lambda data_dir, snapshot_id: announced.append((snapshot_id, read_current_id(data_dir))))
     assert announced == [("2026-11", "2026-11")]
 
 
@@ -195,7 +197,7 @@ def test_publish_while_another_holds_the_lock_is_busy(data: Path, tmp_path: Path
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         with pytest.raises(PublishBusy, match="another publish is running"):
             publish(built(tmp_path / "build", "2026-11"), data)
-    assert current_id(data) == "2026-10"
+    assert read_current_id(data) == "2026-10"
 
 
 def test_publish_removes_leftovers_of_a_killed_publish(data: Path, tmp_path: Path) -> None:
@@ -224,7 +226,7 @@ def kill(process: subprocess.Popen[bytes]) -> None:
 
 
 def assert_old_state_intact(data: Path, old: dict[str, bytes]) -> None:
-    assert current_id(data) == "2026-10"
+    assert read_current_id(data) == "2026-10"
     assert tree(data / "snapshots" / "2026-10") == old
     store = SnapshotStore(data)
     current = store.load_current()
@@ -245,7 +247,7 @@ def test_publish_killed_in_the_hook_leaves_current_and_old_snapshot_intact(data:
     assert_old_state_intact(data, old)
     # Finishing is running it again: the snapshot is already in place, CURRENT flips.
     assert publish(source, data).placement is Placement.SAME
-    assert current_id(data) == "2026-11"
+    assert read_current_id(data) == "2026-11"
 
 
 COPY_THEN_STOP = """
@@ -329,14 +331,14 @@ def test_cli_publish_invalid_exit_1(tmp_path: Path, capsys: pytest.CaptureFixtur
     (source / "manifest.json").write_text("{}")
     assert main(["publish", str(source), "--data-dir", str(tmp_path / "data")]) == 1
     assert capsys.readouterr().err.startswith("error: refused: ")
-    assert current_id(tmp_path / "data") is None
+    assert read_current_id(tmp_path / "data") is None
 
 
 def test_cli_publish_hook_failure_exit_1(data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     source = built(tmp_path / "build", "2026-11")
     assert main(["publish", str(source), "--data-dir", str(data), "--hook", "exit 1"]) == 1
     assert "exited with status 1; CURRENT not changed" in capsys.readouterr().err
-    assert current_id(data) == "2026-10"
+    assert read_current_id(data) == "2026-10"
 
 
 @pytest.mark.parametrize(
@@ -366,3 +368,24 @@ def test_cli_list_current_names_a_missing_snapshot(data: Path, capsys: pytest.Ca
     (data / "CURRENT").write_text("2027-01\n")
     assert main(["list", "--data-dir", str(data)]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "CURRENT names 2027-01, which is not in snapshots/"
+
+
+def test_announce_current_publishes_on_the_snapshot_channel(
+    real_redis_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    listener = redis.Redis.from_url(real_redis_url).pubsub(ignore_subscribe_messages=True)
+    listener.subscribe(SNAPSHOT_CHANNEL)
+    listener.get_message(timeout=1)  # the subscription is in place
+    monkeypatch.setenv("READINESS_REDIS_URL", real_redis_url)
+    announce_current(tmp_path, "2026-12")
+    message = listener.get_message(timeout=5)
+    listener.close()
+    assert message is not None and message["data"] == b"2026-12"
+
+
+def test_announce_current_unreachable_redis_only_warns(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv("READINESS_REDIS_URL", "redis://127.0.0.1:1/0")
+    announce_current(tmp_path, "2026-12")  # CURRENT flipped already: this must not raise
+    assert "servers will notice it when they poll" in caplog.text

@@ -20,7 +20,7 @@ from redis.asyncio import Redis
 
 from loaders import load_snapshot
 from readiness.query import Query
-from readiness.redis_tier import SNAPSHOT_CHANNEL
+from loaders import SNAPSHOT_CHANNEL
 from readiness.service import Route, compute
 from readiness.watch import announce
 from tests.conftest import SAMPLE
