@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping
 
-from loaders.contract import REGION_SHORT
+from loaders import REGION_SHORT
 
 from builder.method import INCOME_GROUPS, INDICATOR_BY_CODE
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from loaders.contract import DIMENSIONS
+from loaders import DIMENSIONS
 
 INFRASTRUCTURE, HUMAN_CAPITAL, ACCESS, INNOVATION, GOVERNANCE = DIMENSIONS
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping, TypeVar
 
-from loaders.contract import DIMENSIONS
+from loaders import DIMENSIONS
 
 from builder.inputs import Economy, Observation, RawData
 from builder.method import (

@@ -14,8 +14,15 @@ import json
 from pathlib import Path
 from typing import Mapping
 
-from loaders import COMPOSITE, COUNTRY_FIELDS, DETAILS, DIMENSIONS, INDICATOR_FIELDS, JsonValue
-from loaders.schema import SCHEMA_VERSION
+from loaders import (
+    COMPOSITE,
+    COUNTRY_FIELDS,
+    DETAILS,
+    DIMENSIONS,
+    INDICATOR_FIELDS,
+    SCHEMA_VERSION,
+    JsonValue,
+)
 
 from builder.release import Release
 from builder.score import Entry, ScoredEconomy, ScoredSnapshot

@@ -13,6 +13,7 @@ from loaders.contract import (
     Field,
     Kind,
 )
+from loaders.schema import SCHEMA_VERSION
 from loaders.model import Country, JsonValue, Snapshot
 from loaders.reader import (
     SNAPSHOT_ID,
@@ -36,6 +37,7 @@ __all__ = [
     "REQUIRED_INDICATOR_FIELDS",
     "SNAPSHOT_CHANNEL",
     "SNAPSHOT_ID",
+    "SCHEMA_VERSION",
     "Field",
     "Kind",
     "Country",

@@ -20,8 +20,15 @@ from typing import Iterator, Sequence
 from urllib.parse import parse_qsl
 
 from config import Settings, SettingsError
-from loaders import COMPOSITE, REGION_SHORT, Snapshot, SnapshotRefused, load_snapshot, snapshot_ids
-from loaders.reader import read_current_id
+from loaders import (
+    COMPOSITE,
+    REGION_SHORT,
+    Snapshot,
+    SnapshotRefused,
+    load_snapshot,
+    read_current_id,
+    snapshot_ids,
+)
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
