@@ -29,7 +29,8 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import ROOT
+
 
 Start = Callable[..., "subprocess.Popen[bytes]"]
 

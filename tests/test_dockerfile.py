@@ -18,7 +18,8 @@ import yaml
 import server
 from config import Settings
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import ROOT
+
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
 DOCKERIGNORE = (ROOT / ".dockerignore").read_text().splitlines()
 

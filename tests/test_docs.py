@@ -13,7 +13,8 @@ import pytest
 from config import Settings
 from readiness.query import PARAMETERS
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import ROOT
+
 README = (ROOT / "README.md").read_text()
 API = (ROOT / "docs" / "API.md").read_text()
 CONFIGURATION = (ROOT / "docs" / "CONFIGURATION.md").read_text()

@@ -23,9 +23,9 @@ import pytest
 import yaml
 
 from config import Settings
-from test_dockerfile import check_server_command
+from tests.conftest import ROOT
+from tests.test_dockerfile import check_server_command
 
-ROOT = Path(__file__).resolve().parent.parent
 OVERLAYS = sorted(
     path.name
     for path in (ROOT / "k8s" / "overlays").iterdir()
