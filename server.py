@@ -69,9 +69,11 @@ async def serve(settings: Settings) -> None:
     lifecycle = Lifecycle()
     redis = None if settings.redis_url is None else _Redis(settings.redis_url, settings)
     metrics = new_metrics(store, None if redis is None else redis.breaker)
-    tier = None if redis is None else RedisTier(redis.client, redis.breaker, metrics, redis.timeout)
+    tier = None if redis is None else RedisTier(redis.client, redis.breaker, metrics)
     app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory)
-    server = HTTPServer(app, xheaders=True)
+    # X-Forwarded-For / X-Real-Ip are trusted only behind a proxy that sets them: parsing them
+    # costs every request, and a direct client could forge them.
+    server = HTTPServer(app, xheaders=settings.behind_proxy)
     server.listen(settings.port, settings.host)
     log.info("listening on http://%s:%d/api/v1/readiness", settings.host, settings.port)
 

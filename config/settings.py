@@ -27,6 +27,7 @@ class Settings:
     data_dir: Path = BUNDLED_DATA
     host: str = "127.0.0.1"
     port: int = 8080
+    behind_proxy: bool = False
     redis_url: str | None = None
     cache_bytes: int = 64 * 1024 * 1024
     archive_slots: int = 4
@@ -51,6 +52,7 @@ class Settings:
             data_dir=Path(_text(env, "data_dir") or default.data_dir),
             host=_text(env, "host") or default.host,
             port=_number(env, "port", default.port, 1, 65535),
+            behind_proxy=_flag(env, "behind_proxy", default.behind_proxy),
             redis_url=_text(env, "redis_url") or default.redis_url,
             log_level=_log_level(env, default.log_level),
             **{
@@ -92,6 +94,15 @@ def _number(env: Mapping[str, str], name: str, default: int, low: int, high: int
             f"{PREFIX}{name.upper()}={raw!r} is not valid; use a whole number from {low} to {high}"
         )
     return int(raw)
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = _text(env, name)
+    if raw is None:
+        return default
+    if raw.lower() not in ("true", "false", "1", "0"):
+        raise SettingsError(f"{PREFIX}{name.upper()}={raw!r} is not valid; use true, false, 1 or 0")
+    return raw.lower() in ("true", "1")
 
 
 def _log_level(env: Mapping[str, str], default: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Awaitable
 
 import orjson
 from loaders import SnapshotStore
@@ -22,8 +22,8 @@ from readiness.errors import (
     UriTooLong,
 )
 from readiness.metrics import CONTENT_TYPE, Metrics
-from readiness.query import Query
-from readiness.service import ReadinessService, Route
+from readiness.query import Query, parse_query_string
+from readiness.service import CacheOutcome, ReadinessService, Route
 
 MAX_URL_BYTES = 8192
 """Longer request URLs get 414 before any parsing (DESIGN §3 bad input)."""
@@ -113,17 +113,6 @@ class BaseHandler(RequestHandler):
         self.set_header("Access-Control-Max-Age", "86400")
         self.finish()
 
-    def query_params(self) -> dict[str, str]:
-        """One value per parameter, the last one given (DESIGN §3, repeated parameter).
-
-        Bytes that are not UTF-8 become U+FFFD, which no parameter accepts, so they end in
-        a 400 naming the parameter, or are ignored with an unknown parameter.
-        """
-        return {
-            name: values[-1].decode("utf-8", "replace")
-            for name, values in self.request.query_arguments.items()
-        }
-
     def write_answer(self, answer: Answer, cache_control: str) -> None:
         """Send a cached answer: gzip copy if accepted, its own ETag, 304 if the client has it.
 
@@ -172,13 +161,24 @@ class ReadinessHandler(BaseHandler):
         self.service = service
         self.policy = policy
 
-    async def get(self) -> None:
-        query = Query.parse(self.query_params())
+    def get(self) -> Awaitable[None] | None:
+        """Answer from tier 1 at once when it can; otherwise return the coroutine that goes
+        through the rest of the service (Tornado awaits what a handler method returns).
+        The hit path thus runs without creating a coroutine."""
+        query = parse_query_string(self.request.query)
+        answer = self.service.from_memory(query, self.route)
+        if answer is None:
+            return self._answer(query)
+        self.cache_outcome = CacheOutcome.HIT.value
+        self.write_answer(answer, self.policy.current)
+        return None
+
+    head = get
+
+    async def _answer(self, query: Query) -> None:
         answer, outcome = await self.service.answer(query, self.route)
         self.cache_outcome = outcome.value
         self.write_answer(answer, self.policy.current if query.year is None else self.policy.archive)
-
-    head = get
 
 
 class LegacyReadinessHandler(ReadinessHandler):

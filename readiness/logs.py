@@ -53,8 +53,11 @@ def log_request(metrics: Metrics, handler: RequestHandler) -> None:
     status = handler.get_status()
     seconds = request.request_time()
     metrics.observe(getattr(handler, "route_label", "other"), request.method or "", status, seconds)
+    level = logging.ERROR if status >= 500 else logging.INFO
+    if not access_log.isEnabledFor(level):
+        return
     access_log.log(
-        logging.ERROR if status >= 500 else logging.INFO,
+        level,
         "request",
         extra={
             "fields": {

@@ -7,9 +7,10 @@ cache key's query part (DESIGN §4). Parsing is pure: no I/O, no clock, no snaps
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Mapping
-from urllib.parse import quote, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from loaders import COUNTRY_FIELDS, DETAILS, FIELD_BY_NAME, Kind
 
@@ -55,6 +56,11 @@ class Query:
     fields: tuple[str, ...] | None = None
     shortnames: bool = False
     indicators: tuple[str, ...] | None = None
+    _canonical: str = field(default="", init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Computed once: the cache key needs it on every request.
+        object.__setattr__(self, "_canonical", self._canonical_form())
 
     @property
     def country_mode(self) -> bool:
@@ -97,6 +103,9 @@ class Query:
 
         Equal exactly when two responses must be byte-identical (on one route and snapshot).
         """
+        return self._canonical
+
+    def _canonical_form(self) -> str:
         pairs: list[tuple[str, str]] = []
         if self.codes:
             pairs.append(("codes", ",".join(self.codes)))
@@ -113,6 +122,18 @@ class Query:
         if self.indicators is not None:
             pairs.append(("indicators", ",".join(self.indicators)))
         return urlencode(pairs, quote_via=quote, safe=",")
+
+
+@lru_cache(maxsize=1024)
+def parse_query_string(raw: str) -> Query:
+    """``Query.parse`` of a URL query string; the last value of a repeated parameter wins.
+
+    Bytes that are not UTF-8 become U+FFFD, which no parameter accepts (a 400 naming it), or
+    are ignored with an unknown parameter. Memoized, because popular requests repeat the same
+    strings and parsing is the largest cost of a cache hit; at most 1024 strings of at most
+    8 KiB (the URL limit) are kept. Raises like ``Query.parse`` (errors are not memoized).
+    """
+    return Query.parse(dict(parse_qsl(raw, keep_blank_values=True, errors="replace")))
 
 
 def archive_id(year: int) -> str:

@@ -42,10 +42,11 @@ def popular_key(snapshot_id: str) -> str:
 class RedisTier:
     """get/put of packed Answers under ``readiness:answer:<cache key>``, behind a breaker."""
 
-    def __init__(self, client: Redis, breaker: CircuitBreaker, metrics: Metrics, timeout: float) -> None:
+    def __init__(self, client: Redis, breaker: CircuitBreaker, metrics: Metrics) -> None:
+        """``client`` must have short socket timeouts (``connect`` makes one): they bound
+        every call, so a slow Redis costs at most one timeout per breaker probe."""
         self.client = client
         self.breaker = breaker
-        self.timeout = timeout
         self._hit = metrics.cache.labels("redis", "hit")
         self._miss = metrics.cache.labels("redis", "miss")
         self._error = metrics.cache.labels("redis", "error")
@@ -58,8 +59,7 @@ class RedisTier:
             self._skipped.inc()
             return None
         try:
-            async with asyncio.timeout(self.timeout):
-                data = await self.client.get(ANSWER_PREFIX + key)
+            data = await self.client.get(ANSWER_PREFIX + key)  # bounded by the socket timeouts
         except _FAILURES as error:
             self._failed("get", error)
             return None
@@ -73,8 +73,7 @@ class RedisTier:
         if not self.breaker.allow():
             return
         try:
-            async with asyncio.timeout(self.timeout):
-                await self.client.set(ANSWER_PREFIX + key, answer.pack(), ex=ttl_seconds)
+            await self.client.set(ANSWER_PREFIX + key, answer.pack(), ex=ttl_seconds)
         except _FAILURES as error:
             self._failed("set", error)
             return
@@ -92,13 +91,12 @@ class RedisTier:
             return
         counts, self._counts = self._counts, Counter()
         try:
-            async with asyncio.timeout(self.timeout * 10):
-                async with self.client.pipeline(transaction=False) as pipe:
-                    for (snapshot_id, member), number in counts.items():
-                        pipe.zincrby(popular_key(snapshot_id), number, member)
-                    for snapshot_id in {snapshot_id for snapshot_id, _ in counts}:
-                        pipe.expire(popular_key(snapshot_id), POPULAR_TTL_SECONDS)
-                    await pipe.execute()
+            async with self.client.pipeline(transaction=False) as pipe:
+                for (snapshot_id, member), number in counts.items():
+                    pipe.zincrby(popular_key(snapshot_id), number, member)
+                for snapshot_id in {snapshot_id for snapshot_id, _ in counts}:
+                    pipe.expire(popular_key(snapshot_id), POPULAR_TTL_SECONDS)
+                await pipe.execute()
         except _FAILURES as error:
             self._failed("count", error)
             return

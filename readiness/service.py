@@ -67,8 +67,9 @@ def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
 class ReadinessService:
     """Answers queries: picks the snapshot, looks in memory, then Redis, computes on a miss.
 
-    Concurrent misses on one key share one computation (single-flight), so a cold popular
-    key does not stampede the snapshot or Redis.
+    Concurrent misses on one key share one computation (single-flight): the first request
+    does the work, the others wait for its result, so a cold popular key does not stampede
+    the snapshot or Redis.
     """
 
     def __init__(
@@ -84,8 +85,23 @@ class ReadinessService:
         self.metrics = metrics
         self.redis = redis
         self.ttl = ttl
-        self._inflight: dict[str, asyncio.Task[tuple[Answer, CacheOutcome]]] = {}
+        self._inflight: dict[str, asyncio.Future[tuple[Answer, CacheOutcome]]] = {}
         self._writes: set[asyncio.Task[None]] = set()  # held until done, or the loop may drop them
+
+    def from_memory(self, query: Query, route: Route) -> Answer | None:
+        """The current snapshot's answer if tier 1 has it, without awaiting anything: the hit
+        path, kept as short as possible. None for a miss and for archives (use ``answer``)."""
+        snapshot = self.store.current
+        if snapshot is None or query.year is not None:
+            return None
+        request = request_key(route, query)
+        cached = self.memory.get(cache_key(snapshot.id, request))
+        if cached is None:
+            return None
+        self.metrics.memory_hit.inc()
+        if self.redis is not None:
+            self.redis.count(snapshot.id, request)
+        return cached
 
     async def answer(self, query: Query, route: Route) -> tuple[Answer, CacheOutcome]:
         """Return the answer for ``query`` on ``route`` and where it came from.
@@ -104,11 +120,23 @@ class ReadinessService:
             return cached, CacheOutcome.HIT
         self.metrics.memory_miss.inc()
         pending = self._inflight.get(key)
-        if pending is None:
-            pending = asyncio.ensure_future(self._fill(key, snapshot, query, route))
-            self._inflight[key] = pending
-            pending.add_done_callback(lambda _: self._inflight.pop(key, None))
-        return await asyncio.shield(pending)
+        if pending is not None:
+            return await asyncio.shield(pending)  # a follower: its cancellation is its own
+        pending = self._inflight[key] = asyncio.get_running_loop().create_future()
+        try:
+            result = await self._fill(key, snapshot, query, route)
+        except asyncio.CancelledError:
+            pending.cancel()
+            raise
+        except Exception as error:  # handed to the followers, then raised here as well
+            pending.set_exception(error)
+            pending.exception()  # retrieved: with no follower asyncio would warn it never was
+            raise
+        else:
+            pending.set_result(result)
+            return result
+        finally:
+            del self._inflight[key]
 
     async def _fill(self, key: str, snapshot: Snapshot, query: Query, route: Route) -> tuple[Answer, CacheOutcome]:
         if self.redis is not None:

@@ -50,11 +50,19 @@ def _no_implicit_event_loop() -> None:
     asyncio.set_event_loop(None)
 
 
+@pytest.fixture(scope="session")
+def sample_current() -> Snapshot:
+    """The bundled sample's current snapshot, read once: snapshots never change."""
+    snapshot = SnapshotStore(SAMPLE).load_current()
+    assert snapshot is not None
+    return snapshot
+
+
 @pytest.fixture
-def sample_store() -> SnapshotStore:
-    """The bundled synthetic sample, current snapshot loaded."""
+def sample_store(sample_current: Snapshot) -> SnapshotStore:
+    """A fresh store over the bundled synthetic sample, its current snapshot loaded."""
     store = SnapshotStore(SAMPLE)
-    store.load_current()
+    store.current = sample_current
     return store
 
 

@@ -31,7 +31,7 @@ def new_client(request: pytest.FixtureRequest) -> Factory:
 
 def tier(client: Redis, failures: int = 3) -> RedisTier:
     metrics = Metrics(lambda: None, lambda: False)
-    return RedisTier(client, CircuitBreaker(failures, pause=60), metrics, timeout=0.5)
+    return RedisTier(client, CircuitBreaker(failures, pause=60), metrics)
 
 
 def lookups(tier_: RedisTier, outcome: str) -> float:
@@ -81,7 +81,7 @@ async def test_redis_tier_counts_flush_to_popularity_sets(new_client: Factory) -
 
 
 def test_redis_tier_count_memory_bounded() -> None:
-    shared = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), Metrics(lambda: None, lambda: False), 0.5)
+    shared = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), Metrics(lambda: None, lambda: False))
     for number in range(MAX_COUNTED_QUERIES + 500):
         shared.count("2026-11", f"v1|codes={number}")
     shared.count("2026-11", "v1|codes=0")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import signal
+import urllib.request
 from pathlib import Path
 
 import orjson
+import pytest
 
 from config import Settings
 from server import parse_args
@@ -45,3 +47,18 @@ def test_server_bad_setting_exits_2_naming_variable(start: Start) -> None:
     _, stderr = process.communicate(timeout=20)
     assert process.returncode == 2
     assert b"READINESS_PORT='eighty'" in stderr
+
+
+@pytest.mark.parametrize(("behind_proxy", "logged"), [("true", "203.0.113.7"), ("false", "127.0.0.1")])
+def test_server_behind_proxy_logs_forwarded_client(start: Start, behind_proxy: str, logged: str) -> None:
+    port = free_port()
+    process = start("--port", str(port), env={"READINESS_BEHIND_PROXY": behind_proxy})
+    wait_until_up(port, process)
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/readiness?code=KEN",
+                                     headers={"X-Forwarded-For": "203.0.113.7"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.status == 200
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
+    access = [orjson.loads(line) for line in process.stderr.read().splitlines() if b"readiness.access" in line]
+    assert [line["remote"] for line in access if line["path"] == "/api/v1/readiness"] == [logged]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from functools import cache
 from itertools import combinations
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loaders import SnapshotStore
+from loaders import Snapshot, SnapshotStore
 from readiness import service as service_module
 from readiness.breaker import CircuitBreaker
 from readiness.cache import AnswerCache
@@ -56,7 +57,7 @@ async def test_service_second_request_is_a_memory_hit(sample_store: SnapshotStor
 
 @pytest.mark.gen_test
 async def test_service_concurrent_misses_compute_once(sample_store: SnapshotStore, computations: list[Query]) -> None:
-    redis = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), metrics(), 0.5)
+    redis = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), metrics())
     service = new_service(sample_store, redis)
     results = await asyncio.gather(*(service.answer(Query(region="East Asia & Pacific"), Route.V1) for _ in range(20)))
     assert len(computations) == 1
@@ -66,8 +67,8 @@ async def test_service_concurrent_misses_compute_once(sample_store: SnapshotStor
 @pytest.mark.gen_test
 async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, computations: list[Query]) -> None:
     server = fakeredis.FakeServer()
-    one = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics(), 0.5))
-    other = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics(), 0.5))
+    one = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
+    other = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
     computed, _ = await one.answer(Query(codes=("BRA",)), Route.V1)
     await asyncio.sleep(0.05)  # the shared copy is written after the answer
     shared, outcome = await other.answer(Query(codes=("BRA",)), Route.V1)
@@ -79,7 +80,7 @@ async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, comput
 @pytest.mark.gen_test
 async def test_service_archive_answers_get_the_longer_ttl(sample_store: SnapshotStore) -> None:
     client = fakeredis.FakeAsyncRedis()
-    service = new_service(sample_store, RedisTier(client, CircuitBreaker(3, 60), metrics(), 0.5))
+    service = new_service(sample_store, RedisTier(client, CircuitBreaker(3, 60), metrics()))
     await service.answer(Query(year=2024), Route.V1)
     await service.answer(Query(), Route.V1)
     await asyncio.sleep(0.05)
@@ -92,7 +93,7 @@ async def test_service_dead_redis_answers_from_snapshot(sample_store: SnapshotSt
     from readiness.redis_tier import connect
 
     async with connect("redis://127.0.0.1:1/0", timeout=0.05) as client:
-        service = new_service(sample_store, RedisTier(client, CircuitBreaker(1, 60), metrics(), 0.05))
+        service = new_service(sample_store, RedisTier(client, CircuitBreaker(1, 60), metrics()))
         answer, outcome = await service.answer(Query(codes=("USA",)), Route.V1)
         assert outcome is CacheOutcome.MISS and b'"USA"' in answer.body
 
@@ -134,11 +135,17 @@ params = st.fixed_dictionaries(
 )
 
 
+@cache
+def current_sample() -> Snapshot:
+    snapshot = SnapshotStore(SAMPLE).load_current()
+    assert snapshot is not None
+    return snapshot
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(params, min_size=2, max_size=6))
 def test_cache_key_same_key_implies_identical_bodies(batch: list[dict[str, str]]) -> None:
-    snapshot = SnapshotStore(SAMPLE).load_current()
-    assert snapshot is not None
+    snapshot = current_sample()
     answers: dict[str, bytes] = {}
     for request in batch:
         try:
@@ -155,8 +162,7 @@ def test_cache_key_same_key_implies_identical_bodies(batch: list[dict[str, str]]
 
 
 def test_cache_key_different_answers_never_share_a_key() -> None:
-    snapshot = SnapshotStore(SAMPLE).load_current()
-    assert snapshot is not None
+    snapshot = current_sample()
     requests = [{}, {"code": "KEN"}, {"codes": "KEN,BRA"}, {"region": "LAC"}, {"sort": "score"},
                 {"sort": "score", "order": "asc"}, {"fields": "score"}, {"shortnames": "true"},
                 {"code": "KEN", "indicators": "GE.EST"}, {"code": "KEN", "fields": "indicator_details"}]

@@ -24,6 +24,7 @@ def test_settings_environment_overrides_every_field() -> None:
             "READINESS_DATA_DIR": "/srv/data",
             "READINESS_HOST": "0.0.0.0",
             "READINESS_PORT": "9000",
+            "READINESS_BEHIND_PROXY": "TRUE",
             "READINESS_REDIS_URL": "redis://redis:6379/0",
             "READINESS_CACHE_BYTES": "1024",
             "READINESS_ARCHIVE_SLOTS": "2",
@@ -32,7 +33,7 @@ def test_settings_environment_overrides_every_field() -> None:
         }
     )
     assert settings == Settings(
-        data_dir=Path("/srv/data"), host="0.0.0.0", port=9000, redis_url="redis://redis:6379/0",
+        data_dir=Path("/srv/data"), host="0.0.0.0", port=9000, behind_proxy=True, redis_url="redis://redis:6379/0",
         cache_bytes=1024, archive_slots=2, log_level="DEBUG",
     )
 
@@ -50,6 +51,7 @@ def test_settings_empty_variable_keeps_default() -> None:
         ("READINESS_CACHE_BYTES", "-1"),
         ("READINESS_ARCHIVE_SLOTS", "1.5"),
         ("READINESS_LOG_LEVEL", "LOUD"),
+        ("READINESS_BEHIND_PROXY", "yes"),
     ],
 )
 def test_settings_bad_value_names_the_variable(variable: str, value: str) -> None:
@@ -68,5 +70,5 @@ def test_settings_every_number_read_and_bounded(name: str, bounds: tuple[int, in
 
 
 def test_settings_every_field_has_an_environment_reader() -> None:
-    readers = {"data_dir", "host", "port", "redis_url", "log_level", *_BOUNDS}
+    readers = {"data_dir", "host", "port", "behind_proxy", "redis_url", "log_level", *_BOUNDS}
     assert readers == {field.name for field in fields(Settings)}

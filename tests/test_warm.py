@@ -83,7 +83,7 @@ async def test_warm_then_flip_first_request_is_a_redis_hit(data: Path) -> None:
         store.load_current()
         metrics = Metrics(lambda: None, lambda: False)
         service = ReadinessService(store, AnswerCache(1 << 20), metrics,
-                                   RedisTier(reader, CircuitBreaker(3, 60), metrics, 0.5), RedisTtl(100, 1000))
+                                   RedisTier(reader, CircuitBreaker(3, 60), metrics), RedisTtl(100, 1000))
         for query in (Query(), Query(codes=("KEN",)), Query(region="North America")):
             answer, outcome = await service.answer(query, Route.V1)
             assert outcome is CacheOutcome.REDIS
