@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test typecheck bench clean
+.PHONY: run test typecheck bench bench-http clean
 
 $(STAMP): requirements.txt requirements-dev.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -25,6 +25,13 @@ typecheck: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/query_engine.py
+	$(BIN)/python bench/build.py
+
+# wrk and redis-server come from Debian's packages (installed here if missing: needs root).
+bench-http: $(STAMP)
+	@command -v wrk >/dev/null && command -v redis-server >/dev/null \
+		|| { apt-get update -qq && apt-get install -y -qq wrk redis-server; }
+	$(BIN)/python bench/http_cache.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis

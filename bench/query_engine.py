@@ -1,8 +1,8 @@
 """Benchmark: computing and serializing an uncached answer from the in-memory snapshot.
 
 Targets (project issue): median under 2 ms for the global summary of 217 economies, under
-0.5 ms for one country with its details. Until the snapshot builder lands, the 217-economy
-snapshot is made here by replicating the bundled sample with synthetic codes and names.
+0.5 ms for one country with its details, measured on the bundled sample's current snapshot
+(217 economies, built by the index builder from synthetic values).
 
 Every case times ``readiness.service.compute`` (select, sort, project, serialize, ETag) and
 is reported as an absolute median, p90 and p99, and as a ratio to a baseline measured in the
@@ -21,12 +21,9 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
-import itertools
 import json
 import platform
-import random
 import statistics
-import string
 import sys
 import time
 from dataclasses import dataclass
@@ -42,7 +39,7 @@ if str(REPO_ROOT) not in sys.path:
 
 import orjson  # noqa: E402
 
-from loaders import COMPOSITE, DIMENSIONS, Country, Snapshot, SnapshotStore  # noqa: E402
+from loaders import Snapshot, SnapshotStore  # noqa: E402
 from readiness.envelope import API_VERSION  # noqa: E402
 from readiness.query import Query  # noqa: E402
 from readiness.select import project, select  # noqa: E402
@@ -50,110 +47,10 @@ from readiness.service import Route, compute  # noqa: E402
 
 SAMPLE_DIR = REPO_ROOT / "data" / "sample"
 ECONOMIES = 217
-SEED = 217
-"""Seed of the synthetic economies: the snapshot is identical in every run."""
 
 GLOBAL_TARGET_NS = 2_000_000
 COUNTRY_TARGET_NS = 500_000
 
-
-
-# --- the 217-economy snapshot -------------------------------------------------------------
-
-_SYLLABLES = (
-    "ba", "ca", "da", "do", "el", "fa", "ga", "ha", "ka", "ki", "la", "li", "lo", "ma", "mo",
-    "na", "ne", "no", "ra", "re", "ri", "sa", "se", "so", "ta", "te", "to", "va", "ve", "za",
-    "zé", "sã", "çu", "ür", "ôn",  # a few accented ones, as real names have (Côte d'Ivoire...)
-)
-_PREFIXES = ("", "", "", "", "", "Republic of ", "North ", "South ", "East ", "Saint ")
-_SUFFIXES = ("", "", "", "", "ia", "land", "stan", " Islands", "a")
-
-
-def synthetic_snapshot(sample: Snapshot, total: int = ECONOMIES, seed: int = SEED) -> Snapshot:
-    """Return ``sample`` plus synthetic economies up to ``total``, in Country Code order.
-
-    Each synthetic economy copies a sample country (round robin) with a new three-letter code
-    not in the sample, a made-up name and scores moved by up to 5 points, so that sorts by
-    name and by score see realistic, mixed orders. Indicator details are copied, not shared.
-    Ranks are recomputed from the new composite scores (microstates stay unranked).
-    """
-    rng = random.Random(seed)
-    templates = list(sample.countries.values())
-    taken = set(sample.countries)
-    all_codes = ["".join(letters) for letters in itertools.product(string.ascii_uppercase, repeat=3)]
-    fresh = [code for code in rng.sample(all_codes, len(all_codes)) if code not in taken]
-    names: set[str] = {str(country.record["Country Name"]) for country in templates}
-
-    records: dict[str, dict[str, Any]] = {
-        code: dict(country.record) for code, country in sample.countries.items()
-    }
-    details: dict[str, tuple[dict[str, Any], ...]] = {
-        code: tuple(dict(element) for element in country.details)
-        for code, country in sample.countries.items()
-    }
-    for index in range(total - len(templates)):
-        template = templates[index % len(templates)]
-        code = fresh[index]
-        record = dict(template.record)
-        record["Country Code"] = code
-        record["Country Name"] = _fresh_name(rng, names)
-        for dimension in DIMENSIONS:
-            record[f"{dimension} Score"] = _jitter(rng, record.get(f"{dimension} Score"))
-        scores = [record.get(f"{dimension} Score") for dimension in DIMENSIONS]
-        record[COMPOSITE] = (
-            None
-            if any(score is None for score in scores)
-            else round(sum(scores) / len(scores), 2)  # type: ignore[arg-type]
-        )
-        records[code] = record
-        details[code] = tuple(dict(element) for element in template.details)
-
-    _rerank(records)
-    countries = {
-        code: Country(code, records[code], details[code]) for code in sorted(records)
-    }
-    return Snapshot(f"{sample.id}-bench{total}", sample.published, countries)
-
-
-def _fresh_name(rng: random.Random, taken: set[str]) -> str:
-    while True:
-        stem = "".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(2, 3)))
-        name = rng.choice(_PREFIXES) + stem.capitalize() + rng.choice(_SUFFIXES)
-        if name not in taken:
-            taken.add(name)
-            return name
-
-
-def _jitter(rng: random.Random, value: Any) -> Any:
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        return value
-    return round(min(100.0, max(0.0, value + rng.uniform(-5.0, 5.0))), 2)
-
-
-def _rerank(records: dict[str, dict[str, Any]]) -> None:
-    """Global and regional ranks by composite score, 1 = highest, ties by code; microstates
-    and null composites unranked."""
-    ranked = sorted(
-        (
-            record
-            for record in records.values()
-            if not record.get("Microstate") and record.get(COMPOSITE) is not None
-        ),
-        key=lambda record: (-record[COMPOSITE], record["Country Code"]),
-    )
-    for record in records.values():
-        if "Global Rank" in record:
-            record["Global Rank"] = None
-        if "Regional Rank" in record:
-            record["Regional Rank"] = None
-    per_region: dict[str, int] = {}
-    for position, record in enumerate(ranked, start=1):
-        region_position = per_region.get(record["Region"], 0) + 1
-        per_region[record["Region"]] = region_position
-        if "Global Rank" in record:
-            record["Global Rank"] = position
-        if "Regional Rank" in record:
-            record["Regional Rank"] = region_position
 
 
 def load_sample() -> Snapshot | None:
@@ -288,7 +185,9 @@ def run(quick: bool) -> dict[str, Any]:
     sample = load_sample()
     if sample is None:
         raise BenchError(f"no usable current snapshot in {SAMPLE_DIR}")
-    snapshot = synthetic_snapshot(sample)
+    if len(sample.countries) < ECONOMIES:
+        raise BenchError(f"the sample's current snapshot has {len(sample.countries)} economies, not {ECONOMIES}")
+    snapshot = sample
 
     heavy_reps, light_reps, rounds = (30, 200, 3) if quick else (300, 2000, 5)
     heavy_warm, light_warm = (5, 20) if quick else (30, 200)
@@ -390,8 +289,7 @@ def run(quick: bool) -> dict[str, Any]:
 def print_table(report: dict[str, Any]) -> None:
     print(
         f"query engine benchmark: compute() on a {report['economies']}-economy snapshot "
-        f"(sample {report['sample_snapshot']}, {report['sample_economies']} economies, "
-        f"replicated)"
+        f"(the bundled sample's {report['sample_snapshot']})"
     )
     print(
         f"Python {report['python']} ({report['implementation']}, {report['machine']}), "

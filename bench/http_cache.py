@@ -1,0 +1,793 @@
+"""Benchmark: HTTP throughput and latency of cached answers, against bare Tornado baselines.
+
+Targets (project issue), measured with wrk on loopback for one country (``?code=KEN``) and the
+global answer (no parameters) of the bundled sample's 217-economy current snapshot:
+
+- tier-1 (in-process) hit: at least 0.85 of the throughput of a bare Tornado handler writing
+  the same pre-serialized bytes with the same headers (bench/baseline_server.py);
+- tier-2 (Redis) hit, tier 1 off: at least 0.85 of a bare handler doing one redis-py asyncio
+  GET of the same packed value and writing the body; checked with 32 connections and with one
+  (with 32 on one key, single-flight shares each GET among the waiting requests; with one,
+  every request does its own GET, like the baseline);
+- 304 revalidation (If-None-Match with the answer's ETag): at least the bare handler's
+  small-body (one country) throughput.
+
+Reported as well, with no target: the miss path (no cache at all: every request computes),
+the global answer with and without ``Accept-Encoding: gzip``, and the cost of the access log
+line the service writes at INFO (its production default) for every request.
+
+One server process at a time (the service's ``server.py`` or the bare baseline), each a
+subprocess; every case gets a warm-up run, then a measured run; the servers alternate in
+every round and the rounds repeat, and each ratio is the median over rounds of
+``case req/s / baseline req/s`` measured in the same round. A throwaway ``redis-server``
+(no persistence, its own port) serves tier 2. Only 127.0.0.1 is contacted.
+
+Run from the repository root (see bench/README.md):
+
+    .venv/bin/python bench/http_cache.py [--quick] [--json]
+
+Exit status: 0 when every target passes, 1 when one fails, 2 when the benchmark cannot run
+(wrk or redis-server missing, a server that does not start, a response that is not the
+expected answer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+for entry in (REPO_ROOT, REPO_ROOT / "bench"):
+    if str(entry) not in sys.path:
+        sys.path.insert(0, str(entry))
+
+import orjson  # noqa: E402
+import redis  # noqa: E402
+import tornado  # noqa: E402
+
+from loaders import Snapshot, read_snapshot  # noqa: E402
+from query_engine import ECONOMIES, SAMPLE_DIR, load_sample  # noqa: E402
+from readiness.cache import Answer  # noqa: E402
+from readiness.query import Query  # noqa: E402
+from readiness.redis_tier import ANSWER_PREFIX  # noqa: E402
+from readiness.service import Route, cache_key, compute, request_key  # noqa: E402
+
+HOST = "127.0.0.1"
+TIER_TARGET = 0.85
+"""Tier-1 and tier-2 hits: at least this fraction of their bare baseline's throughput."""
+REVALIDATION_TARGET = 1.0
+"""304: at least the bare handler's small-body throughput."""
+
+ANSWERS: dict[str, dict[str, str]] = {"ken": {"code": "KEN"}, "global": {}}
+"""Must match bench/baseline_server.py's ANSWERS (the bench checks the bodies are equal)."""
+
+API = "/api/v1/readiness"
+GZIP = ("Accept-Encoding", "gzip")
+
+
+class BenchError(Exception):
+    """The benchmark cannot run; exit status 2."""
+
+
+# --- the 217-economy data directory -------------------------------------------------------
+
+
+def make_data_dir(root: Path) -> tuple[Path, Snapshot, str]:
+    """A private copy of the bundled sample's current snapshot (217 economies), so that edits
+    to data/sample during a run cannot swap the snapshot under the servers."""
+    sample = load_sample()
+    if sample is None or len(sample.countries) < ECONOMIES:
+        raise BenchError(f"data/sample has no current snapshot of {ECONOMIES} economies")
+    shutil.copytree(SAMPLE_DIR / "snapshots" / sample.id, root / "snapshots" / sample.id)
+    (root / "CURRENT").write_text(sample.id + "\n", encoding="utf-8")
+    loaded, problems = read_snapshot(root / "snapshots" / sample.id)
+    if loaded is None or problems:
+        raise BenchError(f"the benchmark's data directory does not load cleanly: {problems[:3]}")
+    return root, loaded, f"the bundled sample's current snapshot {sample.id}, copied"
+
+
+# --- processes ----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+class Process:
+    """A server subprocess, its output in a file, stopped by its own pid only."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], log_path: Path) -> None:
+        self.name = name
+        self.log_path = log_path
+        self._log = open(log_path, "ab")
+        self.popen = subprocess.Popen(
+            argv, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log
+        )
+
+    def tail(self, lines: int = 15) -> str:
+        try:
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+        self._log.close()
+
+
+def wait_http(process: Process, port: int, path: str = "/healthz", timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.popen.poll() is not None:
+            raise BenchError(f"{process.name} exited with {process.popen.returncode}:\n{process.tail()}")
+        try:
+            status, _, _ = fetch(port, path)
+            if status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.05)
+    raise BenchError(f"{process.name} did not answer {path} within {timeout}s:\n{process.tail()}")
+
+
+def start_redis(workdir: Path) -> tuple[Process, int]:
+    port = free_port()
+    process = Process(
+        "redis-server",
+        ["redis-server", "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no",
+         "--dir", str(workdir)],
+        dict(os.environ),
+        workdir / "redis.log",
+    )
+    client = redis.Redis(host=HOST, port=port)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            client.ping()
+            break
+        except redis.RedisError:
+            if process.popen.poll() is not None or time.monotonic() > deadline:
+                process.stop()
+                raise BenchError(f"redis-server did not start:\n{process.tail()}")
+            time.sleep(0.05)
+    client.close()
+    return process, port
+
+
+def fetch(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+    connection = http.client.HTTPConnection(HOST, port, timeout=10)
+    try:
+        connection.request("GET", path, headers=headers or {})
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        connection.close()
+
+
+# --- servers and cases --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServerKind:
+    """One server configuration: the bare baseline or server.py with some settings."""
+
+    name: str
+    description: str
+    baseline: bool = False
+    cache_bytes: int | None = None
+    """READINESS_CACHE_BYTES; None: the default (tier 1 on)."""
+    redis: bool = False
+    log_level: str = "WARNING"
+
+
+SERVERS: dict[str, ServerKind] = {
+    server.name: server
+    for server in (
+        ServerKind("bare", "bench/baseline_server.py: pre-serialized bytes / one Redis GET", baseline=True),
+        ServerKind("tier1", "server.py, tier 1 on (default size), no Redis, log WARNING"),
+        ServerKind("tier2", "server.py, READINESS_CACHE_BYTES=0, Redis on, log WARNING", cache_bytes=0, redis=True),
+        ServerKind("miss", "server.py, READINESS_CACHE_BYTES=0, no Redis, log WARNING", cache_bytes=0),
+        ServerKind("tier1-info", "server.py, tier 1 on, no Redis, log INFO (production default)", log_level="INFO"),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One wrk run: a server, a path, request headers and the response it must give."""
+
+    name: str
+    server: str
+    path: str
+    answer: str
+    """Key of ANSWERS whose bytes the response carries."""
+    gzip: bool = False
+    revalidate: bool = False
+    """Send If-None-Match with the answer's ETag; expect 304."""
+    baseline: str | None = None
+    """Name of the case this one's throughput is divided by."""
+    target: float | None = None
+    """Minimum ratio; None: reported only."""
+    connections: int | None = None
+    """wrk connections for this case; None: the run's default (--connections)."""
+
+
+def api_path(answer: str) -> str:
+    params = ANSWERS[answer]
+    return API + ("?" + "&".join(f"{k}={v}" for k, v in params.items()) if params else "")
+
+
+def all_cases() -> list[Case]:
+    """Every wrk run. Baseline URLs carry the same query string as the service's, so Tornado
+    parses the same arguments on both sides."""
+    ken, world = api_path("ken"), api_path("global")
+    bare_ken, bare_global = "/static/ken" + ken[len(API):], "/static/global" + world[len(API):]
+    redis_ken, redis_global = "/redis/ken" + ken[len(API):], "/redis/global" + world[len(API):]
+    return [
+        # bare baselines
+        Case("bare bytes KEN", "bare", bare_ken, "ken"),
+        Case("bare bytes global", "bare", bare_global, "global"),
+        Case("bare bytes global gzip", "bare", bare_global, "global", gzip=True),
+        Case("bare 304 KEN", "bare", bare_ken, "ken", revalidate=True, baseline="bare bytes KEN"),
+        Case("bare 304 global", "bare", bare_global, "global", revalidate=True, baseline="bare bytes KEN"),
+        Case("bare redis GET KEN", "bare", redis_ken, "ken"),
+        Case("bare redis GET global", "bare", redis_global, "global"),
+        Case("bare redis GET KEN c1", "bare", redis_ken, "ken", connections=1),
+        Case("bare redis GET global c1", "bare", redis_global, "global", connections=1),
+        # tier 1
+        Case("tier-1 hit KEN", "tier1", ken, "ken", baseline="bare bytes KEN", target=TIER_TARGET),
+        Case("tier-1 hit global", "tier1", world, "global", baseline="bare bytes global", target=TIER_TARGET),
+        Case("tier-1 hit global gzip", "tier1", world, "global", gzip=True, baseline="bare bytes global gzip"),
+        Case("304 KEN", "tier1", ken, "ken", revalidate=True, baseline="bare bytes KEN", target=REVALIDATION_TARGET),
+        Case("304 global", "tier1", world, "global", revalidate=True, baseline="bare bytes KEN", target=REVALIDATION_TARGET),
+        # tier 2: with many connections on one key, single-flight shares one GET among the
+        # requests waiting for it; with one connection every request does its own GET.
+        Case("tier-2 hit KEN", "tier2", ken, "ken", baseline="bare redis GET KEN", target=TIER_TARGET),
+        Case("tier-2 hit global", "tier2", world, "global", baseline="bare redis GET global", target=TIER_TARGET),
+        Case("tier-2 hit KEN c1", "tier2", ken, "ken", baseline="bare redis GET KEN c1", target=TIER_TARGET, connections=1),
+        Case("tier-2 hit global c1", "tier2", world, "global", baseline="bare redis GET global c1", target=TIER_TARGET, connections=1),
+        # no cache: with one connection every request computes; with many, single-flight
+        # shares computations among concurrent requests for the same key
+        Case("miss KEN", "miss", ken, "ken", baseline="bare bytes KEN"),
+        Case("miss global", "miss", world, "global", baseline="bare bytes global"),
+        Case("miss KEN c1", "miss", ken, "ken", connections=1),
+        Case("miss global c1", "miss", world, "global", connections=1),
+        # access log at INFO
+        Case("tier-1 hit KEN, log INFO", "tier1-info", ken, "ken", baseline="tier-1 hit KEN"),
+        Case("tier-1 hit global, log INFO", "tier1-info", world, "global", baseline="tier-1 hit global"),
+    ]
+
+
+def request_headers(case: Case, answers: dict[str, Answer]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    answer = answers[case.answer]
+    if case.gzip:
+        headers[GZIP[0]] = GZIP[1]
+    if case.revalidate:
+        headers["If-None-Match"] = answer.gzip_etag if case.gzip else answer.etag
+    return headers
+
+
+def check_response(case: Case, port: int, answers: dict[str, Answer]) -> int:
+    """One request before the measured runs: the response must be the expected answer.
+
+    Returns the bytes of the response body (for the table).
+    """
+    status, headers, body = fetch(port, case.path, request_headers(case, answers))
+    answer = answers[case.answer]
+    compressed = case.gzip and answer.gzipped is not None
+    etag = answer.gzip_etag if compressed else answer.etag
+    expected_status, expected_body = (304, b"") if case.revalidate else (200, answer.gzipped if compressed else answer.body)
+    problems = []
+    if status != expected_status:
+        problems.append(f"status {status}, expected {expected_status}")
+    if body != expected_body:
+        problems.append(f"body of {len(body)} bytes differs from the expected {len(expected_body or b'')} bytes")
+    if headers.get("etag") != etag:
+        problems.append(f"ETag {headers.get('etag')}, expected {etag}")
+    if compressed and headers.get("content-encoding") != "gzip" and not case.revalidate:
+        problems.append("no Content-Encoding: gzip")
+    if "server" in headers:
+        problems.append("a Server header")
+    if problems:
+        raise BenchError(f"{case.name} ({case.server} {case.path}): " + "; ".join(problems))
+    return len(body)
+
+
+# --- wrk ----------------------------------------------------------------------------------
+
+
+@dataclass
+class WrkResult:
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    requests: int
+    read_bytes: float
+    errors: int
+    bad_status: int
+    cpu_us: float = 0.0
+    """Server process CPU time (user + system) per request during the run."""
+    redis_cpu_us: float = 0.0
+    """redis-server CPU time per request during the run."""
+    others_cores: float = 0.0
+    """CPU used by every other process on the machine during the run, in cores (noise)."""
+
+
+_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}
+_SIZES = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
+
+
+def _duration_ms(text: str) -> float:
+    match = re.fullmatch(r"([0-9.]+)(us|ms|s|m)", text)
+    if match is None:
+        raise BenchError(f"cannot read wrk duration {text!r}")
+    return float(match.group(1)) * _UNITS[match.group(2)]
+
+
+def parse_wrk(output: str) -> WrkResult:
+    """Requests/sec, the 50% and 99% latency lines of --latency, totals and errors."""
+    try:
+        rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", output).group(1))  # type: ignore[union-attr]
+        p50 = _duration_ms(re.search(r"^\s+50%\s+(\S+)", output, re.M).group(1))  # type: ignore[union-attr]
+        p99 = _duration_ms(re.search(r"^\s+99%\s+(\S+)", output, re.M).group(1))  # type: ignore[union-attr]
+        total = re.search(r"(\d+) requests in \S+, ([0-9.]+)([KMG]?B) read", output)
+        requests, read_bytes = int(total.group(1)), float(total.group(2)) * _SIZES[total.group(3)]  # type: ignore[union-attr]
+    except AttributeError:
+        raise BenchError(f"cannot read wrk output:\n{output}") from None
+    errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    return WrkResult(rps, p50, p99, requests, read_bytes, errors, int(bad.group(1)) if bad else 0)
+
+
+def run_wrk(port: int, case: Case, headers: dict[str, str], seconds: float, connections: int) -> WrkResult:
+    argv = ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "5s", "--latency"]
+    for name, value in headers.items():
+        argv += ["-H", f"{name}: {value}"]
+    argv.append(f"http://{HOST}:{port}{case.path}")
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
+    if done.returncode != 0:
+        raise BenchError(f"wrk failed ({done.returncode}): {done.stderr.strip() or done.stdout}")
+    return parse_wrk(done.stdout)
+
+
+# --- metrics scraped from the service -----------------------------------------------------
+
+
+def scrape(port: int) -> dict[str, float]:
+    """The service's counters that say where answers came from."""
+    _, _, body = fetch(port, "/metrics")
+    wanted = {
+        'readiness_cache_lookups_total{outcome="hit",tier="memory"}': "memory_hit",
+        'readiness_cache_lookups_total{outcome="miss",tier="memory"}': "memory_miss",
+        'readiness_cache_lookups_total{outcome="hit",tier="redis"}': "redis_hit",
+        'readiness_cache_lookups_total{outcome="miss",tier="redis"}': "redis_miss",
+        'readiness_cache_lookups_total{outcome="error",tier="redis"}': "redis_error",
+        'readiness_cache_lookups_total{outcome="skipped",tier="redis"}': "redis_skipped",
+        "readiness_answers_computed_total": "computed",
+    }
+    values = {name: 0.0 for name in wanted.values()}
+    values["requests"] = 0.0
+    for line in body.decode().splitlines():
+        if line.startswith("#") or " " not in line:
+            continue
+        metric, _, value = line.rpartition(" ")
+        if metric in wanted:
+            values[wanted[metric]] = float(value)
+        elif metric.startswith("readiness_http_requests_total{") and 'route="v1"' in metric:
+            values["requests"] += float(value)
+    return values
+
+
+# --- the run ------------------------------------------------------------------------------
+
+
+@dataclass
+class Samples:
+    runs: list[WrkResult] = field(default_factory=list)
+    sources: list[dict[str, float]] = field(default_factory=list)
+
+
+def start_server(
+    kind: ServerKind, data_dir: Path, redis_port: int, workdir: Path, round_number: int
+) -> tuple[Process, int]:
+    port = free_port()
+    log_path = workdir / f"{kind.name}-{round_number}.log"
+    env = {name: value for name, value in os.environ.items() if not name.startswith("READINESS_")}
+    redis_url = f"redis://{HOST}:{redis_port}/0"
+    if kind.baseline:
+        argv = [sys.executable, str(REPO_ROOT / "bench" / "baseline_server.py"), "--port", str(port),
+                "--data-dir", str(data_dir), "--redis-url", redis_url]
+    else:
+        argv = [sys.executable, str(REPO_ROOT / "server.py"), "--host", HOST, "--port", str(port),
+                "--data-dir", str(data_dir)]
+        env["READINESS_LOG_LEVEL"] = kind.log_level
+        env["READINESS_SHUTDOWN_DELAY_SECONDS"] = "0"
+        env["READINESS_DRAIN_SECONDS"] = "1"
+        if kind.cache_bytes is not None:
+            env["READINESS_CACHE_BYTES"] = str(kind.cache_bytes)
+        if kind.redis:
+            env["READINESS_REDIS_URL"] = redis_url
+    process = Process(kind.name, argv, env, log_path)
+    try:
+        wait_http(process, port)
+    except BenchError:
+        process.stop()
+        raise
+    return process, port
+
+
+def fill_redis(port: int, redis_port: int, snapshot_id: str, cases: list[Case], answers: dict[str, Answer]) -> None:
+    """Make the tier-2 server compute each answer once and store it; wait until Redis has it.
+
+    The stored value must be the very bytes the baseline GETs (``Answer.pack()``).
+    """
+    client = redis.Redis(host=HOST, port=redis_port)
+    try:
+        for case in cases:
+            fetch(port, case.path)
+            key = ANSWER_PREFIX + cache_key(snapshot_id, request_key(Route.V1, Query.parse(ANSWERS[case.answer])))
+            deadline = time.monotonic() + 5
+            while (stored := client.get(key)) is None:
+                if time.monotonic() > deadline:
+                    raise BenchError(f"the tier-2 server did not store {key} in Redis")
+                time.sleep(0.02)
+            if stored != answers[case.answer].pack():
+                raise BenchError(f"{key} in Redis is not the packed answer the baseline serves")
+    finally:
+        client.close()
+
+
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float:
+    """User + system CPU seconds of a process so far (0 if it cannot be read)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime
+
+
+def machine_busy() -> float:
+    """CPU seconds the whole machine spent busy so far (0 if /proc/stat is unreadable)."""
+    try:
+        values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0.0
+    idle = values[3] + (values[4] if len(values) > 4 else 0)
+    return (sum(values[:8]) - idle) / _TICK
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measured_run(
+    port: int, case: Case, headers: dict[str, str], seconds: float, connections: int, pids: tuple[int, int]
+) -> WrkResult:
+    """One wrk run with the CPU time the server, Redis and everything else spent meanwhile."""
+    server_pid, redis_pid = pids
+    start = (process_cpu(server_pid), process_cpu(redis_pid), machine_busy(), children_cpu(),
+             resource.getrusage(resource.RUSAGE_SELF), time.monotonic())
+    result = run_wrk(port, case, headers, seconds, connections)
+    self_usage = resource.getrusage(resource.RUSAGE_SELF)
+    server = process_cpu(server_pid) - start[0]
+    redis_cpu = process_cpu(redis_pid) - start[1]
+    wrk = children_cpu() - start[3]
+    bench = (self_usage.ru_utime + self_usage.ru_stime) - (start[4].ru_utime + start[4].ru_stime)
+    others = machine_busy() - start[2] - server - redis_cpu - wrk - bench
+    wall = time.monotonic() - start[5]
+    served = max(1, result.requests)
+    result.cpu_us = server * 1e6 / served
+    result.redis_cpu_us = redis_cpu * 1e6 / served
+    result.others_cores = max(0.0, others / wall)
+    return result
+
+
+def server_order(round_number: int) -> list[str]:
+    """Servers alternate: the baseline first in even rounds, last in odd ones."""
+    order = list(SERVERS)
+    return order if round_number % 2 == 0 else order[1:] + order[:1]
+
+
+def run(
+    quick: bool,
+    rounds: int | None,
+    connections: int,
+    seconds: float | None,
+    progress: bool,
+) -> dict[str, Any]:
+    if shutil.which("wrk") is None:
+        raise BenchError("wrk is not installed; install it with: apt-get install -y wrk")
+    if shutil.which("redis-server") is None:
+        raise BenchError("redis-server is not installed; install it with: apt-get install -y redis-server")
+    rounds = rounds or (1 if quick else 3)
+    seconds = seconds or (2.0 if quick else 5.0)
+    warmup = 1.0 if quick else 2.0
+    cases = all_cases()
+    samples = {case.name: Samples() for case in cases}
+    body_bytes: dict[str, int] = {}
+
+    with tempfile.TemporaryDirectory(prefix="bench-http-cache-") as temp:
+        workdir = Path(temp)
+        data_dir, snapshot, origin = make_data_dir(workdir / "data")
+        answers = {name: compute(snapshot, Query.parse(params), Route.V1) for name, params in ANSWERS.items()}
+        redis_process, redis_port = start_redis(workdir)
+        try:
+            for round_number in range(rounds):
+                for server_name in server_order(round_number):
+                    kind = SERVERS[server_name]
+                    server_cases = [case for case in cases if case.server == server_name]
+                    process, port = start_server(kind, data_dir, redis_port, workdir, round_number)
+                    try:
+                        if kind.redis:
+                            fill_redis(port, redis_port, snapshot.id, server_cases, answers)
+                        for case in server_cases:
+                            body_bytes[case.name] = check_response(case, port, answers)
+                            headers = request_headers(case, answers)
+                            conns = case.connections or connections
+                            run_wrk(port, case, headers, warmup, conns)
+                            before = None if kind.baseline else scrape(port)
+                            result = measured_run(
+                                port, case, headers, seconds, conns, (process.popen.pid, redis_process.popen.pid)
+                            )
+                            if result.errors or result.bad_status:
+                                raise BenchError(
+                                    f"{case.name}: wrk saw {result.errors} socket errors and "
+                                    f"{result.bad_status} non-2xx/3xx responses:\n{process.tail()}"
+                                )
+                            samples[case.name].runs.append(result)
+                            if before is not None:
+                                after = scrape(port)
+                                samples[case.name].sources.append({k: after[k] - before[k] for k in after})
+                            if progress:
+                                print(
+                                    f"  round {round_number + 1}/{rounds}  {case.name:<30} "
+                                    f"{result.rps:>7.0f} req/s  p50 {result.p50_ms:.2f} ms  p99 {result.p99_ms:.2f} ms  "
+                                    f"cpu {result.cpu_us:.0f} µs/req  others {result.others_cores:.2f} cores",
+                                    file=sys.stderr,
+                                    flush=True,
+                                )
+                        if process.popen.poll() is not None:
+                            raise BenchError(f"{kind.name} died:\n{process.tail()}")
+                    finally:
+                        process.stop()
+        finally:
+            redis_process.stop()
+
+    rows: list[dict[str, Any]] = []
+    for case in cases:
+        runs = samples[case.name].runs
+        row: dict[str, Any] = {
+            "case": case.name,
+            "server": case.server,
+            "path": case.path,
+            "headers": request_headers(case, answers),
+            "status": 304 if case.revalidate else 200,
+            "body_bytes": body_bytes[case.name],
+            "rps": statistics.median(r.rps for r in runs),
+            "rps_rounds": [round(r.rps, 1) for r in runs],
+            "p50_ms": statistics.median(r.p50_ms for r in runs),
+            "p99_ms": statistics.median(r.p99_ms for r in runs),
+            "requests": sum(r.requests for r in runs),
+            "connections": case.connections or connections,
+            "cpu_us": statistics.median(r.cpu_us for r in runs),
+            "redis_cpu_us": statistics.median(r.redis_cpu_us for r in runs),
+            "others_cores": max(r.others_cores for r in runs),
+            "baseline": case.baseline,
+            "ratio": None,
+            "cpu_ratio": None,
+            "target": case.target,
+            "passed": None,
+        }
+        if case.baseline is not None:
+            base_runs = samples[case.baseline].runs
+            row["ratio"] = statistics.median(r.rps / b.rps for r, b in zip(runs, base_runs))
+            row["cpu_ratio"] = statistics.median(b.cpu_us / r.cpu_us for r, b in zip(runs, base_runs) if r.cpu_us)
+            if case.target is not None:
+                row["passed"] = row["ratio"] >= case.target
+        sources = samples[case.name].sources
+        if sources:
+            totals = {key: sum(s[key] for s in sources) for key in sources[0]}
+            served = totals.pop("requests") or 1
+            row["per_request"] = {key: round(value / served, 4) for key, value in totals.items() if value}
+        rows.append(row)
+    by_case = {row["case"]: row for row in rows}
+
+    def log_cost(case: str) -> dict[str, float]:
+        info, warning = by_case[case + ", log INFO"], by_case[case]
+        return {
+            "throughput_change": info["ratio"] - 1.0,
+            "us_per_request": 1e6 / info["rps"] - 1e6 / warning["rps"],
+            "cpu_us_per_request": info["cpu_us"] - warning["cpu_us"],
+        }
+
+    return {
+        "benchmark": "http_cache",
+        "date": time.strftime("%Y-%m-%d"),
+        "quick": quick,
+        "rounds": rounds,
+        "seconds": seconds,
+        "warmup_seconds": warmup,
+        "connections": connections,
+        "wrk_threads": 1,
+        "economies": len(snapshot.countries),
+        "data": origin,
+        "machine": machine(),
+        "servers": {name: kind.description for name, kind in SERVERS.items()},
+        "results": rows,
+        "access_log_cost": {"KEN": log_cost("tier-1 hit KEN"), "global": log_cost("tier-1 hit global")},
+        "targets": [
+            {
+                "case": row["case"],
+                "baseline": row["baseline"],
+                "ratio": row["ratio"],
+                "cpu_ratio": row["cpu_ratio"],
+                "target": row["target"],
+                "passed": row["passed"],
+            }
+            for row in rows
+            if row["target"] is not None
+        ],
+        "passed": all(row["passed"] for row in rows if row["target"] is not None),
+    }
+
+
+def machine() -> dict[str, Any]:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    wrk = subprocess.run(["wrk", "--version"], capture_output=True, text=True).stdout.split("[")[0].strip()
+    redis_version = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()
+    hiredis = "no"
+    try:
+        import hiredis as hiredis_module
+
+        hiredis = hiredis_module.__version__
+    except ImportError:
+        pass
+    return {
+        "cpus": os.cpu_count(),
+        "cpu": cpu,
+        "kernel": platform.release(),
+        "python": platform.python_version(),
+        "tornado": tornado.version,
+        "redis_py": redis.__version__,
+        "hiredis": hiredis,
+        "orjson": orjson.__version__,
+        "wrk": wrk,
+        "redis_server": next((part[2:] for part in redis_version if part.startswith("v=")), "?"),
+    }
+
+
+# --- report -------------------------------------------------------------------------------
+
+
+def _table(header: tuple[str, ...], lines: Sequence[tuple[str, ...]]) -> Iterator[str]:
+    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
+    for cells in [header, tuple("-" * w for w in widths), *lines]:
+        yield "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(cells, widths)))
+
+
+def print_table(report: dict[str, Any]) -> None:
+    m = report["machine"]
+    print(
+        f"HTTP cache benchmark: wrk -t{report['wrk_threads']} -c{report['connections']} (c1 cases: -c1) "
+        f"-d{report['seconds']:g}s on 127.0.0.1, warm-up {report['warmup_seconds']:g}s per case, "
+        f"{report['rounds']} rounds" + (", QUICK" if report["quick"] else "")
+    )
+    print(f"data: {report['economies']} economies, {report['data']}")
+    print(
+        f"{m['cpus']} CPUs ({m['cpu']}), Linux {m['kernel']}, Python {m['python']}, Tornado {m['tornado']}, "
+        f"redis-py {m['redis_py']} + hiredis {m['hiredis']}, redis-server {m['redis_server']}, {m['wrk']}"
+    )
+    print("req/s: median over rounds; p50/p99: median over rounds of wrk's latency percentiles (ms);")
+    print("cpu: server CPU µs per request (median); ratio: median over rounds of req/s / baseline req/s")
+    print("in the same round; cpu ratio: baseline cpu / case cpu (less sensitive to other load);")
+    print("others: most CPU (in cores, of the machine's) other processes used during a measured run\n")
+    print("servers:")
+    for name, description in report["servers"].items():
+        print(f"  {name:<10} {description}")
+    print()
+    lines: list[tuple[str, ...]] = []
+    for row in report["results"]:
+        verdict = "" if row["passed"] is None else ("PASS" if row["passed"] else "FAIL")
+        lines.append(
+            (
+                str(row["case"]),
+                str(row["status"]),
+                str(row["body_bytes"]),
+                f"{row['rps']:.0f}",
+                f"{row['p50_ms']:.2f}",
+                f"{row['p99_ms']:.2f}",
+                f"{row['cpu_us']:.0f}",
+                f"{row['others_cores']:.2f}",
+                str(row["baseline"] or ""),
+                "" if row["ratio"] is None else f"{row['ratio']:.2f}",
+                "" if row["cpu_ratio"] is None else f"{row['cpu_ratio']:.2f}",
+                "" if row["target"] is None else f">={row['target']:.2f}",
+                verdict,
+            )
+        )
+    header = ("case", "status", "bytes", "req/s", "p50", "p99", "cpu", "others", "baseline", "ratio",
+              "cpu ratio", "target", "")
+    for line in _table(header, lines):
+        print(line.rstrip())
+
+    print("\nwhere the service's answers came from (per request, measured runs):")
+    for row in report["results"]:
+        if "per_request" in row:
+            parts = ", ".join(f"{key} {value:g}" for key, value in row["per_request"].items())
+            redis_cpu = f"; redis-server cpu {row['redis_cpu_us']:.0f} µs/req" if row["redis_cpu_us"] >= 0.5 else ""
+            print(f"  {row['case']:<30} {parts}{redis_cpu}")
+    print("\nreq/s of each round:")
+    for row in report["results"]:
+        print(f"  {row['case']:<30} {' '.join(f'{v:.0f}' for v in row['rps_rounds'])}")
+    print("\naccess log line at INFO (production default) vs WARNING, tier-1 hits:")
+    for name, cost in report["access_log_cost"].items():
+        print(
+            f"  {name:<7} throughput {cost['throughput_change'] * 100:+.1f}%, "
+            f"{cost['us_per_request']:+.1f} µs per request (from req/s), "
+            f"{cost['cpu_us_per_request']:+.1f} µs server CPU per request"
+        )
+    print()
+    for target in report["targets"]:
+        verdict = "PASS" if target["passed"] else "FAIL"
+        print(f"{verdict}  {target['case']}: {target['ratio']:.2f} of {target['baseline']} (target >= {target['target']:.2f})")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="2 s per case, 1 round (smoke run)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--rounds", type=int, help="rounds (default 3, 1 with --quick)")
+    parser.add_argument("--seconds", type=float, help="seconds per measured run (default 5, 2 with --quick)")
+    parser.add_argument("--connections", type=int, default=32, help="wrk connections (default 32)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    args = parser.parse_args(argv)
+    try:
+        report = run(args.quick, args.rounds, args.connections, args.seconds, not args.quiet)
+    except BenchError as error:
+        print(f"bench/http_cache.py: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print_table(report)
+    return 0 if report["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
