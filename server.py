@@ -30,11 +30,14 @@ from readiness.app import new_metrics
 from readiness.breaker import CircuitBreaker
 from readiness.cache import AnswerCache
 from readiness.handlers import Lifecycle
-from readiness.logs import configure
+from readiness.logs import AccessLog, configure
 from readiness.redis_tier import RedisTier, connect
 from readiness.watch import SnapshotWatcher
 
 log = logging.getLogger("readiness.server")
+
+ACCESS_FLUSH_SECONDS = 1
+"""How often the access lines gathered in memory are written."""
 
 COUNT_FLUSH_SECONDS = 10
 """How often request counts per query go to Redis for the warm-up's top-N list."""
@@ -70,7 +73,8 @@ async def serve(settings: Settings) -> None:
     redis = None if settings.redis_url is None else _Redis(settings.redis_url, settings)
     metrics = new_metrics(store, None if redis is None else redis.breaker)
     tier = None if redis is None else RedisTier(redis.client, redis.breaker, metrics)
-    app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory)
+    access = AccessLog(sys.stderr.buffer, settings.log_level)
+    app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
     # X-Forwarded-For / X-Real-Ip are trusted only behind a proxy that sets them: parsing them
     # costs every request, and a direct client could forge them.
     server = HTTPServer(app, xheaders=settings.behind_proxy)
@@ -78,7 +82,7 @@ async def serve(settings: Settings) -> None:
     log.info("listening on http://%s:%d/api/v1/readiness", settings.host, settings.port)
 
     watcher = SnapshotWatcher(store, memory)
-    periodic = []
+    periodic = [PeriodicCallback(access.flush, ACCESS_FLUSH_SECONDS * 1000)]
     if settings.snapshot_poll_seconds:
         periodic.append(PeriodicCallback(watcher.refresh, settings.snapshot_poll_seconds * 1000))
     if tier is not None:
@@ -104,6 +108,7 @@ async def serve(settings: Settings) -> None:
     if redis is not None and tier is not None:
         await tier.flush_counts()
         await redis.close()
+    access.flush()
     log.info("stopped")
 
 

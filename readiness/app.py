@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from functools import partial
 
 import orjson
@@ -22,7 +23,7 @@ from readiness.handlers import (
     ReadinessHandler,
     ReadyHandler,
 )
-from readiness.logs import log_request
+from readiness.logs import AccessLog, log_request
 from readiness.metrics import Metrics
 from readiness.openapi import openapi_document
 from readiness.redis_tier import RedisTier
@@ -45,11 +46,14 @@ def make_app(
     redis: RedisTier | None = None,
     lifecycle: Lifecycle | None = None,
     memory: AnswerCache | None = None,
+    access: AccessLog | None = None,
 ) -> Application:
     """Wire the handlers to one ReadinessService over ``store``.
 
     Without ``redis`` the service runs on the in-process tier alone: the embedded default.
+    Without ``access`` the access lines go to standard error; whoever owns the log flushes it.
     """
+    access = access or AccessLog(sys.stderr.buffer, settings.log_level)
     metrics = metrics or new_metrics(store, None if redis is None else redis.breaker)
     service = ReadinessService(
         store,
@@ -72,7 +76,8 @@ def make_app(
             (r"/metrics", MetricsHandler, {"metrics": metrics}),
         ],
         default_handler_class=NotFoundHandler,
-        log_function=partial(log_request, metrics),
+        log_function=partial(log_request, metrics, access),
+        access_log=access,
         lifecycle=lifecycle or Lifecycle(),
         service=service,  # for tests and tools that inspect the caches
     )

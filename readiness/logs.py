@@ -1,16 +1,15 @@
-"""Structured logging: every log record is one JSON line; one access line per request."""
+"""Structured logging: every log line is one JSON object; one access line per request."""
 
 from __future__ import annotations
 
 import logging
 import time
+from typing import BinaryIO
 
 import orjson
 from tornado.web import RequestHandler
 
 from readiness.metrics import Metrics
-
-access_log = logging.getLogger("readiness.access")
 
 _MAX_LOGGED_QUERY = 1000
 
@@ -45,29 +44,75 @@ def configure(level: str) -> None:
     logging.getLogger("tornado.access").disabled = True
 
 
-def log_request(metrics: Metrics, handler: RequestHandler) -> None:
-    """Tornado's ``log_function``: one access line (method, path, status, duration, cache
-    outcome) and the request's metrics.
+class AccessLog:
+    """The access log: one JSON line per request, shaped like every other log line, written
+    in batches (DESIGN §5).
+
+    Python's logging costs about 40 µs a line (a record, a lock, a write and a flush per
+    line): a fifth of a cache hit. These lines are formatted with orjson and written
+    together when ``flush`` runs (the server calls it every second and at shutdown), when the
+    batch passes 64 KiB, and at once for a 5xx. A crash can lose at most a second of lines.
     """
+
+    FLUSH_BYTES = 64 * 1024
+
+    def __init__(self, stream: BinaryIO, level: str = "INFO") -> None:
+        self.stream = stream
+        threshold = logging.getLevelName(level.upper())
+        self.writes_info = threshold <= logging.INFO
+        self.writes_errors = threshold <= logging.ERROR
+        self._lines: list[bytes] = []
+        self._size = 0
+        self._second = -1
+        self._stamp = ""
+
+    def write(self, level: str, fields: dict[str, object]) -> None:
+        """Add one line; "error" lines are written at once with everything before them."""
+        now = time.time()
+        second = int(now)
+        if second != self._second:  # strftime once a second, not once a request
+            self._second, self._stamp = second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second))
+        line = orjson.dumps(
+            {
+                "time": f"{self._stamp}.{int((now - second) * 1000):03d}Z",
+                "level": level,
+                "logger": "readiness.access",
+                "message": "request",
+                **fields,
+            }
+        )
+        self._lines.append(line)
+        self._size += len(line) + 1
+        if level == "error" or self._size >= self.FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the lines gathered so far."""
+        if not self._lines:
+            return
+        batch, self._lines, self._size = self._lines, [], 0
+        self.stream.write(b"\n".join(batch) + b"\n")
+        self.stream.flush()
+
+
+def log_request(metrics: Metrics, access: AccessLog, handler: RequestHandler) -> None:
+    """Tornado's ``log_function``: the request's metrics and one access line (method, path,
+    query, status, duration, cache outcome, client address)."""
     request = handler.request
     status = handler.get_status()
     seconds = request.request_time()
     metrics.observe(getattr(handler, "route_label", "other"), request.method or "", status, seconds)
-    level = logging.ERROR if status >= 500 else logging.INFO
-    if not access_log.isEnabledFor(level):
+    if not (access.writes_errors if status >= 500 else access.writes_info):
         return
-    access_log.log(
-        level,
-        "request",
-        extra={
-            "fields": {
-                "method": request.method,
-                "path": request.path,
-                "query": request.query[:_MAX_LOGGED_QUERY],
-                "status": status,
-                "duration_ms": round(seconds * 1000, 3),
-                "cache": getattr(handler, "cache_outcome", None),
-                "remote": request.remote_ip,
-            }
+    access.write(
+        "error" if status >= 500 else "info",
+        {
+            "method": request.method,
+            "path": request.path,
+            "query": request.query[:_MAX_LOGGED_QUERY],
+            "status": status,
+            "duration_ms": round(seconds * 1000, 3),
+            "cache": getattr(handler, "cache_outcome", None),
+            "remote": request.remote_ip,
         },
     )

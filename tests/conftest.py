@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import shutil
 from pathlib import Path
@@ -17,6 +18,7 @@ from tornado.web import Application
 from config import Settings
 from loaders import Country, JsonValue, Snapshot, SnapshotStore
 from readiness import make_app
+from readiness.logs import AccessLog
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = Settings().data_dir
@@ -68,8 +70,16 @@ def sample_store(sample_current: Snapshot) -> SnapshotStore:
 
 @pytest.fixture
 def app(sample_store: SnapshotStore) -> Application:
-    """The real application over the bundled sample (pytest-tornado's ``app`` fixture)."""
-    return make_app(Settings(), sample_store)
+    """The real application over the bundled sample (pytest-tornado's ``app`` fixture), its
+    access lines kept in memory for ``access_lines``."""
+    return make_app(Settings(), sample_store, access=AccessLog(io.BytesIO()))
+
+
+def access_lines(app: Application) -> list[dict[str, JsonValue]]:
+    """The access lines the app has written so far, parsed."""
+    access = app.settings["access_log"]
+    access.flush()
+    return [orjson.loads(line) for line in access.stream.getvalue().splitlines()]
 
 
 def body(response: HTTPResponse) -> dict[str, JsonValue]:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import hashlib
-import logging
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -18,7 +17,7 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
 from readiness import make_app
 
-from tests.conftest import assert_error_envelope, body
+from tests.conftest import access_lines, assert_error_envelope, body
 from tests.test_query import BAD_INPUT
 
 V1 = "/api/v1/readiness"
@@ -306,28 +305,25 @@ async def test_readiness_etag_revalidation_304_without_body(fetch: Any) -> None:
 
 
 @pytest.mark.gen_test
-async def test_readiness_equivalent_requests_identical_bytes_one_cache_entry(
-    fetch: Any, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_readiness_equivalent_requests_identical_bytes_one_cache_entry(fetch: Any, app: Application) -> None:
     variants = ["?codes=bra,KEN", "?code=KEN,BRA&utm=1", "?codes=KEN,BRA,ken&level=global"]
-    with caplog.at_level(logging.INFO, logger="readiness.access"):
-        bodies = {(await fetch(V1 + variant)).body for variant in variants}
+    bodies = {(await fetch(V1 + variant)).body for variant in variants}
     assert len(bodies) == 1
-    outcomes = [record.fields["cache"] for record in caplog.records if record.name == "readiness.access"]  # type: ignore[attr-defined]
-    assert outcomes == ["miss", "hit", "hit"]
+    assert [line["cache"] for line in access_lines(app)] == ["miss", "hit", "hit"]
 
 
 @pytest.mark.gen_test
-async def test_readiness_access_log_one_json_line_with_cache_outcome(
-    fetch: Any, caplog: pytest.LogCaptureFixture
-) -> None:
-    with caplog.at_level(logging.INFO, logger="readiness.access"):
-        await fetch(V1 + "?code=NGA")
-        await fetch(V1 + "?code=nga")
-        await fetch(V1 + "?year=12")
-    lines = [record.fields for record in caplog.records if record.name == "readiness.access"]  # type: ignore[attr-defined]
+async def test_readiness_access_log_one_json_line_with_cache_outcome(fetch: Any, app: Application) -> None:
+    await fetch(V1 + "?code=NGA")
+    await fetch(V1 + "?code=nga")
+    await fetch(V1 + "?year=12")
+    lines = access_lines(app)
     assert [(line["status"], line["cache"]) for line in lines] == [(200, "miss"), (200, "hit"), (400, None)]
-    assert lines[0]["method"] == "GET" and lines[0]["path"] == V1 and lines[0]["duration_ms"] >= 0
+    first = lines[0]
+    assert (first["logger"], first["level"], first["message"]) == ("readiness.access", "info", "request")
+    assert first["method"] == "GET" and first["path"] == V1 and first["query"] == "code=NGA"
+    assert isinstance(first["duration_ms"], float) and first["duration_ms"] >= 0
+    assert first["remote"] == "127.0.0.1" and str(first["time"]).endswith("Z")
 
 
 @pytest.mark.gen_test

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import sys
 
 import orjson
 
-from readiness.logs import JsonFormatter
+from readiness.logs import AccessLog, JsonFormatter
 
 
 def test_json_formatter_one_object_with_fields() -> None:
@@ -29,3 +30,36 @@ def test_json_formatter_exception_in_one_line() -> None:
         record = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed", (), sys.exc_info())
     parsed = orjson.loads(JsonFormatter().format(record))
     assert "ValueError: boom" in parsed["exception"]
+
+
+def test_access_log_batches_lines_until_flush() -> None:
+    stream = io.BytesIO()
+    access = AccessLog(stream, "INFO")
+    access.write("info", {"status": 200, "cache": "hit"})
+    access.write("info", {"status": 304, "cache": "hit"})
+    assert stream.getvalue() == b""  # nothing written per line
+    access.flush()
+    lines = [orjson.loads(line) for line in stream.getvalue().splitlines()]
+    assert [line["status"] for line in lines] == [200, 304]
+    assert all(line["logger"] == "readiness.access" and line["time"].endswith("Z") for line in lines)
+
+
+def test_access_log_error_line_written_at_once_with_the_ones_before() -> None:
+    stream = io.BytesIO()
+    access = AccessLog(stream, "INFO")
+    access.write("info", {"status": 200})
+    access.write("error", {"status": 503})
+    assert [orjson.loads(line)["status"] for line in stream.getvalue().splitlines()] == [200, 503]
+
+
+def test_access_log_full_batch_written() -> None:
+    stream = io.BytesIO()
+    access = AccessLog(stream, "INFO")
+    while not stream.getvalue():
+        access.write("info", {"query": "x" * 1000})
+    assert len(stream.getvalue()) >= AccessLog.FLUSH_BYTES
+
+
+def test_access_log_level_decides_what_is_written() -> None:
+    assert (AccessLog(io.BytesIO(), "INFO").writes_info, AccessLog(io.BytesIO(), "INFO").writes_errors) == (True, True)
+    assert (AccessLog(io.BytesIO(), "WARNING").writes_info, AccessLog(io.BytesIO(), "WARNING").writes_errors) == (False, True)
