@@ -79,5 +79,4 @@ def make_app(
         log_function=partial(log_request, metrics, access),
         access_log=access,
         lifecycle=lifecycle or Lifecycle(),
-        service=service,  # for tests and tools that inspect the caches
     )
