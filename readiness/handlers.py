@@ -120,7 +120,9 @@ class BaseHandler(RequestHandler):
         """
         self.set_header("Cache-Control", cache_control)
         self.set_header("Vary", "Accept-Encoding")
-        compressed = answer.gzipped if accepts_gzip(self.request.headers.get("Accept-Encoding", "")) else None
+        compressed = answer.gzipped
+        if compressed is not None and not accepts_gzip(self.request.headers.get("Accept-Encoding", "")):
+            compressed = None
         self.set_header("Etag", answer.etag if compressed is None else answer.gzip_etag)
         if etag_matches(self.request.headers.get("If-None-Match", ""), answer):
             self.set_status(304)

@@ -77,8 +77,8 @@ class ReadinessService:
         store: SnapshotStore,
         memory: AnswerCache,
         metrics: Metrics,
-        redis: RedisTier | None = None,
-        ttl: RedisTtl = RedisTtl(86400, 7 * 86400),
+        redis: RedisTier | None,
+        ttl: RedisTtl,
     ) -> None:
         self.store = store
         self.memory = memory

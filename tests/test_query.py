@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from readiness.errors import InvalidParameter, InvalidRequest, ReadinessError
-from readiness.query import MAX_CODES, Query, archive_id
+from readiness.query import MAX_CODES, Query, archive_id, parse_query_string
 
 
 def test_parse_no_parameters_is_global_summary_by_name() -> None:
@@ -236,3 +236,15 @@ def test_parse_arbitrary_parameters_valid_query_or_client_error(params: dict[str
         return
     assert Query.parse(dict(parse_qsl(query.canonical(), keep_blank_values=True))) == query
     assert all(len(code) == 3 and code.isascii() and code.isupper() for code in query.codes)
+
+
+def test_parse_query_string_last_value_wins_and_is_memoized() -> None:
+    query = parse_query_string("code=KEN&code=bra&utm=1")
+    assert query.codes == ("BRA",)
+    assert parse_query_string("code=KEN&code=bra&utm=1") is query  # parsed once
+
+
+def test_parse_query_string_bytes_not_utf8_name_the_parameter() -> None:
+    with pytest.raises(InvalidParameter, match="code="):
+        parse_query_string("code=%FF%FE%FD")
+    assert parse_query_string("other=%FF") == Query()
