@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import sys
-from functools import partial
 
 import orjson
 from config import Settings
 from loaders import SnapshotStore
-from tornado.web import Application
 
 from readiness.breaker import CircuitBreaker
 from readiness.cache import Answer, AnswerCache
@@ -23,7 +21,8 @@ from readiness.handlers import (
     ReadinessHandler,
     ReadyHandler,
 )
-from readiness.logs import AccessLog, log_request
+from readiness.hits import HitLane, ReadinessApplication
+from readiness.logs import AccessLog, RequestLog
 from readiness.metrics import Metrics
 from readiness.openapi import openapi_document
 from readiness.redis_tier import RedisTier
@@ -47,8 +46,9 @@ def make_app(
     lifecycle: Lifecycle | None = None,
     memory: AnswerCache | None = None,
     access: AccessLog | None = None,
-) -> Application:
-    """Wire the handlers to one ReadinessService over ``store``.
+) -> ReadinessApplication:
+    """Wire the handlers, and the hit lane in front of the query routes, to one
+    ReadinessService over ``store``.
 
     Without ``redis`` the service runs on the in-process tier alone: the embedded default.
     Without ``access`` the access lines go to standard error; whoever owns the log flushes it.
@@ -62,11 +62,11 @@ def make_app(
         redis,
         RedisTtl(settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds),
     )
-    query_api = {
-        "service": service,
-        "policy": CachePolicy.of(settings.max_age_seconds, settings.archive_max_age_seconds),
-    }
-    return Application(
+    policy = CachePolicy.of(settings.max_age_seconds, settings.archive_max_age_seconds)
+    query_api = {"service": service, "policy": policy}
+    request_log = RequestLog(metrics, access)
+    return ReadinessApplication(
+        HitLane(service, policy, request_log),
         [
             (r"/api/v1/readiness/?", ReadinessHandler, query_api),
             (r"/api/readiness/?", LegacyReadinessHandler, query_api),
@@ -76,7 +76,7 @@ def make_app(
             (r"/metrics", MetricsHandler, {"metrics": metrics}),
         ],
         default_handler_class=NotFoundHandler,
-        log_function=partial(log_request, metrics, access),
+        log_function=request_log,
         access_log=access,
         lifecycle=lifecycle or Lifecycle(),
     )

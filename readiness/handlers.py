@@ -23,18 +23,13 @@ from readiness.errors import (
 )
 from readiness.metrics import CONTENT_TYPE, Metrics
 from readiness.query import Query, parse_query_string
+from readiness.representation import JSON_HEADERS, LEGACY_HEADERS, VARY, represent
 from readiness.service import CacheOutcome, ReadinessService, Route
 
 MAX_URL_BYTES = 8192
 """Longer request URLs get 414 before any parsing (DESIGN §3 bad input)."""
 
 ALLOWED_METHODS = "GET, HEAD, OPTIONS"
-
-DEPRECATION = "@1798761600"
-"""RFC 9745 date of the legacy route's deprecation: 2027-01-01T00:00:00Z (SPEC 9)."""
-
-SUCCESSOR_LINK = '</api/v1/readiness>; rel="successor-version"'
-"""RFC 8288 link from the legacy route to its successor (DESIGN §3, legacy route)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,13 +74,14 @@ class BaseHandler(RequestHandler):
     cache_outcome: str | None = None
     """Set by handlers that consult the cache; read by the access log."""
 
+    default_headers = JSON_HEADERS
+    """Sent on every response of this handler's route, errors included."""
+
     def set_default_headers(self) -> None:
-        """JSON, CORS and nosniff on every response; no Server header (DESIGN §4)."""
+        """The route's default headers; no Server header (DESIGN §4)."""
         self.clear_header("Server")
-        self.set_header("Content-Type", "application/json; charset=utf-8")
-        self.set_header("Access-Control-Allow-Origin", "*")
-        self.set_header("Access-Control-Expose-Headers", "ETag, Deprecation, Link")
-        self.set_header("X-Content-Type-Options", "nosniff")
+        for name, value in self.default_headers:
+            self.set_header(name, value)
 
     def prepare(self) -> None:
         """Count the request as in flight; refuse an over-long URL before anything reads it."""
@@ -118,20 +114,18 @@ class BaseHandler(RequestHandler):
 
         Setting the ETag ourselves keeps Tornado from hashing every body again (DESIGN §4).
         """
+        headers = self.request.headers
+        chosen = represent(answer, headers.get("Accept-Encoding", ""), headers.get("If-None-Match", ""))
         self.set_header("Cache-Control", cache_control)
-        self.set_header("Vary", "Accept-Encoding")
-        compressed = answer.gzipped
-        if compressed is not None and not accepts_gzip(self.request.headers.get("Accept-Encoding", "")):
-            compressed = None
-        self.set_header("Etag", answer.etag if compressed is None else answer.gzip_etag)
-        if etag_matches(self.request.headers.get("If-None-Match", ""), answer):
+        self.set_header("Vary", VARY)
+        self.set_header("Etag", chosen.etag)
+        if chosen.status == 304:
             self.set_status(304)
             self.finish()
-        elif compressed is None:
-            self.finish(answer.body)
-        else:
+            return
+        if chosen.gzipped:
             self.set_header("Content-Encoding", "gzip")
-            self.finish(compressed)
+        self.finish(chosen.body)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Render every error, ours or the framework's, as the error envelope (SPEC 2.1)."""
@@ -188,12 +182,8 @@ class LegacyReadinessHandler(ReadinessHandler):
 
     route = Route.LEGACY
     route_label = "legacy"
-
-    def set_default_headers(self) -> None:
-        """Every legacy response announces its deprecation and successor (DESIGN §3)."""
-        super().set_default_headers()
-        self.set_header("Deprecation", DEPRECATION)
-        self.set_header("Link", SUCCESSOR_LINK)
+    default_headers = LEGACY_HEADERS
+    """Every legacy response announces its deprecation and successor (DESIGN §3)."""
 
 
 class DocumentHandler(BaseHandler):
@@ -261,33 +251,6 @@ class NotFoundHandler(BaseHandler):
     def prepare(self) -> None:
         super().prepare()
         raise NotFound(self.request.path)
-
-
-def accepts_gzip(accept_encoding: str) -> bool:
-    """Whether an Accept-Encoding header admits gzip (``gzip`` or ``*``, with q above 0)."""
-    for item in accept_encoding.lower().split(","):
-        coding, _, parameters = item.partition(";")
-        if coding.strip() in ("gzip", "*"):
-            weight = parameters.strip()
-            return not (weight.startswith("q=") and _is_zero(weight[2:]))
-    return False
-
-
-def etag_matches(if_none_match: str, answer: Answer) -> bool:
-    """Whether If-None-Match names either representation of the answer (weak comparison)."""
-    if not if_none_match:
-        return False
-    if if_none_match.strip() == "*":
-        return True
-    tags = {tag.strip().removeprefix("W/") for tag in if_none_match.split(",")}
-    return answer.etag in tags or answer.gzip_etag in tags
-
-
-def _is_zero(weight: str) -> bool:
-    try:
-        return float(weight) == 0
-    except ValueError:
-        return False
 
 
 def _client_error(

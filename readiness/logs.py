@@ -7,6 +7,7 @@ import time
 from typing import BinaryIO
 
 import orjson
+from tornado.httputil import HTTPServerRequest
 from tornado.web import RequestHandler
 
 from readiness.metrics import Metrics
@@ -95,24 +96,43 @@ class AccessLog:
         self.stream.flush()
 
 
-def log_request(metrics: Metrics, access: AccessLog, handler: RequestHandler) -> None:
-    """Tornado's ``log_function``: the request's metrics and one access line (method, path,
-    query, status, duration, cache outcome, client address)."""
-    request = handler.request
-    status = handler.get_status()
-    seconds = request.request_time()
-    metrics.observe(getattr(handler, "route_label", "other"), request.method or "", status, seconds)
-    if not (access.writes_errors if status >= 500 else access.writes_info):
-        return
-    access.write(
-        "error" if status >= 500 else "info",
-        {
-            "method": request.method,
-            "path": request.path,
-            "query": request.query[:_MAX_LOGGED_QUERY],
-            "status": status,
-            "duration_ms": round(seconds * 1000, 3),
-            "cache": getattr(handler, "cache_outcome", None),
-            "remote": request.remote_ip,
-        },
-    )
+class RequestLog:
+    """What every answered request leaves behind: its metrics and one access line (method,
+    path, query, status, duration, cache outcome, client address).
+
+    Called by Tornado as the application's ``log_function`` with the finished handler, and by
+    the hit lane (``readiness/hits.py``), which answers without one, through ``record``.
+    """
+
+    def __init__(self, metrics: Metrics, access: AccessLog) -> None:
+        self.metrics = metrics
+        self.access = access
+
+    def __call__(self, handler: RequestHandler) -> None:
+        """Record a request a handler answered."""
+        self.record(
+            handler.request,
+            getattr(handler, "route_label", "other"),
+            handler.get_status(),
+            getattr(handler, "cache_outcome", None),
+        )
+
+    def record(self, request: HTTPServerRequest, route: str, status: int, cache: str | None) -> None:
+        """Count the request in the metrics of ``route`` and write its access line."""
+        seconds = request.request_time()
+        self.metrics.observe(route, request.method or "", status, seconds)
+        access = self.access
+        if not (access.writes_errors if status >= 500 else access.writes_info):
+            return
+        access.write(
+            "error" if status >= 500 else "info",
+            {
+                "method": request.method,
+                "path": request.path,
+                "query": request.query[:_MAX_LOGGED_QUERY],
+                "status": status,
+                "duration_ms": round(seconds * 1000, 3),
+                "cache": cache,
+                "remote": request.remote_ip,
+            },
+        )

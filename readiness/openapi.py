@@ -25,8 +25,9 @@ from loaders import (
 )
 
 from readiness.envelope import API_VERSION
-from readiness.handlers import DEPRECATION, MAX_URL_BYTES, SUCCESSOR_LINK
+from readiness.handlers import MAX_URL_BYTES
 from readiness.query import CODE_PATTERN, INDICATOR_PATTERN, MAX_CODES, MAX_INDICATORS, YEAR_PATTERN
+from readiness.representation import DEPRECATION, SUCCESSOR_LINK
 from readiness.vocabulary import ACCEPTED_FIELDS, ACCEPTED_REGIONS, ACCEPTED_SORT, FIELD_ALIASES
 
 Json = dict[str, JsonValue]

@@ -1,0 +1,196 @@
+"""The hit lane (readiness/hits.py), over real sockets: a tier-1 hit it sends is the response
+the handler sends for the same request, byte for byte apart from ``Date``; everything it
+does not answer still reaches the handler."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from email.utils import parsedate_to_datetime
+from typing import Any, Iterator
+
+import pytest
+from tornado.web import Application
+
+from loaders import Snapshot
+from readiness.handlers import ReadinessHandler
+from readiness.query import Query
+from readiness.service import Route, compute
+
+from tests.conftest import access_lines
+
+V1 = "/api/v1/readiness"
+LEGACY = "/api/readiness"
+
+
+@pytest.fixture
+def handlers_built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the requests for which a ReadinessHandler (or subclass) was built."""
+    built: list[str] = []
+    initialize = ReadinessHandler.initialize
+
+    def counting(self: ReadinessHandler, **kwargs: Any) -> None:
+        built.append(self.request.path)
+        initialize(self, **kwargs)
+
+    monkeypatch.setattr(ReadinessHandler, "initialize", counting)
+    return built
+
+
+class Wire:
+    """One raw HTTP/1.x response: its status line, header lines in order and body."""
+
+    def __init__(self, status: bytes, lines: list[bytes], body: bytes) -> None:
+        self.status = status
+        self.lines = lines
+        self.body = body
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {name.decode(): value.decode() for name, _, value in (line.partition(b": ") for line in self.lines)}
+
+    def without_date(self) -> list[bytes]:
+        return [line for line in self.lines if not line.startswith(b"Date: ")]
+
+
+async def exchange(port: int, request: bytes, head: bool = False) -> Wire:
+    """Send one raw request and read its response (framed by Content-Length, as ours are)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(request)
+        await writer.drain()
+        raw_head = await reader.readuntil(b"\r\n\r\n")
+        status, *lines = raw_head[:-4].split(b"\r\n")
+        length = 0
+        for line in lines:
+            name, _, value = line.partition(b": ")
+            if name.lower() == b"content-length" and not head:
+                length = int(value)
+        return Wire(status, lines, await reader.readexactly(length))
+    finally:
+        writer.close()
+        await writer.wait_closed()
+
+
+def request_bytes(method: str, target: str, *headers: str, version: str = "HTTP/1.1") -> bytes:
+    lines = [f"{method} {target} {version}", "Host: localhost", *headers]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+def etag_of(snapshot: Snapshot, params: dict[str, str], gzipped: bool = False) -> str:
+    answer = compute(snapshot, Query.parse(params), Route.V1)
+    return answer.gzip_etag if gzipped else answer.etag
+
+
+CASES: dict[str, tuple[str, str, dict[str, str], list[str]]] = {
+    # name: (method, query, params, extra request headers); "{etag}" / "{gzip_etag}" filled in
+    "one country": ("GET", "?code=KEN", {"code": "KEN"}, []),
+    "global, gzip": ("GET", "", {}, ["Accept-Encoding: gzip"]),
+    "global, identity": ("GET", "", {}, ["Accept-Encoding: identity"]),
+    "region alias, sorted": ("GET", "?region=ssa&sort=score&order=desc", {"region": "SSA", "sort": "score", "order": "desc"}, []),
+    "HEAD": ("HEAD", "?code=KEN", {"code": "KEN"}, []),
+    "HEAD, gzip": ("HEAD", "", {}, ["Accept-Encoding: gzip"]),
+    "304": ("GET", "?code=KEN", {"code": "KEN"}, ["If-None-Match: {etag}"]),
+    "304, gzip": ("GET", "", {}, ["Accept-Encoding: gzip", "If-None-Match: {gzip_etag}"]),
+    "304 for the other representation": ("GET", "", {}, ["If-None-Match: {gzip_etag}"]),
+    "If-None-Match that does not match": ("GET", "?code=KEN", {"code": "KEN"}, ['If-None-Match: "stale"']),
+}
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize("path", [V1, LEGACY])
+@pytest.mark.parametrize("case", CASES)
+async def test_hit_lane_sends_what_the_handler_sends(
+    http_server: Any, http_port: int, handlers_built: list[str], sample_current: Snapshot, path: str, case: str
+) -> None:
+    method, query, params, headers = CASES[case]
+    filled = [
+        header.format(etag=etag_of(sample_current, params), gzip_etag=etag_of(sample_current, params, gzipped=True))
+        for header in headers
+    ]
+    request = request_bytes(method, path + query, *filled)
+
+    from_handler = await exchange(http_port, request, head=method == "HEAD")  # a miss: computed
+    assert handlers_built == [path]
+    from_lane = await exchange(http_port, request, head=method == "HEAD")  # a tier-1 hit
+    assert handlers_built == [path], "the hit was not answered by the lane"
+
+    assert from_lane.status == from_handler.status
+    assert from_lane.without_date() == from_handler.without_date()
+    assert from_lane.body == from_handler.body
+    assert parsedate_to_datetime(from_lane.headers["Date"]).timestamp() == pytest.approx(time.time(), abs=2)
+    if method == "HEAD":
+        assert int(from_lane.headers["Content-Length"]) > 0 and from_lane.body == b""
+    if from_lane.status.endswith(b" 304 Not Modified"):
+        assert "Content-Type" not in from_lane.headers and "Content-Length" not in from_lane.headers
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize(
+    ("version", "connection", "expected"),
+    [("HTTP/1.0", "keep-alive", "Keep-Alive"), ("HTTP/1.1", "close", "close"), ("HTTP/1.0", None, None)],
+)
+async def test_hit_lane_keeps_tornados_connection_handling(
+    http_server: Any, http_port: int, version: str, connection: str | None, expected: str | None
+) -> None:
+    extra = [f"Connection: {connection}"] if connection else []
+    request = request_bytes("GET", V1 + "?code=KEN", *extra, version=version)
+    await exchange(http_port, request)
+    hit = await exchange(http_port, request)
+    assert hit.status.split(b" ")[1] == b"200"
+    assert hit.headers.get("Connection") == expected
+
+
+@pytest.mark.gen_test
+async def test_hit_lane_requests_are_counted_and_logged(
+    http_server: Any, http_port: int, app: Application, handlers_built: list[str]
+) -> None:
+    request = request_bytes("GET", V1 + "?code=KEN")
+    await exchange(http_port, request)
+    await exchange(http_port, request)
+    await exchange(http_port, request_bytes("GET", LEGACY + "?code=KEN"))
+    assert handlers_built == [V1, LEGACY]  # each route has its own key: the legacy one missed
+    metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
+    assert 'readiness_http_requests_total{method="GET",route="v1",status="200"} 2.0' in metrics
+    lines = [line for line in access_lines(app) if line["path"] != "/metrics"]
+    assert [(line["path"], line["status"], line["cache"]) for line in lines] == [
+        (V1, 200, "miss"),
+        (V1, 200, "hit"),
+        (LEGACY, 200, "miss"),
+    ]
+
+
+@pytest.mark.gen_test
+async def test_hit_lane_leaves_over_long_urls_to_the_handler(http_server: Any, http_port: int) -> None:
+    await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))
+    # Unknown parameters are ignored, so this is the cached KEN answer's key: only the length differs.
+    response = await exchange(http_port, request_bytes("GET", V1 + "?code=KEN&pad=" + "a" * 9000))
+    assert response.status.split(b" ")[1] == b"414"
+    assert b"8192" in response.body
+
+
+@pytest.mark.gen_test
+async def test_hit_lane_leaves_bad_input_archives_and_misses_to_the_handler(
+    http_server: Any, http_port: int, handlers_built: list[str]
+) -> None:
+    for target in (V1, V1 + "?year=2024", V1 + "?sort=bogus", V1 + "?year=2024", V1 + "?sort=bogus"):
+        await exchange(http_port, request_bytes("GET", target))
+    assert handlers_built == [V1] * 5
+    await exchange(http_port, request_bytes("GET", V1))
+    assert len(handlers_built) == 5
+
+
+@pytest.fixture
+def no_snapshot(app: Application) -> Iterator[None]:
+    service = app.lane.service
+    current, service.store.current = service.store.current, None
+    yield
+    service.store.current = current
+
+
+@pytest.mark.gen_test
+async def test_hit_lane_without_a_snapshot_leaves_the_503_to_the_handler(
+    http_server: Any, http_port: int, no_snapshot: None
+) -> None:
+    response = await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))
+    assert response.status.split(b" ")[1] == b"503"
