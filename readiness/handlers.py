@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, Awaitable
+from typing import Any
 
 import orjson
 from loaders import SnapshotStore
@@ -22,9 +22,9 @@ from readiness.errors import (
     UriTooLong,
 )
 from readiness.metrics import CONTENT_TYPE, Metrics
-from readiness.query import Query, parse_query_string
+from readiness.query import parse_query_string
 from readiness.representation import JSON_HEADERS, LEGACY_HEADERS, VARY, represent
-from readiness.service import CacheOutcome, ReadinessService, Route
+from readiness.service import ReadinessService, Route
 
 MAX_URL_BYTES = 8192
 """Longer request URLs get 414 before any parsing (DESIGN §3 bad input)."""
@@ -157,24 +157,16 @@ class ReadinessHandler(BaseHandler):
         self.service = service
         self.policy = policy
 
-    def get(self) -> Awaitable[None] | None:
-        """Answer from tier 1 at once when it can; otherwise return the coroutine that goes
-        through the rest of the service (Tornado awaits what a handler method returns).
-        The hit path thus runs without creating a coroutine."""
+    async def get(self) -> None:
+        """Parse, answer through the service's tiers, send. Misses, archives and bad input
+        come here; the hit lane (``readiness/hits.py``) has already sent current-snapshot
+        tier-1 hits, before any handler was built."""
         query = parse_query_string(self.request.query)
-        answer = self.service.from_memory(query, self.route)
-        if answer is None:
-            return self._answer(query)
-        self.cache_outcome = CacheOutcome.HIT.value
-        self.write_answer(answer, self.policy.current)
-        return None
-
-    head = get
-
-    async def _answer(self, query: Query) -> None:
         answer, outcome = await self.service.answer(query, self.route)
         self.cache_outcome = outcome.value
         self.write_answer(answer, self.policy.current if query.year is None else self.policy.archive)
+
+    head = get
 
 
 class LegacyReadinessHandler(ReadinessHandler):
