@@ -35,7 +35,7 @@ from readiness.errors import ReadinessError
 from readiness.handlers import MAX_URL_BYTES, CachePolicy, ReadinessHandler
 from readiness.logs import RequestLog
 from readiness.query import parse_query_string
-from readiness.representation import VARY, represent
+from readiness.representation import VARY, Representation, represent
 from readiness.service import CacheOutcome, ReadinessService
 
 _STATUS_LINES = {200: ResponseStartLine("", 200, "OK"), 304: ResponseStartLine("", 304, "Not Modified")}
@@ -64,6 +64,19 @@ class HitLane:
         if cached is None:
             return False
         chosen = represent(cached, request.headers.get("Accept-Encoding", ""), request.headers.get("If-None-Match", ""))
+        connection = request.connection
+        assert connection is not None  # a server request always has one
+        connection.write_headers(
+            _STATUS_LINES[chosen.status],
+            self._headers(handler_class, chosen),
+            b"" if request.method == "HEAD" else chosen.body,
+        )
+        connection.finish()
+        self.log.record(request, handler_class.route_label, chosen.status, CacheOutcome.HIT.value)
+        return True
+
+    def _headers(self, handler_class: type[ReadinessHandler], chosen: Representation) -> HTTPHeaders:
+        """The headers RequestHandler would send: defaults, Date, then write_answer's."""
         headers = HTTPHeaders(dict(handler_class.default_headers))
         headers["Date"] = self._http_date()
         headers["Cache-Control"] = self.policy.current
@@ -71,18 +84,11 @@ class HitLane:
         headers["Etag"] = chosen.etag
         if chosen.status == 304:
             del headers["Content-Type"]  # as RequestHandler.finish: no representation headers
-        else:
-            if chosen.gzipped:
-                headers["Content-Encoding"] = "gzip"
-            headers["Content-Length"] = str(len(chosen.body))
-        connection = request.connection
-        assert connection is not None  # a server request always has one
-        connection.write_headers(
-            _STATUS_LINES[chosen.status], headers, b"" if request.method == "HEAD" else chosen.body
-        )
-        connection.finish()
-        self.log.record(request, handler_class.route_label, chosen.status, CacheOutcome.HIT.value)
-        return True
+            return headers
+        if chosen.gzipped:
+            headers["Content-Encoding"] = "gzip"
+        headers["Content-Length"] = str(len(chosen.body))
+        return headers
 
     def _http_date(self) -> str:
         """The ``Date`` header, formatted once a second rather than once a request."""
