@@ -1,9 +1,12 @@
-"""Cache warm-up after a monthly refresh: ``python -m readiness.warm --snapshot 2026-12``.
+"""Cache warm-up: ``python -m readiness.warm [--snapshot 2026-12]``, by default CURRENT's snapshot.
 
 Computes the answers most worth having ready for a snapshot and writes them to Redis under
-that snapshot's id, before CURRENT flips to it, so the first users after a refresh hit a warm
-cache on every server (DESIGN §5). The publish command runs it as its hook; it also runs on
-its own (a Kubernetes Job).
+that snapshot's id. The publish command runs it as its hook, with the new snapshot's id,
+before CURRENT flips to it, so the first users after a refresh hit a warm cache on every
+server (DESIGN §5). It also runs on its own, without ``--snapshot``, to warm the snapshot
+CURRENT names again: Redis keeps nothing on disk, so after a restart every server would
+otherwise compute its first answers itself. On Kubernetes that is the suspended CronJob
+``readiness-warm`` (docs/OPERATIONS.md).
 """
 
 from __future__ import annotations
@@ -90,7 +93,9 @@ async def warm(
     ttl: tuple[int, int],
     progress: bool = True,
 ) -> Summary:
-    """Write the standard answers and the previous snapshot's ``top`` most requested ones.
+    """Write the standard answers and the ``top`` queries most requested of the snapshot
+    CURRENT names: the previous one when warming a new snapshot before the flip, the same one
+    when warming CURRENT again (none if Redis lost its data, and the counts with it).
 
     ``ttl`` is (current answers, archive answers) in seconds. Raises SnapshotRefused if the
     snapshot cannot be read, RedisError if Redis cannot be written.
@@ -99,10 +104,10 @@ async def warm(
     snapshot = load_snapshot(data_dir / "snapshots" / snapshot_id)
     years = [int(other[:4]) for other in snapshot_ids(data_dir) if other.endswith("-12")]
     snapshots = {snapshot_id: snapshot}
-    previous = read_current_id(data_dir)
+    counted = read_current_id(data_dir)
     requests = list(standard_requests(snapshot, years))
-    if previous is not None and previous != snapshot_id and top:
-        popular = await redis.zrevrange(popular_key(previous), 0, top - 1)
+    if counted is not None and top:
+        popular = await redis.zrevrange(popular_key(counted), 0, top - 1)
         for member in popular:
             parsed = parse_request(_text(member)) if isinstance(member, (bytes, str)) else None
             if parsed is not None:
@@ -161,12 +166,19 @@ def _text(member: bytes | str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the warm-up; exit 0 when done (or nothing to do without Redis), 1 on failure."""
-    parser = argparse.ArgumentParser(prog="python -m readiness.warm", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--snapshot", required=True, help="snapshot id to warm, e.g. 2026-12")
+    """Run the warm-up; exit 0 when done (or nothing to do without Redis), 1 on failure (no
+    usable CURRENT to default to included), 2 on a bad setting."""
+    parser = argparse.ArgumentParser(
+        prog="python -m readiness.warm",
+        description=__doc__.split("\n\n")[0],
+        epilog="Exit status: 0 done (or no Redis configured: nothing to warm), 1 the snapshot "
+        "(or CURRENT, without --snapshot) or Redis failed, 2 a bad setting.",
+    )
+    parser.add_argument("--snapshot", help="snapshot id to warm, e.g. 2026-12 (default: the one CURRENT names)")
     parser.add_argument("--data-dir", type=Path, help="data directory (default READINESS_DATA_DIR)")
     parser.add_argument("--redis-url", help="Redis URL (default READINESS_REDIS_URL)")
-    parser.add_argument("--top", type=int, help="previous snapshot's most requested queries to add")
+    parser.add_argument("--top", type=int, help="how many of the most requested queries of CURRENT's "
+                        "snapshot to add (default READINESS_WARM_TOP_N)")
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env(os.environ)
@@ -180,9 +192,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     data_dir = args.data_dir or settings.data_dir
     top = settings.warm_top_n if args.top is None else args.top
     ttl = (settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds)
-    print(f"warming snapshot {args.snapshot} from {data_dir} into Redis", file=sys.stderr)
+    snapshot_id = args.snapshot or read_current_id(data_dir)
+    if snapshot_id is None:
+        print(f"warm: failed: no usable CURRENT in {data_dir} (missing, or not a YYYY-MM id); "
+              "publish a snapshot or pass --snapshot", file=sys.stderr)
+        return 1
+    print(f"warming snapshot {snapshot_id} from {data_dir} into Redis", file=sys.stderr)
     try:
-        summary = asyncio.run(_run(url, data_dir, args.snapshot, top, ttl))
+        summary = asyncio.run(_run(url, data_dir, snapshot_id, top, ttl))
     except (SnapshotRefused, RedisError, OSError) as error:
         print(f"warm: failed: {error}", file=sys.stderr)
         return 1

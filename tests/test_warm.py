@@ -1,4 +1,4 @@
-"""The warm-up: standard answers and the previous snapshot's most requested ones, in Redis."""
+"""The warm-up: standard answers and the most requested ones of CURRENT's snapshot, in Redis."""
 
 from __future__ import annotations
 
@@ -74,6 +74,16 @@ async def test_warm_adds_previous_snapshots_most_requested(data: Path) -> None:
 
 
 @pytest.mark.gen_test
+async def test_warm_of_current_again_replays_its_own_most_requested(data: Path) -> None:
+    async with fakeredis.FakeAsyncRedis() as redis:
+        await redis.zadd(popular_key("2026-11"), {"v1|sort=Country%20Code&order=desc": 5})
+        await redis.zadd(popular_key("2025-12"), {"v1|codes=BRA,KEN": 9})  # not CURRENT's
+        summary = await warm(redis, data, "2026-11", top=10, ttl=(100, 1000), progress=False)
+        assert "2026-11|v1|sort=Country%20Code&order=desc" in summary.written
+        assert "2026-11|v1|codes=BRA,KEN" not in summary.written
+
+
+@pytest.mark.gen_test
 async def test_warm_then_flip_first_request_is_a_redis_hit(data: Path) -> None:
     server = fakeredis.FakeServer()
     async with fakeredis.FakeAsyncRedis(server=server) as writer, fakeredis.FakeAsyncRedis(server=server) as reader:
@@ -96,6 +106,21 @@ def test_warm_command_without_redis_has_nothing_to_do(monkeypatch: pytest.Monkey
     assert "nothing to warm" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("current", [None, "latest\n"], ids=["missing", "not-a-month"])
+def test_warm_command_without_snapshot_needs_a_usable_current(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], current: str | None
+) -> None:
+    data = copy_tree(SAMPLE, tmp_path / "data")
+    if current is None:
+        (data / "CURRENT").unlink()
+    else:
+        (data / "CURRENT").write_text(current)
+    # Nothing listens on port 1: the command must stop before it ever needs Redis.
+    assert main(["--data-dir", str(data), "--redis-url", "redis://127.0.0.1:1/0"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"warm: failed: no usable CURRENT in {data} ") and err.count("\n") == 1, err
+
+
 def run_warm(*args: str) -> subprocess.CompletedProcess[str]:
     """The warm-up command as the publish hook or a Kubernetes Job runs it."""
     return subprocess.run([sys.executable, "-m", "readiness.warm", *args], cwd=ROOT,
@@ -112,3 +137,19 @@ def test_warm_command_against_real_redis(real_redis_url: str, data: Path) -> Non
 def test_warm_command_unknown_snapshot_fails(real_redis_url: str, data: Path) -> None:
     done = run_warm("--snapshot", "2030-12", "--data-dir", str(data), "--redis-url", real_redis_url)
     assert done.returncode == 1 and "failed" in done.stderr
+
+
+def test_warm_command_without_snapshot_warms_the_current_one(real_redis_url: str, data: Path) -> None:
+    # CURRENT names 2026-11; the fixture's 2026-12 is newer, but not current.
+    done = run_warm("--data-dir", str(data), "--redis-url", real_redis_url)
+    assert done.returncode == 0, done.stderr
+    assert f"warming snapshot 2026-11 from {data} into Redis" in done.stderr
+    assert done.stdout.startswith(f"warmed {2 * (1 + 14 + 217 + 4)} keys, ")
+    with redis.Redis.from_url(real_redis_url) as cache:
+        assert cache.exists(ANSWER_PREFIX + "2026-11|v1|codes=KEN")
+        assert not cache.exists(ANSWER_PREFIX + "2026-12|v1|codes=KEN")
+        flip(data, "2026-12")
+        again = run_warm("--data-dir", str(data), "--redis-url", real_redis_url)
+        assert again.returncode == 0, again.stderr
+        stored = Answer.unpack(cache.get(ANSWER_PREFIX + "2026-12|v1|codes=KEN") or b"")
+        assert stored is not None and b"99.5" in stored.body
