@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+import redis
 import yaml
 
 from config import Settings
+from readiness.redis_tier import ANSWER_PREFIX
 from tests.conftest import ROOT
 from tests.test_dockerfile import check_server_command
 
@@ -143,6 +145,14 @@ def _api(docs: list[Doc]) -> tuple[Doc, Doc]:
     return deployment, container
 
 
+def _warm(docs: list[Doc]) -> tuple[Doc, Doc, Doc]:
+    """The warm-up CronJob, its pod template and its one container."""
+    cronjob = _one(docs, "CronJob", "readiness-warm")
+    template = cronjob["spec"]["jobTemplate"]["spec"]["template"]
+    (container,) = template["spec"]["containers"]
+    return cronjob, template, container
+
+
 def _matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
     """Whether a LabelSelector (matchLabels and matchExpressions) selects these labels."""
     if any(labels.get(key) != value for key, value in selector.get("matchLabels", {}).items()):
@@ -189,18 +199,14 @@ def _script(container: Doc) -> str:
     return str(command[2])
 
 
-def _run_script(
-    container: Doc, data_dir: Path, env: Mapping[str, str]
-) -> subprocess.CompletedProcess[str]:
-    """Run a container's script here: /data is ``data_dir``, /app (the image's WORKDIR) is the
-    checkout, and ``python`` is the virtualenv's running the tests."""
-    script = re.sub(r"(?<![\w/.-])/data\b", str(data_dir), _script(container))
-    script = script.replace("/app/", f"{ROOT}/")
+def _run_here(argv: list[str], env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
+    """Run a container's command here, in the checkout (the image's WORKDIR, /app), with
+    ``python`` the virtualenv's running the tests and only ``env`` in the environment."""
     python_dir = Path(sys.executable).parent
     if not (python_dir / "python").exists():
         pytest.skip(f"no 'python' beside {sys.executable}")
     return subprocess.run(
-        ["sh", "-c", script],
+        argv,
         cwd=ROOT,
         env={"PATH": f"{python_dir}:/usr/bin:/bin", **env},
         capture_output=True,
@@ -208,6 +214,23 @@ def _run_script(
         timeout=120,
         check=False,
     )
+
+
+def _run_script(
+    container: Doc, data_dir: Path, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run a container's script here: /data is ``data_dir`` and /app the checkout."""
+    script = re.sub(r"(?<![\w/.-])/data\b", str(data_dir), _script(container))
+    script = script.replace("/app/", f"{ROOT}/")
+    return _run_here(["sh", "-c", script], env)
+
+
+def _run_command(
+    container: Doc, data_dir: Path, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """Run a container's exec-form command (no shell) here, ``/data`` being ``data_dir``."""
+    argv = [str(data_dir) if arg == "/data" else str(arg) for arg in container["command"]]
+    return _run_here(argv, env)
 
 
 _UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "K": 10**3, "M": 10**6, "G": 10**9, "": 1}
@@ -567,7 +590,7 @@ def test_network_policy_denies_ingress_by_default(
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_only_the_api_and_the_refresh_job_reach_redis(
+def test_only_the_api_and_the_refresh_and_warm_jobs_reach_redis(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
     docs = manifests[overlay]
@@ -575,7 +598,11 @@ def test_only_the_api_and_the_refresh_job_reach_redis(
     assert _selected(docs, policy["spec"]["podSelector"]) == {"Deployment/redis"}
     assert all(set(peer) == {"podSelector"} for peer in peers), "no other namespace or address"
     allowed = set().union(*(_selected(docs, peer["podSelector"]) for peer in peers))
-    assert allowed == {"Deployment/readiness-api", "CronJob/readiness-refresh"}
+    assert allowed == {
+        "Deployment/readiness-api",
+        "CronJob/readiness-refresh",
+        "CronJob/readiness-warm",
+    }
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -640,13 +667,44 @@ def test_refresh_cronjob_publishes_and_warms_monthly_one_at_a_time(
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_api_and_refresh_use_the_in_cluster_redis(
+def test_warm_cronjob_is_a_suspended_job_template_warming_current_read_only(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    # Its pods are checked with every workload's too (limits, non-root, the ConfigMap's keys).
+    docs = manifests[overlay]
+    cronjob, template, container = _warm(docs)
+    spec = cronjob["spec"]
+    assert spec["suspend"] is True, "run by hand only: create job --from=cronjob/readiness-warm"
+    assert spec["concurrencyPolicy"] == "Forbid"
+    assert spec["successfulJobsHistoryLimit"] >= 1 and spec["failedJobsHistoryLimit"] >= 1
+    job = spec["jobTemplate"]["spec"]
+    assert job["backoffLimit"] >= 1 and job["activeDeadlineSeconds"] > 0
+    assert template["spec"]["restartPolicy"] == "Never"
+    command = container["command"]
+    assert command[:3] == ["python", "-m", "readiness.warm"]
+    assert "--snapshot" not in command, "warms the snapshot CURRENT names"
+    data_dir = command[command.index("--data-dir") + 1]
+    # The API's claim, read-only on both the mount and the pod's volume, at that --data-dir.
+    (mount,) = (m for m in container["volumeMounts"] if m["mountPath"] == data_dir)
+    (volume,) = (v for v in template["spec"]["volumes"] if v["name"] == mount["name"])
+    claim = volume["persistentVolumeClaim"]
+    assert mount["readOnly"] is True and claim["readOnly"] is True
+    assert claim["claimName"] == "readiness-snapshots"
+    assert _uses_api_image(container)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_api_refresh_and_warm_use_the_in_cluster_redis(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
     docs = manifests[overlay]
     templates = _pod_templates(docs)
     port = _one(docs, "Service", "redis")["spec"]["ports"][0]["port"]
-    for workload in ("Deployment/readiness-api", "CronJob/readiness-refresh"):
+    for workload in (
+        "Deployment/readiness-api",
+        "CronJob/readiness-refresh",
+        "CronJob/readiness-warm",
+    ):
         (container,) = templates[workload]["spec"]["containers"]
         _, settings = _settings(docs, container)
         assert settings.redis_url == f"redis://redis:{port}/0", workload
@@ -736,6 +794,26 @@ def test_refresh_script_keeps_current_when_the_warm_up_fails(
     result = _run_script(container, data_dir, unreachable)
     assert result.returncode == 1 and "warm: failed" in result.stderr, result.stderr
     assert (data_dir / "CURRENT").read_text().strip() == "2025-12"
+
+
+def test_warm_command_warms_the_current_snapshot(
+    manifests: dict[str, list[Doc]], real_redis_url: str, tmp_path: Path
+) -> None:
+    docs = manifests["prod"]
+    _, _, container = _warm(docs)
+    env, _ = _settings(docs, container)
+    data_dir = tmp_path / "data"
+    shutil.copytree(ROOT / "data" / "sample", data_dir)
+    # Not the newest snapshot (2026-11): the warm-up must follow CURRENT.
+    (data_dir / "CURRENT").write_text("2025-12\n")
+    result = _run_command(container, data_dir, {**env, "READINESS_REDIS_URL": real_redis_url})
+    assert result.returncode == 0, result.stderr
+    assert f"warming snapshot 2025-12 from {data_dir} into Redis" in result.stderr
+    with redis.Redis.from_url(real_redis_url) as cache:
+        keys = {key.decode() for key in cache.scan_iter(ANSWER_PREFIX + "*")}
+    assert result.stdout.startswith(f"warmed {len(keys)} keys, ")
+    assert {ANSWER_PREFIX + "2025-12|v1|codes=KEN", ANSWER_PREFIX + "2025-12|legacy|"} <= keys
+    assert not any(key.startswith(ANSWER_PREFIX + "2026-11|") for key in keys)
 
 
 def test_dev_seed_publishes_the_sample_once(
