@@ -42,6 +42,14 @@ ACCESS_FLUSH_SECONDS = 1
 COUNT_FLUSH_SECONDS = 10
 """How often request counts per query go to Redis for the warm-up's top-N list."""
 
+MAX_BODY_BYTES = 64 * 1024
+"""No route reads a request body. A larger one is refused (400, connection closed) before it
+is buffered, instead of Tornado's default 100 MB per connection."""
+
+IDLE_CONNECTION_SECONDS = 120
+"""A keep-alive connection idle this long is closed (Tornado's default: an hour). Longer than
+load balancers' usual 60 s, so that they close first and never reuse a closing connection."""
+
 
 def parse_args(argv: Sequence[str], defaults: Settings) -> Settings:
     """Command-line flags over the environment's settings."""
@@ -77,7 +85,12 @@ async def serve(settings: Settings) -> None:
     app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
     # X-Forwarded-For / X-Real-Ip are trusted only behind a proxy that sets them: parsing them
     # costs every request, and a direct client could forge them.
-    server = HTTPServer(app, xheaders=settings.behind_proxy)
+    server = HTTPServer(
+        app,
+        xheaders=settings.behind_proxy,
+        max_body_size=MAX_BODY_BYTES,
+        idle_connection_timeout=IDLE_CONNECTION_SECONDS,
+    )
     server.listen(settings.port, settings.host)
     log.info("listening on http://%s:%d/api/v1/readiness", settings.host, settings.port)
 

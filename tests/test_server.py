@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import socket
 import urllib.request
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import orjson
 import pytest
 
 from config import Settings
-from server import parse_args
+from server import MAX_BODY_BYTES, parse_args
 from tests.processes import Start, free_port, get, start, wait_until_up  # noqa: F401  (start: fixture)
 
 
@@ -62,3 +63,16 @@ def test_server_behind_proxy_logs_forwarded_client(start: Start, behind_proxy: s
     assert process.wait(timeout=10) == 0
     access = [orjson.loads(line) for line in process.stderr.read().splitlines() if b"readiness.access" in line]
     assert [line["remote"] for line in access if line["path"] == "/api/v1/readiness"] == [logged]
+
+
+def test_server_refuses_a_request_body_over_the_limit_before_reading_it(start: Start) -> None:
+    port = free_port()
+    process = start("--port", str(port))
+    wait_until_up(port, process)
+    small = b'{"x": 1}'
+    for length, body, expected in ((len(small), small, b"405"), (MAX_BODY_BYTES + 1, b"", b"400")):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as connection:
+            # The large one announces a body it never sends: refused on its Content-Length alone.
+            connection.sendall(b"POST /api/v1/readiness HTTP/1.1\r\nHost: x\r\n"
+                               + f"Content-Length: {length}\r\n\r\n".encode() + body)
+            assert connection.recv(4096).split(b" ")[1] == expected
