@@ -1,9 +1,10 @@
 """The hit lane: in-memory answers sent before Tornado builds a RequestHandler.
 
 Most requests after a release ask for a current-snapshot answer that tier 1 already holds,
-or revalidate one (304). For them a RequestHandler is most of the cost: building it (headers
-reset, defaults set one by one, ``initialize``), the ``_execute`` coroutine, ``finish`` and
-``flush``: about 30 µs of the 140 µs a bare handler takes (docs/PERFORMANCE.md). The lane's
+or revalidate one (304). For them the RequestHandler is the largest cost the service can
+avoid: building it (headers reset, defaults set one by one, ``initialize``), the ``_execute``
+coroutine, ``finish`` and ``flush``, about 30 µs of the 140 µs a bare handler takes (the rest
+is Tornado's connection and the socket; docs/PERFORMANCE.md). The lane's
 delegate sees the request once its headers and body are in, answers it itself when tier 1
 has the answer, and otherwise hands it to Tornado's handler delegate, which runs the handler
 as usual: misses, archives, bad input (400), over-long URLs (414), every error.
