@@ -24,6 +24,7 @@ from loaders import SnapshotStore
 from redis.asyncio import Redis
 from tornado.httpserver import HTTPServer
 from tornado.ioloop import PeriodicCallback
+from tornado.web import Application
 
 from readiness import make_app
 from readiness.app import new_metrics
@@ -66,6 +67,20 @@ def parse_args(argv: Sequence[str], defaults: Settings) -> Settings:
     )
 
 
+def http_server(app: Application, behind_proxy: bool, idle_seconds: float = IDLE_CONNECTION_SECONDS) -> HTTPServer:
+    """The HTTP server for ``app``, with the body and idle limits above.
+
+    X-Forwarded-For / X-Real-Ip are trusted only ``behind_proxy`` (one that sets them):
+    parsing them costs every request, and a direct client could forge them.
+    """
+    return HTTPServer(
+        app,
+        xheaders=behind_proxy,
+        max_body_size=MAX_BODY_BYTES,
+        idle_connection_timeout=idle_seconds,
+    )
+
+
 async def serve(settings: Settings) -> None:
     """Load the current snapshot, listen, follow snapshot changes, and shut down gracefully.
 
@@ -83,14 +98,7 @@ async def serve(settings: Settings) -> None:
     tier = None if redis is None else RedisTier(redis.client, redis.breaker, metrics)
     access = AccessLog(sys.stderr.buffer, settings.log_level)
     app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
-    # X-Forwarded-For / X-Real-Ip are trusted only behind a proxy that sets them: parsing them
-    # costs every request, and a direct client could forge them.
-    server = HTTPServer(
-        app,
-        xheaders=settings.behind_proxy,
-        max_body_size=MAX_BODY_BYTES,
-        idle_connection_timeout=IDLE_CONNECTION_SECONDS,
-    )
+    server = http_server(app, settings.behind_proxy)
     server.listen(settings.port, settings.host)
     log.info("listening on http://%s:%d/api/v1/readiness", settings.host, settings.port)
 

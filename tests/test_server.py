@@ -1,7 +1,9 @@
-"""server.py as a process: flags, environment, the embedded default, clean stop on SIGTERM."""
+"""server.py: as a process (flags, environment, the embedded default, clean stop on SIGTERM)
+and its HTTP server's limits on bodies and idle connections."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import socket
 import urllib.request
@@ -9,9 +11,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+from tornado.web import Application
 
 from config import Settings
-from server import MAX_BODY_BYTES, parse_args
+from server import MAX_BODY_BYTES, http_server, parse_args
 from tests.processes import Start, free_port, get, start, wait_until_up  # noqa: F401  (start: fixture)
 
 
@@ -76,3 +79,20 @@ def test_server_refuses_a_request_body_over_the_limit_before_reading_it(start: S
             connection.sendall(b"POST /api/v1/readiness HTTP/1.1\r\nHost: x\r\n"
                                + f"Content-Length: {length}\r\n\r\n".encode() + body)
             assert connection.recv(4096).split(b" ")[1] == expected
+
+
+@pytest.mark.gen_test
+async def test_http_server_closes_an_idle_keep_alive_connection(app: Application) -> None:
+    server = http_server(app, behind_proxy=False, idle_seconds=0.3)
+    port = free_port()
+    server.listen(port, "127.0.0.1")
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 200")
+        await reader.readexactly(len(b'{"status":"ok"}'))
+        # Kept alive after the answer, then closed by the server once idle: end of stream.
+        assert await asyncio.wait_for(reader.read(1), timeout=3) == b""
+    finally:
+        writer.close()
+        server.stop()
