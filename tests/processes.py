@@ -29,13 +29,11 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, unavailable
 
 
 Start = Callable[..., "subprocess.Popen[bytes]"]
 
-REQUIRE_REDIS = "READINESS_REQUIRE_REDIS"
-"""Set (CI sets it) to make tests that need redis-server fail instead of skipping without it."""
 
 
 def free_port() -> int:
@@ -157,13 +155,10 @@ def fetch(port: int, path: str, timeout: float = 5.0) -> tuple[int, bytes]:
 
 
 def redis_server_executable() -> str:
-    """Path of ``redis-server``; without one, skip the test, or fail it when CI requires Redis."""
+    """Path of ``redis-server``; without one, ``unavailable``."""
     executable = shutil.which("redis-server")
     if executable is None:
-        reason = "redis-server is not on PATH; this test needs a real Redis to start, kill and pause"
-        if os.environ.get(REQUIRE_REDIS):
-            pytest.fail(f"{reason} ({REQUIRE_REDIS} is set)")
-        pytest.skip(reason)
+        unavailable("redis-server is not on PATH; this test needs a real Redis to start, kill and pause")
     return executable
 
 

