@@ -4,7 +4,9 @@ read these rules from here."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from readiness.cache import Answer
 
@@ -31,6 +33,13 @@ LEGACY_HEADERS: tuple[tuple[str, str], ...] = JSON_HEADERS + (
 VARY = "Accept-Encoding"
 """Answers have a gzip and an identity representation; shared caches must key on this."""
 
+_OWS = " \t"
+_QVALUE = re.compile(r"0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?")
+"""RFC 9110 qvalue: 0 to 1 with at most three decimals."""
+_CODINGS = frozenset({"gzip", "identity", "*"})
+_ALIASES = {"x-gzip": "gzip"}
+"""RFC 9110 (section 8.4.1.3): x-gzip is gzip."""
+
 
 @dataclass(frozen=True, slots=True)
 class Representation:
@@ -43,10 +52,10 @@ class Representation:
 
 
 def represent(answer: Answer, accept_encoding: str, if_none_match: str) -> Representation:
-    """Choose the gzip copy when the client accepts it and the answer has one; 304 when
+    """Choose the gzip copy when the client prefers it and the answer has one; 304 when
     ``If-None-Match`` names either representation (the ETag is the chosen one's)."""
     compressed = answer.gzipped
-    if compressed is not None and not accepts_gzip(accept_encoding):
+    if compressed is not None and not prefers_gzip(accept_encoding):
         compressed = None
     etag = answer.etag if compressed is None else answer.gzip_etag
     if etag_matches(if_none_match, answer):
@@ -56,14 +65,32 @@ def represent(answer: Answer, accept_encoding: str, if_none_match: str) -> Repre
     return Representation(200, etag, True, compressed)
 
 
-def accepts_gzip(accept_encoding: str) -> bool:
-    """Whether an Accept-Encoding header admits gzip (``gzip`` or ``*``, with q above 0)."""
-    for item in accept_encoding.lower().split(","):
-        coding, _, parameters = item.partition(";")
-        if coding.strip() in ("gzip", "*"):
-            weight = parameters.strip()
-            return not (weight.startswith("q=") and _is_zero(weight[2:]))
-    return False
+@lru_cache(maxsize=64)
+def prefers_gzip(accept_encoding: str) -> bool:
+    """Whether a request's ``Accept-Encoding`` makes the gzip copy the better representation
+    than identity, by RFC 9110 (section 12.5.3).
+
+    The most specific entry wins: ``gzip`` (or ``x-gzip``) and ``identity`` over ``*``. An
+    entry whose ``q`` is not a valid qvalue (0 to 1, at most three decimals) is ignored; a
+    coding listed twice counts with its lower weight. Identity is chosen when it weighs more
+    than gzip, when gzip weighs 0, and when neither is acceptable (never 406). An absent or
+    empty header gets identity. Memoized: clients send few distinct values, and a hit is one
+    lookup rather than a parse; 64 values of at most Tornado's 64 KiB header block are kept.
+    """
+    weights: dict[str, float] = {}
+    for entry in accept_encoding.split(","):
+        coding, *parameters = entry.split(";")
+        coding = coding.strip(_OWS).lower()
+        coding = _ALIASES.get(coding, coding)
+        if coding not in _CODINGS:
+            continue
+        weight = _weight(parameters)
+        if weight is not None:
+            weights[coding] = min(weight, weights.get(coding, weight))
+    anything = weights.get("*")
+    gzip = weights.get("gzip", anything or 0.0)
+    identity = weights.get("identity", anything)
+    return gzip > 0 and (identity is None or gzip >= identity)
 
 
 def etag_matches(if_none_match: str, answer: Answer) -> bool:
@@ -76,8 +103,15 @@ def etag_matches(if_none_match: str, answer: Answer) -> bool:
     return answer.etag in tags or answer.gzip_etag in tags
 
 
-def _is_zero(weight: str) -> bool:
-    try:
-        return float(weight) == 0
-    except ValueError:
-        return False
+def _weight(parameters: list[str]) -> float | None:
+    """An entry's ``q`` (1 without one); None when it is not a valid qvalue or is given twice."""
+    weight: float | None = None
+    for parameter in parameters:
+        name, _, value = parameter.partition("=")
+        if name.strip(_OWS).lower() != "q":
+            continue  # not in RFC 9110's grammar, but harmless: ignored, not the entry
+        value = value.strip(_OWS)
+        if weight is not None or not _QVALUE.fullmatch(value):
+            return None
+        weight = float(value)
+    return 1.0 if weight is None else weight

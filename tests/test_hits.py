@@ -194,3 +194,19 @@ async def test_hit_lane_without_a_snapshot_leaves_the_503_to_the_handler(
 ) -> None:
     response = await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))
     assert response.status.split(b" ")[1] == b"503"
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize(
+    ("accept", "gzipped"),
+    [("*;q=0, gzip", True), ("*;q=1, gzip;q=0", False), ("gzip;level=1;q=0", False), ("gzip;q=nan", False)],
+)
+async def test_accept_encoding_negotiated_alike_by_handler_and_lane(
+    http_server: Any, http_port: int, handlers_built: list[str], accept: str, gzipped: bool
+) -> None:
+    request = request_bytes("GET", V1, f"Accept-Encoding: {accept}")
+    for _ in range(2):  # the handler (a miss), then the lane (a hit)
+        response = await exchange(http_port, request)
+        assert (response.headers.get("Content-Encoding") == "gzip") is gzipped
+        assert response.body.startswith(b"\x1f\x8b") is gzipped
+    assert handlers_built == [V1]

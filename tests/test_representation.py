@@ -3,34 +3,125 @@
 from __future__ import annotations
 
 import gzip
+import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from readiness.cache import Answer
-from readiness.representation import LEGACY_HEADERS, JSON_HEADERS, accepts_gzip, etag_matches, represent
+from readiness.representation import LEGACY_HEADERS, JSON_HEADERS, etag_matches, prefers_gzip, represent
 
 LARGE = Answer.of(b'{"data":"' + b"x" * 4000 + b'"}')
 SMALL = Answer.of(b'{"data":1}')
 
 
 @pytest.mark.parametrize(
-    ("header", "accepted"),
+    ("header", "gzipped"),
     [
         ("gzip", True),
         ("GZIP", True),
+        ("x-gzip", True),
         ("deflate, gzip;q=0.5", True),
+        ("gzip ; Q=0.5", True),
         ("*", True),
         ("br;q=1, *;q=0.1", True),
         ("gzip;q=0", False),
         ("gzip;q=0.0", False),
-        ("gzip;q=nonsense", True),
+        ("gzip;q=0.000", False),
         ("deflate, br", False),
         ("", False),
         ("gzipped", False),
+        # The most specific entry wins: gzip and identity over *.
+        ("*;q=0, gzip", True),
+        ("*;q=1, gzip;q=0", False),
+        ("*;q=1, x-gzip;q=0", False),
+        ("*;q=1, gzip;level=1;q=0", False),  # other parameters do not hide the weight
+        ("gzip;level=1;q=0", False),
+        # An invalid weight makes the entry count as absent, not as q=1.
+        ("gzip;q=-1", False),
+        ("gzip;q=abc", False),
+        ("gzip;q=nan", False),
+        ("gzip;q=1.5", False),
+        ("gzip;q=0.0001", False),
+        ("gzip;q=", False),
+        ("gzip;q=0.5;q=1", False),
+        ("gzip;q=nonsense, *;q=0.5", True),  # the invalid entry is ignored; * admits gzip
+        # identity: preferred when it weighs more; excluded by identity;q=0 or *;q=0.
+        ("gzip;q=0.5, identity", False),
+        ("gzip;q=0.5, identity;q=0.5", True),
+        ("gzip;q=0.5, *;q=0.8", False),  # * weighs identity too, not named otherwise
+        ("identity;q=0, *;q=0.1", True),
+        ("gzip;q=0.1, *;q=0", True),
+        ("gzip;q=0.1, identity;q=0.2, *;q=1", False),
+        ("identity;q=0, gzip;q=0", False),  # nothing acceptable: identity, never 406
+        ("gzip;q=0, gzip", False),  # listed twice: the lower weight counts
     ],
 )
-def test_accepts_gzip(header: str, accepted: bool) -> None:
-    assert accepts_gzip(header) is accepted
+def test_prefers_gzip_by_rfc_9110(header: str, gzipped: bool) -> None:
+    assert prefers_gzip(header) is gzipped
+
+
+# Properties of Accept-Encoding negotiation (RFC 9110, section 12.5.3) over generated headers.
+CODINGS = ["gzip", "GZIP", "x-gzip", "identity", "*", "br", "deflate", "zstd"]
+VALID_Q = st.one_of(
+    st.sampled_from(["0", "0.", "0.0", "0.000", "1", "1.", "1.0", "1.000"]),
+    st.integers(0, 999).map(lambda n: f"0.{n:03d}"),
+    st.integers(0, 99).map(lambda n: f"0.{n:02d}"),
+)
+INVALID_Q = st.sampled_from(["-1", "abc", "nan", "inf", "1.5", "2", "0.0001", "1.001", "", ".5", "1e0", "0x1"])
+OWS = st.sampled_from(["", " ", "\t", "  "])
+
+
+def entry(coding: str, q: str | None, extra: str = "", space: str = "") -> str:
+    weight = "" if q is None else f"{space};{space}q={q}"
+    return f"{coding}{extra}{weight}"
+
+
+def is_gzip(coding: str) -> bool:
+    return coding.lower() in ("gzip", "x-gzip")
+
+
+valid_entries = st.lists(
+    st.tuples(st.sampled_from(CODINGS), st.none() | VALID_Q, st.sampled_from(["", ";level=1", ";a=b"]), OWS),
+    max_size=6,
+)
+invalid_entries = st.lists(st.tuples(st.sampled_from(CODINGS), INVALID_Q, OWS), max_size=4)
+
+
+def header(valid: list[tuple[str, str | None, str, str]], separator: str = ", ") -> str:
+    return separator.join(entry(coding, q, extra, space) for coding, q, extra, space in valid)
+
+
+@given(valid_entries, invalid_entries, st.randoms(use_true_random=False), OWS)
+def test_prefers_gzip_properties(
+    valid: list[tuple[str, str | None, str, str]],
+    invalid: list[tuple[str, str, str]],
+    shuffler: random.Random,
+    space: str,
+) -> None:
+    chosen = prefers_gzip(header(valid))
+    weights = {(coding.lower(), float(q) if q is not None else 1.0) for coding, q, _, _ in valid}
+
+    # A gzip entry with q=0 is a refusal, whatever else the header says.
+    if any(is_gzip(coding) and q == 0 for coding, q in weights):
+        assert not chosen
+    # gzip listed with q > 0 and identity not named: gzip, whatever * says.
+    gzip_weights = [q for coding, q in weights if is_gzip(coding)]
+    if gzip_weights and min(gzip_weights) > 0 and not any(coding in ("identity", "*") for coding, _ in weights):
+        assert chosen
+    # Entries with an invalid weight count as absent.
+    mixed = valid + [(coding, q, "", ows) for coding, q, ows in invalid]
+    assert prefers_gzip(header(mixed)) is chosen
+    # Order and optional whitespace do not matter.
+    shuffler.shuffle(mixed)
+    assert prefers_gzip(header(mixed, separator=f"{space},{space}")) is chosen
+    # When gzip and identity are both named, * does not matter.
+    if gzip_weights and any(coding == "identity" for coding, _ in weights):
+        assert prefers_gzip(header([item for item in valid if item[0] != "*"])) is chosen
+    # Nothing valid about gzip, identity or *: identity.
+    if not any(coding in ("gzip", "x-gzip", "identity", "*") for coding, _ in weights):
+        assert not chosen
 
 
 def test_etag_matches_either_representation_weakly_or_star() -> None:
