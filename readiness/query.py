@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, quote, urlencode
 from loaders import COUNTRY_FIELDS, DETAILS, FIELD_BY_NAME, Kind
 
 from readiness.errors import InvalidParameter, InvalidRequest
-from readiness.vocabulary import canonical_region, field_list, sort_field
+from readiness.vocabulary import canonical_region, field_list, folded, sort_field, trimmed
 
 PARAMETERS: tuple[str, ...] = (
     "code", "codes", "level", "region", "year", "sort", "order", "fields", "shortnames", "indicators",
@@ -75,11 +75,11 @@ class Query:
         InvalidParameter naming the parameter and what it accepts, or InvalidRequest for
         level=country without a code.
         """
-        values = {name: params[name].strip() for name in PARAMETERS if params.get(name, "").strip()}
+        values = {name: trimmed(params[name]) for name in PARAMETERS if trimmed(params.get(name, ""))}
         codes = _codes("codes", values["codes"]) if "codes" in values else (
             _codes("code", values["code"]) if "code" in values else ()
         )
-        level = values.get("level", "global").lower()
+        level = folded(values.get("level", "global"))
         if level not in ("global", "country"):
             raise InvalidParameter("level", values["level"], "country or global")
         if level == "country" and not codes:
@@ -128,12 +128,22 @@ class Query:
 def parse_query_string(raw: str) -> Query:
     """``Query.parse`` of a URL query string; the last value of a repeated parameter wins.
 
-    Bytes that are not UTF-8 become U+FFFD, which no parameter accepts (a 400 naming it), or
-    are ignored with an unknown parameter. Memoized, because popular requests repeat the same
-    strings and parsing is the largest cost of a cache hit; at most 1024 strings of at most
-    8 KiB (the URL limit) are kept. Raises like ``Query.parse`` (errors are not memoized).
+    ``raw`` is the query as Tornado gives it: one character per byte of the request line
+    (Tornado decodes it as Latin-1). Its bytes, sent raw or percent-encoded, are decoded as
+    UTF-8; bytes that are not UTF-8 become U+FFFD, which no parameter accepts (a 400 naming
+    it), or are ignored with an unknown parameter. Memoized, because popular requests repeat
+    the same strings and parsing is the largest cost of a cache hit; at most 1024 strings of
+    at most 8 KiB (the URL limit) are kept. Raises like ``Query.parse`` (errors are not
+    memoized).
     """
-    return Query.parse(dict(parse_qsl(raw, keep_blank_values=True, errors="replace")))
+    # Percent-escapes decoded as Latin-1 too: every character of every pair is then one byte.
+    pairs = parse_qsl(raw, keep_blank_values=True, encoding="latin-1")
+    return Query.parse({_text(name): _text(value) for name, value in pairs})
+
+
+def _text(as_bytes: str) -> str:
+    """Bytes held one per character (Latin-1) as UTF-8 text."""
+    return as_bytes if as_bytes.isascii() else as_bytes.encode("latin-1").decode("utf-8", "replace")
 
 
 def archive_id(year: int) -> str:
@@ -158,7 +168,7 @@ def _code_list(
 
     Checked before upper-casing: "ß".upper() is "SS", and only ASCII codes are accepted.
     """
-    pieces = {piece.strip() for piece in value.split(",")} - {""}
+    pieces = {trimmed(piece) for piece in value.split(",")} - {""}
     for piece in sorted(pieces):
         if not pattern.fullmatch(piece):
             raise InvalidParameter(name, piece, f"comma-separated {accepted}")
@@ -179,7 +189,7 @@ def _year(value: str) -> int:
 def _descending(value: str | None, sort: str) -> bool:
     if value is None:
         return FIELD_BY_NAME[sort].kind is Kind.NUMBER
-    order = value.lower()
+    order = folded(value)
     if order not in ("asc", "desc"):
         raise InvalidParameter("order", value, "asc or desc")
     return order == "desc"
@@ -191,7 +201,7 @@ def _fields(value: str) -> tuple[str, ...]:
 
 
 def _boolean(name: str, value: str) -> bool:
-    flag = _BOOLEANS.get(value.lower())
+    flag = _BOOLEANS.get(folded(value))
     if flag is None:
         raise InvalidParameter(name, value, "true, false, 1 or 0")
     return flag

@@ -33,15 +33,37 @@ REGION_ALIASES: dict[str, str] = {
 }
 """Region aliases of SPEC 2.4. "SA" means Latin America & Caribbean, as SPEC says."""
 
+_SPACE = " \t\n\r\x0b\x0c"
+
+
+def trimmed(value: str) -> str:
+    """``value`` without surrounding ASCII whitespace.
+
+    ``str.strip()`` would also remove Unicode spaces (U+00A0, U+2003, ...), accepting a value
+    no client typed as a name (docs/DECISIONS.md, ASCII names).
+    """
+    return value.strip(_SPACE)
+
+
+def folded(value: str) -> str:
+    """``value`` for a case-insensitive match of an ASCII name: A-Z lower-cased, nothing else.
+
+    ``casefold`` and ``lower`` map some non-ASCII letters onto ASCII ones (long s "ſ" to "s",
+    the Kelvin sign to "k"), so look-alikes would pass as names. Every name a client may type
+    is ASCII: a value with another character is returned as it is and matches none.
+    """
+    return value.lower() if value.isascii() else value
+
+
 _REGIONS: dict[str, str] = {
-    **{name.casefold(): name for name in REGION_SHORT},
-    **{short.casefold(): name for name, short in REGION_SHORT.items()},
-    **{alias.casefold(): name for alias, name in REGION_ALIASES.items()},
+    **{folded(name): name for name in REGION_SHORT},
+    **{folded(short): name for name, short in REGION_SHORT.items()},
+    **{folded(alias): name for alias, name in REGION_ALIASES.items()},
 }
 
 _SORTABLE: dict[str, str] = {
-    **{field.name.casefold(): field.name for field in COUNTRY_FIELDS},
-    **{alias.casefold(): field for alias, field in FIELD_ALIASES.items()},
+    **{folded(field.name): field.name for field in COUNTRY_FIELDS},
+    **{folded(alias): field for alias, field in FIELD_ALIASES.items()},
 }
 
 _FIELD_NAMES = ", ".join(field.name for field in COUNTRY_FIELDS)
@@ -66,22 +88,22 @@ _MOST_PIECES = max(field.name.count(",") for field in COUNTRY_FIELDS) + 1
 
 
 def canonical_region(value: str) -> str:
-    """Map a region name, alias or short code, in any case, to its full name.
+    """Map a region name, alias or short code, in any (ASCII) case, to its full name.
 
     Raises InvalidParameter listing accepted names (DESIGN §3, region).
     """
-    region = _REGIONS.get(value.strip().casefold())
+    region = _REGIONS.get(folded(trimmed(value)))
     if region is None:
         raise InvalidParameter("region", value, ACCEPTED_REGIONS)
     return region
 
 
 def sort_field(value: str) -> str:
-    """Map a field name (any case) or alias to the actual field to sort by.
+    """Map a field name (any ASCII case) or alias to the actual field to sort by.
 
     Raises InvalidParameter listing the sortable fields (DESIGN §3, sort).
     """
-    field = _SORTABLE.get(value.strip().casefold())
+    field = _SORTABLE.get(folded(trimmed(value)))
     if field is None:
         raise InvalidParameter("sort", value, ACCEPTED_SORT)
     return field
@@ -90,11 +112,12 @@ def sort_field(value: str) -> str:
 def field_list(value: str) -> tuple[str, ...]:
     """Split a fields parameter into actual names, in the order given (duplicates kept).
 
-    Names match case-insensitively; aliases map to their field on both routes; a name that
-    contains a comma ("Population, total") is recognised across the split. Raises
-    InvalidParameter naming the first unknown field and listing valid ones (DESIGN §3, fields).
+    Names match case-insensitively (ASCII); aliases map to their field on both routes; a name
+    that contains a comma ("Population, total") is recognised across the split. Raises
+    InvalidParameter naming the first unknown field and listing valid ones (DESIGN §3,
+    fields), or naming the whole value when it names no field at all (only commas).
     """
-    pieces = [piece.strip() for piece in value.split(",")]
+    pieces = [trimmed(piece) for piece in value.split(",")]
     names: list[str] = []
     start = 0
     while start < len(pieces):
@@ -102,7 +125,7 @@ def field_list(value: str) -> tuple[str, ...]:
             start += 1
             continue
         for width in range(min(_MOST_PIECES, len(pieces) - start), 0, -1):
-            candidate = ", ".join(pieces[start : start + width]).casefold()
+            candidate = folded(", ".join(pieces[start : start + width]))
             name = DETAILS if candidate == DETAILS else _SORTABLE.get(candidate)
             if name is not None:
                 names.append(name)
@@ -110,4 +133,6 @@ def field_list(value: str) -> tuple[str, ...]:
                 break
         else:
             raise InvalidParameter("fields", pieces[start], ACCEPTED_FIELDS)
+    if not names:
+        raise InvalidParameter("fields", value, ACCEPTED_FIELDS)
     return tuple(names)

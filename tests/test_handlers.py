@@ -18,6 +18,7 @@ from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
 from readiness import make_app
 
 from tests.conftest import access_lines, assert_error_envelope, body
+from tests.test_hits import exchange, request_bytes
 from tests.test_query import BAD_INPUT
 
 V1 = "/api/v1/readiness"
@@ -237,6 +238,21 @@ async def test_readiness_malformed_value_400_names_parameter(
 async def test_readiness_bytes_not_utf8_400_names_parameter(fetch: Any) -> None:
     assert_error_envelope(await fetch(V1 + "?code=%FF%FE%FD"), 400, "code=")
     assert (await fetch(V1 + "?unknown=%FF")).code == 200
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize(
+    ("target", "shown"),
+    [(V1.encode() + b"?sort=sc\xc3\xb6re", "sort='scöre'"), (V1.encode() + b"?sort=sc\xf6re", "sort='sc\ufffdre'")],
+)
+async def test_readiness_raw_bytes_in_query_read_as_utf8_or_replacement(
+    http_server: Any, http_port: int, target: bytes, shown: str
+) -> None:
+    # Clients normally percent-encode; these bytes come raw, as some send them.
+    response = await exchange(http_port, b"GET " + target + b" HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    assert response.status.split(b" ")[1] == b"400"
+    message = orjson.loads(response.body)["error"]
+    assert shown in message, message
 
 
 @pytest.mark.gen_test

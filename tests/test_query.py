@@ -150,6 +150,23 @@ BAD_INPUT = [
     ({"shortnames": "yes"}, "shortnames='yes'", "true, false, 1 or 0"),
     ({"code": "KEN", "indicators": "GE EST"}, "indicators='GE EST'", "indicator codes"),
     ({"code": "KEN", "indicators": "A" * 41}, "indicators=", "indicator codes"),
+    ({"fields": ",,,"}, "fields=',,,'", "comma-separated field names"),  # names no field at all
+    ({"fields": " , "}, "fields=", "comma-separated field names"),
+    # Case-insensitive means ASCII A-Z only: Unicode folding maps look-alikes onto ASCII letters
+    # (long s "ſ" casefolds to "s", the Kelvin sign "K" lower-cases to "k").
+    ({"sort": "ſcore"}, "sort='ſcore'", "a field name (Country Name"),
+    ({"sort": "Global Ran\u212a"}, "sort='Global Ran\u212a'", "a field name"),
+    ({"region": "ſsa"}, "region='ſsa'", "a short code"),
+    ({"region": "\u212aEN"}, "region=", "a short code"),
+    ({"fields": "ſcore"}, "fields='ſcore'", "comma-separated field names"),
+    ({"fields": "Country Name,Global Ran\u212a"}, "fields='Global Ran\u212a'", "comma-separated field names"),
+    ({"level": "\u212aountry"}, "level=", "country or global"),
+    ({"order": "de\u017fc"}, "order=", "asc or desc"),
+    ({"shortnames": "\u0442rue"}, "shortnames=", "true, false, 1 or 0"),  # Cyrillic te
+    # Surrounding spaces are ASCII spaces: U+00A0 or U+2003 are not trimmed away.
+    ({"code": "\u00a0KEN"}, "code=", "three-letter ISO3 codes"),
+    ({"sort": "score\u2003"}, "sort=", "a field name"),
+    ({"region": "\u00a0ssa"}, "region=", "a short code"),
 ]
 
 
@@ -248,3 +265,23 @@ def test_parse_query_string_bytes_not_utf8_name_the_parameter() -> None:
     with pytest.raises(InvalidParameter, match="code="):
         parse_query_string("code=%FF%FE%FD")
     assert parse_query_string("other=%FF") == Query()
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("sort=sc\xc3\xb6re", "sort='scöre'"),  # raw UTF-8 bytes, as Tornado gives them (Latin-1)
+        ("sort=sc%C3%B6re", "sort='scöre'"),  # the same bytes percent-encoded
+        ("sort=sc%C3\xb6re", "sort='scöre'"),  # half and half
+        ("sort=sc\xf6re", "sort='sc\ufffdre'"),  # not UTF-8: U+FFFD, never a Latin-1 guess
+        ("code=\xff\xfe", "code='\ufffd\ufffd'"),
+    ],
+)
+def test_parse_query_string_bytes_are_utf8_or_replacement(raw: str, shown: str) -> None:
+    with pytest.raises(InvalidParameter) as raised:
+        parse_query_string(raw)
+    assert shown in raised.value.message
+
+
+def test_parse_query_string_raw_non_ascii_names_are_unknown_and_ignored() -> None:
+    assert parse_query_string("c\xc3\xb6de=KEN&code=BRA").codes == ("BRA",)
