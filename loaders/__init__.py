@@ -1,5 +1,10 @@
 """Snapshot files (DESIGN §2) to validated, immutable in-memory snapshots."""
 
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 from loaders.contract import (
     COMPOSITE,
     COUNTRY_FIELDS,
@@ -13,18 +18,33 @@ from loaders.contract import (
     Field,
     Kind,
 )
-from loaders.schema import SCHEMA_VERSION
 from loaders.model import Country, JsonValue, Snapshot
-from loaders.reader import (
-    SNAPSHOT_ID,
-    Problem,
-    SnapshotRefused,
-    load_snapshot,
-    read_current_id,
-    read_snapshot,
-    snapshot_ids,
-)
-from loaders.store import SnapshotStore
+from loaders.schema import SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from loaders.reader import (
+        SNAPSHOT_ID,
+        Problem,
+        SnapshotRefused,
+        load_snapshot,
+        read_current_id,
+        read_snapshot,
+        snapshot_ids,
+    )
+    from loaders.store import SnapshotStore
+
+_READERS = {
+    "SNAPSHOT_ID": "loaders.reader",
+    "Problem": "loaders.reader",
+    "SnapshotRefused": "loaders.reader",
+    "load_snapshot": "loaders.reader",
+    "read_current_id": "loaders.reader",
+    "read_snapshot": "loaders.reader",
+    "snapshot_ids": "loaders.reader",
+    "SnapshotStore": "loaders.store",
+}
+"""Names imported on first use: reading and validating files needs jsonschema, which the
+contract's users (the pure query modules) must not load."""
 
 __all__ = [
     "COMPOSITE",
@@ -51,3 +71,11 @@ __all__ = [
     "read_snapshot",
     "snapshot_ids",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A reader or store name, imported from its module when first asked for (PEP 562)."""
+    home = _READERS.get(name)
+    if home is None:
+        raise AttributeError(f"module 'loaders' has no attribute {name!r}")
+    return getattr(import_module(home), name)

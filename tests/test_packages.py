@@ -1,0 +1,40 @@
+"""The domain modules are pure (docs/ARCHITECTURE.md): importing them loads neither the HTTP
+framework, the cache tier's client, the metrics library nor the snapshot validator."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+HEAVY = ("tornado", "redis", "prometheus_client", "jsonschema")
+
+
+@pytest.mark.parametrize(
+    "module", ["readiness.query", "readiness.vocabulary", "readiness.select", "readiness.errors", "loaders.contract"]
+)
+def test_domain_module_imports_without_the_http_and_cache_stack(module: str) -> None:
+    check = f"import sys, {module}; print(sorted(name for name in {HEAVY!r} if name in sys.modules))"
+    result = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]", f"import {module} loaded {result.stdout.strip()}"
+
+
+def test_package_names_still_import_from_the_package() -> None:
+    check = (
+        "from readiness import make_app, Query, ReadinessService, Answer; "
+        "from loaders import SnapshotStore, load_snapshot, COUNTRY_FIELDS; print('ok')"
+    )
+    result = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.stdout.strip() == "ok", result.stderr
+
+
+def test_package_every_public_name_resolves() -> None:
+    import loaders
+    import readiness
+
+    assert all(getattr(readiness, name) is not None for name in readiness.__all__)
+    assert all(getattr(loaders, name) is not None for name in loaders.__all__)
