@@ -26,6 +26,7 @@ from readiness.logs import AccessLog, RequestLog
 from readiness.metrics import Metrics
 from readiness.openapi import openapi_document
 from readiness.redis_tier import RedisTier
+from readiness.representation import HttpDate
 from readiness.service import ReadinessService, RedisTtl
 
 
@@ -65,8 +66,10 @@ def make_app(
     policy = CachePolicy.of(settings.max_age_seconds, settings.archive_max_age_seconds)
     query_api = {"service": service, "policy": policy}
     request_log = RequestLog(metrics, access)
+    lifecycle = lifecycle or Lifecycle()
+    dates = HttpDate()
     return ReadinessApplication(
-        HitLane(service, policy, request_log),
+        HitLane(service, policy, request_log, lifecycle, dates),
         [
             (r"/api/v1/readiness/?", ReadinessHandler, query_api),
             (r"/api/readiness/?", LegacyReadinessHandler, query_api),
@@ -78,5 +81,6 @@ def make_app(
         default_handler_class=NotFoundHandler,
         log_function=request_log,
         access_log=access,
-        lifecycle=lifecycle or Lifecycle(),
+        lifecycle=lifecycle,
+        dates=dates,
     )

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
 import orjson
 from loaders import SnapshotStore
+from tornado.http1connection import HTTP1Connection
+from tornado.httputil import HTTPConnection
 from tornado.web import HTTPError, RequestHandler
 
 from readiness.cache import Answer
@@ -23,7 +26,7 @@ from readiness.errors import (
 )
 from readiness.metrics import CONTENT_TYPE, Metrics
 from readiness.query import parse_query_string
-from readiness.representation import JSON_HEADERS, LEGACY_HEADERS, VARY, represent
+from readiness.representation import JSON_HEADERS, LEGACY_HEADERS, answer_head, represent
 from readiness.service import ReadinessService, Route
 
 MAX_URL_BYTES = 8192
@@ -46,9 +49,12 @@ class CachePolicy:
 
 
 class Lifecycle:
-    """Process state shared by the handlers and the shutdown sequence.
+    """Process state shared by the handlers, the hit lane and the shutdown sequence.
 
-    ``draining`` is set when SIGTERM arrives (readyz then fails); ``in_flight`` counts
+    ``draining`` is set when SIGTERM arrives: readyz then fails, and every response says
+    ``Connection: close`` and closes its connection (``close_when_sent``), so keep-alive
+    clients open new connections, which the load balancer sends elsewhere, instead of
+    sending a request on a connection the process is about to drop. ``in_flight`` counts
     requests being handled, so shutdown can wait for them.
     """
 
@@ -65,6 +71,17 @@ class Lifecycle:
         return not self.in_flight
 
 
+CLOSE = ("Connection", "close")
+"""The header of every response sent while draining (``Lifecycle``)."""
+
+
+def close_when_sent(connection: HTTPConnection | None, sent: asyncio.Future[None]) -> None:
+    """Close ``connection`` once the response whose write is ``sent`` is written: the response
+    said ``Connection: close``, and RFC 9112 has the server then close it."""
+    if isinstance(connection, HTTP1Connection):
+        sent.add_done_callback(lambda _: connection.close())
+
+
 class BaseHandler(RequestHandler):
     """Headers every response carries, the URL limit, CORS preflight and the error envelope."""
 
@@ -75,13 +92,25 @@ class BaseHandler(RequestHandler):
     """Set by handlers that consult the cache; read by the access log."""
 
     default_headers = JSON_HEADERS
-    """Sent on every response of this handler's route, errors included."""
+    """Sent on every response of this handler's route, errors included. The one place a
+    route's headers are set: answers take them from here (``answer_head``), for the hit lane
+    as for the handler, so do not add headers by overriding ``set_default_headers``."""
 
     def set_default_headers(self) -> None:
         """The route's default headers; no Server header (DESIGN §4)."""
         self.clear_header("Server")
         for name, value in self.default_headers:
             self.set_header(name, value)
+
+    def finish(self, chunk: str | bytes | dict[str, Any] | None = None) -> asyncio.Future[None]:
+        """Send the response; while draining, with ``Connection: close``, then close (``Lifecycle``)."""
+        draining = self.application.settings["lifecycle"].draining
+        if draining:
+            self.set_header(*CLOSE)
+        sent = super().finish(chunk)
+        if draining:
+            close_when_sent(self.request.connection, sent)
+        return sent
 
     def prepare(self) -> None:
         """Count the request as in flight; refuse an over-long URL before anything reads it."""
@@ -116,16 +145,14 @@ class BaseHandler(RequestHandler):
         """
         headers = self.request.headers
         chosen = represent(answer, headers.get("Accept-Encoding", ""), headers.get("If-None-Match", ""))
-        self.set_header("Cache-Control", cache_control)
-        self.set_header("Vary", VARY)
-        self.set_header("Etag", chosen.etag)
-        if chosen.status == 304:
-            self.set_status(304)
-            self.finish()
-            return
-        if chosen.gzipped:
-            self.set_header("Content-Encoding", "gzip")
-        self.finish(chosen.body)
+        start_line, head = answer_head(
+            self.default_headers, chosen, cache_control, self.application.settings["dates"].at(time.time())
+        )
+        self.set_status(start_line.code)
+        # Every header is answer_head's, as the hit lane's are; RequestHandler has no public
+        # call that replaces its header set (``clear`` assigns this attribute the same way).
+        self._headers = head
+        self.finish(chosen.body if chosen.status == 200 else None)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Render every error, ours or the framework's, as the error envelope (SPEC 2.1)."""

@@ -9,20 +9,26 @@ delegate sees the request once its headers and body are in, answers it itself wh
 has the answer, and otherwise hands it to Tornado's handler delegate, which runs the handler
 as usual: misses, archives, bad input (400), over-long URLs (414), every error.
 
-What it sends is what ``ReadinessHandler.write_answer`` sends (tests compare them header by
-header): the route's ``default_headers``, ``Date``, the representation chosen by
-``readiness.representation``, and, like Tornado, no ``Content-Type`` or ``Content-Encoding``
-on a 304 and the full ``Content-Length`` but no body for ``HEAD``. The request is counted in
-the metrics and the access log like any other. It is not counted in ``Lifecycle.in_flight``:
-it is answered within one call, so a drain can never find it half done.
+What it sends is what ``ReadinessHandler.write_answer`` sends, built by the same function
+(``readiness.representation.answer_head``; tests compare the two on the wire), with the full
+``Content-Length`` but no body for ``HEAD``, and ``Connection: close`` while draining. The
+request is counted in the metrics and the access log like any other. It is not counted in
+``Lifecycle.in_flight``: it is answered within one call, so a drain can never find it half
+done.
+
+An exception in the lane never costs the client its answer: it is logged and counted
+(``readiness_hit_lane_failures_total``), and if nothing was sent yet the handler answers
+the request instead (with the error envelope, if it fails too); if the response was already
+being sent, the connection is closed, the only signal left.
 """
 
 from __future__ import annotations
 
+import logging
 import time
-from email.utils import formatdate
 from typing import Any
 
+from tornado.http1connection import HTTP1Connection
 from tornado.httputil import (
     HTTPHeaders,
     HTTPMessageDelegate,
@@ -33,70 +39,68 @@ from tornado.httputil import (
 from tornado.web import Application, RequestHandler
 
 from readiness.errors import ReadinessError
-from readiness.handlers import MAX_URL_BYTES, CachePolicy, ReadinessHandler
+from readiness.handlers import CLOSE, MAX_URL_BYTES, CachePolicy, Lifecycle, ReadinessHandler, close_when_sent
 from readiness.logs import RequestLog
 from readiness.query import parse_query_string
-from readiness.representation import VARY, Representation, represent
+from readiness.representation import HttpDate, answer_head, represent
 from readiness.service import CacheOutcome, ReadinessService
 
-_STATUS_LINES = {200: ResponseStartLine("", 200, "OK"), 304: ResponseStartLine("", 304, "Not Modified")}
+log = logging.getLogger("readiness.hits")
+
+Response = tuple[ResponseStartLine, HTTPHeaders, bytes]
+"""What the lane sends: status line, headers and body (empty for HEAD and 304)."""
 
 
 class HitLane:
-    """Answers a query-route request from tier 1 when it can; says whether it did."""
+    """Answers a query-route request from tier 1 when it can."""
 
-    def __init__(self, service: ReadinessService, policy: CachePolicy, log: RequestLog) -> None:
+    def __init__(
+        self, service: ReadinessService, policy: CachePolicy, log: RequestLog, lifecycle: Lifecycle, dates: HttpDate
+    ) -> None:
         self.service = service
         self.policy = policy
         self.log = log
-        self._second = -1
-        self._date = ""
+        self.lifecycle = lifecycle
+        self.dates = dates
 
-    def answer(self, request: HTTPServerRequest, handler_class: type[ReadinessHandler]) -> bool:
-        """Send the tier-1 answer to a GET or HEAD ``request``; False (nothing sent) when tier 1
-        does not have it or the request is not one the lane answers."""
+    def response(self, request: HTTPServerRequest, handler_class: type[ReadinessHandler]) -> Response | None:
+        """The tier-1 answer to a GET or HEAD ``request``, ready to send; None when tier 1 does
+        not have it or the request is not one the lane answers. Sends nothing."""
         if len(request.uri or "") > MAX_URL_BYTES:
-            return False
+            return None
         try:
             query = parse_query_string(request.query)
         except ReadinessError:  # the handler parses it again and renders the error
-            return False
+            return None
         cached = self.service.from_memory(query, handler_class.route)
         if cached is None:
-            return False
-        chosen = represent(cached, request.headers.get("Accept-Encoding", ""), request.headers.get("If-None-Match", ""))
+            return None
+        headers = request.headers
+        chosen = represent(cached, headers.get("Accept-Encoding", ""), headers.get("If-None-Match", ""))
+        start_line, head = answer_head(
+            handler_class.default_headers, chosen, self.policy.current, self.dates.at(time.time())
+        )
+        return start_line, head, b"" if request.method == "HEAD" else chosen.body
+
+    def send(self, request: HTTPServerRequest, route_label: str, response: Response) -> None:
+        """Write ``response`` (with ``Connection: close`` while draining), finish the request,
+        count and log it."""
+        start_line, headers, body = response
         connection = request.connection
         assert connection is not None  # a server request always has one
-        connection.write_headers(
-            _STATUS_LINES[chosen.status],
-            self._headers(handler_class, chosen),
-            b"" if request.method == "HEAD" else chosen.body,
-        )
+        draining = self.lifecycle.draining
+        if draining:
+            headers[CLOSE[0]] = CLOSE[1]
+        sent = connection.write_headers(start_line, headers, body)
         connection.finish()
-        self.log.record(request, handler_class.route_label, chosen.status, CacheOutcome.HIT.value)
-        return True
+        if draining:
+            close_when_sent(connection, sent)
+        self.log.record(request, route_label, start_line.code, CacheOutcome.HIT.value)
 
-    def _headers(self, handler_class: type[ReadinessHandler], chosen: Representation) -> HTTPHeaders:
-        """The headers RequestHandler would send: defaults, Date, then write_answer's."""
-        headers = HTTPHeaders(dict(handler_class.default_headers))
-        headers["Date"] = self._http_date()
-        headers["Cache-Control"] = self.policy.current
-        headers["Vary"] = VARY
-        headers["Etag"] = chosen.etag
-        if chosen.status == 304:
-            del headers["Content-Type"]  # as RequestHandler.finish: no representation headers
-            return headers
-        if chosen.gzipped:
-            headers["Content-Encoding"] = "gzip"
-        headers["Content-Length"] = str(len(chosen.body))
-        return headers
-
-    def _http_date(self) -> str:
-        """The ``Date`` header, formatted once a second rather than once a request."""
-        now = int(time.time())
-        if now != self._second:
-            self._second, self._date = now, formatdate(now, usegmt=True)
-        return self._date
+    def failed(self, request: HTTPServerRequest, stage: str) -> None:
+        """Log and count an exception the lane raised (call from an ``except`` block)."""
+        self.service.metrics.lane_failures.labels(stage).inc()
+        log.exception("hit lane failed %s: %s %s", stage, request.method, (request.uri or "")[:200])
 
 
 class HitDelegate(HTTPMessageDelegate):
@@ -122,8 +126,22 @@ class HitDelegate(HTTPMessageDelegate):
         return self.fallback.data_received(chunk)
 
     def finish(self) -> None:
-        if not self.lane.answer(self.request, self.handler_class):
+        # The lane's one boundary: whatever it raises is logged and counted here, and the
+        # client still gets an answer (the handler's) when nothing was sent.
+        try:
+            response = self.lane.response(self.request, self.handler_class)
+        except Exception:
+            self.lane.failed(self.request, "before sending")
+            response = None
+        if response is None:
             self.fallback.finish()
+            return
+        try:
+            self.lane.send(self.request, self.handler_class.route_label, response)
+        except Exception:
+            self.lane.failed(self.request, "while sending")
+            if isinstance(self.request.connection, HTTP1Connection):
+                self.request.connection.close()
 
     def on_connection_close(self) -> None:
         self.fallback.on_connection_close()

@@ -39,6 +39,11 @@ class Metrics:
             "readiness_answers_computed", "Answers computed from a snapshot (cache misses).",
             registry=self.registry,
         )
+        self.lane_failures = Counter(
+            "readiness_hit_lane_failures",
+            "Exceptions in the hit lane, logged; stage 'before sending': the handler answered instead.",
+            ["stage"], registry=self.registry,
+        )
         breaker = Gauge(
             "readiness_redis_breaker_open", "1 while the Redis circuit breaker is open.",
             registry=self.registry,

@@ -1,12 +1,17 @@
-"""What a response carries: the headers of every JSON response and which representation of a
-cached answer a request gets. Both ways of sending an answer (``handlers.py`` and ``hits.py``)
-read these rules from here."""
+"""What a response carries: the headers of every JSON response, which representation of a
+cached answer a request gets, and the status line and headers it is sent with. Both ways of
+sending an answer (``handlers.py`` and ``hits.py``) take all of it from here: ``answer_head``
+builds every header of an answer for both."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from email.utils import formatdate
 from functools import lru_cache
+from typing import Sequence
+
+from tornado.httputil import HTTPHeaders, ResponseStartLine
 
 from readiness.cache import Answer
 
@@ -49,6 +54,51 @@ class Representation:
     etag: str
     gzipped: bool
     body: bytes
+
+
+STATUS_LINES = {200: ResponseStartLine("", 200, "OK"), 304: ResponseStartLine("", 304, "Not Modified")}
+"""The status lines of an answer (HTTP/1.1 writes its own version)."""
+
+
+def answer_head(
+    route_headers: Sequence[tuple[str, str]], chosen: Representation, cache_control: str, date: str
+) -> tuple[ResponseStartLine, HTTPHeaders]:
+    """The status line and every header of an answer: the one place that builds them, for the
+    handler (``BaseHandler.write_answer``) and the hit lane alike.
+
+    The route's headers, ``Date``, ``Cache-Control``, ``Vary`` and the chosen representation's
+    ``Etag``; a 200 adds ``Content-Encoding`` when gzipped and ``Content-Length`` (for HEAD too:
+    the length a GET would get); a 304 carries no ``Content-Type`` (it sends no representation).
+    """
+    headers = HTTPHeaders()
+    for name, value in route_headers:
+        headers[name] = value
+    headers["Date"] = date
+    headers["Cache-Control"] = cache_control
+    headers["Vary"] = VARY
+    headers["Etag"] = chosen.etag
+    if chosen.status == 304:
+        del headers["Content-Type"]
+    else:
+        if chosen.gzipped:
+            headers["Content-Encoding"] = "gzip"
+        headers["Content-Length"] = str(len(chosen.body))
+    return STATUS_LINES[chosen.status], headers
+
+
+class HttpDate:
+    """The ``Date`` header's value, formatted once a second rather than once a response."""
+
+    def __init__(self) -> None:
+        self._second = -1
+        self._date = ""
+
+    def at(self, now: float) -> str:
+        """RFC 9110's IMF-fixdate of ``now`` (seconds since the epoch)."""
+        second = int(now)
+        if second != self._second:
+            self._second, self._date = second, formatdate(second, usegmt=True)
+        return self._date
 
 
 def represent(answer: Answer, accept_encoding: str, if_none_match: str) -> Representation:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import logging
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -522,3 +523,23 @@ async def test_readiness_scores_two_decimals_percentiles_ordinal_strings(fetch: 
             for key in ("global_percentile", "regional_percentile"):
                 value = element[key]  # type: ignore[index]
                 assert value is None or (isinstance(value, str) and value[-2:] in ("st", "nd", "rd", "th"))
+
+
+@pytest.mark.gen_test
+async def test_readiness_unexpected_exception_500_envelope_logged_counted(
+    fetch: Any, app: Application, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def broken(*args: Any) -> Any:
+        raise RuntimeError("service bug")
+
+    monkeypatch.setattr(app.lane.service, "answer", broken)
+    with caplog.at_level(logging.ERROR, logger="tornado.application"):
+        response = await fetch(V1 + "?code=KEN")
+    assert_error_envelope(response, 500, "Internal error. It has been logged; please try again later.")
+    assert "service bug" not in response.body.decode()  # the client never sees the details
+    assert response.headers["Cache-Control"] == "no-store"
+    logged = [record for record in caplog.records if record.exc_info and isinstance(record.exc_info[1], RuntimeError)]
+    assert len(logged) == 1 and str(logged[0].exc_info[1]) == "service bug"  # type: ignore[index]
+    assert [(line["status"], line["level"]) for line in access_lines(app)] == [(500, "error")]
+    text = (await fetch("/metrics")).body.decode()
+    assert 'readiness_http_requests_total{method="GET",route="v1",status="500"} 1.0' in text

@@ -5,15 +5,17 @@ does not answer still reaches the handler."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from email.utils import parsedate_to_datetime
 from typing import Any, Iterator
 
+import orjson
 import pytest
 from tornado.web import Application
 
 from loaders import Snapshot
-from readiness.handlers import ReadinessHandler
+from readiness.handlers import MAX_URL_BYTES, ReadinessHandler
 from readiness.query import Query
 from readiness.service import Route, compute
 
@@ -51,6 +53,9 @@ class Wire:
 
     def without_date(self) -> list[bytes]:
         return [line for line in self.lines if not line.startswith(b"Date: ")]
+
+    def names(self) -> list[bytes]:
+        return [line.partition(b": ")[0] for line in self.lines]
 
 
 async def exchange(port: int, request: bytes, head: bool = False) -> Wire:
@@ -117,6 +122,7 @@ async def test_hit_lane_sends_what_the_handler_sends(
 
     assert from_lane.status == from_handler.status
     assert from_lane.without_date() == from_handler.without_date()
+    assert from_lane.names() == from_handler.names()  # Date included: one function builds both
     assert from_lane.body == from_handler.body
     assert parsedate_to_datetime(from_lane.headers["Date"]).timestamp() == pytest.approx(time.time(), abs=2)
     if method == "HEAD":
@@ -210,3 +216,166 @@ async def test_accept_encoding_negotiated_alike_by_handler_and_lane(
         assert (response.headers.get("Content-Encoding") == "gzip") is gzipped
         assert response.body.startswith(b"\x1f\x8b") is gzipped
     assert handlers_built == [V1]
+
+
+async def read_response(reader: asyncio.StreamReader) -> Wire:
+    """One response from an open connection (framed by Content-Length, as ours are)."""
+    raw_head = await reader.readuntil(b"\r\n\r\n")
+    status, *lines = raw_head[:-4].split(b"\r\n")
+    length = 0
+    for line in lines:
+        name, _, value = line.partition(b": ")
+        if name.lower() == b"content-length":
+            length = int(value)
+    return Wire(status, lines, await reader.readexactly(length))
+
+
+async def closed_by_server(reader: asyncio.StreamReader) -> bool:
+    """Whether the server closes the connection (end of file or reset) within a generous wait."""
+    try:
+        return await asyncio.wait_for(reader.read(1), timeout=10) == b""
+    except ConnectionResetError:
+        return True
+
+
+def metric_line(text: str, name: str) -> str:
+    return next((line for line in text.splitlines() if line.startswith(name)), "")
+
+
+@pytest.mark.gen_test
+async def test_hit_lane_failure_before_sending_handler_answers_logged_counted(
+    http_server: Any, http_port: int, app: Application, handlers_built: list[str],
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    request = request_bytes("GET", V1 + "?code=KEN")
+    expected = await exchange(http_port, request)  # the handler computes; tier 1 has it now
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("representation bug")
+
+    monkeypatch.setattr("readiness.hits.represent", broken)
+    with caplog.at_level(logging.ERROR, logger="readiness.hits"):
+        response = await exchange(http_port, request)
+    assert response.status.split(b" ")[1] == b"200" and response.body == expected.body
+    assert handlers_built == [V1, V1]  # the lane failed: the handler answered again
+    failures = [record for record in caplog.records if record.name == "readiness.hits"]
+    assert len(failures) == 1 and "before sending" in failures[0].getMessage()
+    assert failures[0].exc_info is not None and "representation bug" in str(failures[0].exc_info[1])
+    metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
+    assert 'readiness_hit_lane_failures_total{stage="before sending"} 1.0' in metrics
+    assert 'readiness_http_requests_total{method="GET",route="v1",status="200"} 2.0' in metrics
+    lines = [line for line in access_lines(app) if line["path"] == V1]
+    assert [(line["status"], line["cache"]) for line in lines] == [(200, "miss"), (200, "hit")]
+
+
+@pytest.mark.gen_test
+async def test_hit_lane_and_handler_both_failing_500_envelope(
+    http_server: Any, http_port: int, app: Application, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    request = request_bytes("GET", V1 + "?code=KEN")
+    await exchange(http_port, request)
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("representation bug")
+
+    monkeypatch.setattr("readiness.hits.represent", broken)
+    monkeypatch.setattr("readiness.handlers.represent", broken)
+    with caplog.at_level(logging.ERROR):
+        response = await exchange(http_port, request)
+    assert response.status.split(b" ")[1] == b"500"
+    assert response.headers["Content-Type"] == "application/json; charset=utf-8"
+    assert response.headers["Cache-Control"] == "no-store"
+    assert orjson.loads(response.body) == {
+        "apiVersion": "1", "error": "Internal error. It has been logged; please try again later."
+    }
+    assert {record.name for record in caplog.records if record.exc_info} == {"readiness.hits", "tornado.application"}
+    metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
+    assert 'readiness_http_requests_total{method="GET",route="v1",status="500"} 1.0' in metrics
+    assert [(line["status"], line["level"]) for line in access_lines(app) if line["path"] == V1][-1] == (500, "error")
+
+
+class FailingLog:
+    def record(self, *args: Any) -> None:
+        raise RuntimeError("metrics bug")
+
+
+@pytest.mark.gen_test
+async def test_hit_lane_failure_while_sending_closes_the_connection_logged_counted(
+    http_server: Any, http_port: int, app: Application, caplog: pytest.LogCaptureFixture
+) -> None:
+    request = request_bytes("GET", V1 + "?code=KEN")
+    expected = await exchange(http_port, request)
+    app.lane.log = FailingLog()
+    reader, writer = await asyncio.open_connection("127.0.0.1", http_port)
+    try:
+        with caplog.at_level(logging.ERROR, logger="readiness.hits"):
+            writer.write(request)
+            response = await read_response(reader)
+            assert await closed_by_server(reader), "the connection was left open in an unknown state"
+    finally:
+        writer.close()
+    assert response.body == expected.body  # sent before the failure
+    assert ["while sending" in record.getMessage() for record in caplog.records if record.name == "readiness.hits"] == [True]
+    metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
+    assert 'readiness_hit_lane_failures_total{stage="while sending"} 1.0' in metrics
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize(
+    ("target", "built"),  # ReadinessHandlers built in all: 1 when the lane answers
+    [(V1 + "?code=KEN", 1), (V1 + "?code=BRA", 2), (V1 + "?sort=bogus", 2), ("/no/such/path", 1)],
+)
+async def test_while_draining_every_answer_says_connection_close_and_closes(
+    http_server: Any, http_port: int, app: Application, handlers_built: list[str], target: str, built: int
+) -> None:
+    await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))  # tier 1 has KEN
+    app.settings["lifecycle"].draining = True
+    reader, writer = await asyncio.open_connection("127.0.0.1", http_port)
+    try:
+        writer.write(request_bytes("GET", target))  # HTTP/1.1, keep-alive by default
+        response = await read_response(reader)
+        assert response.headers.get("Connection") == "close"
+        assert await closed_by_server(reader)
+    finally:
+        writer.close()
+    assert len(handlers_built) == built
+
+
+@pytest.mark.gen_test
+async def test_not_draining_answers_keep_the_connection_open(http_server: Any, http_port: int) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", http_port)
+    try:
+        for _ in range(2):  # the handler, then the lane, on one connection
+            writer.write(request_bytes("GET", V1 + "?code=KEN"))
+            response = await read_response(reader)
+            assert response.status.split(b" ")[1] == b"200" and "Connection" not in response.headers
+    finally:
+        writer.close()
+
+
+def padded(target: str, length: int) -> str:
+    """``target`` with an ignored parameter making the whole request URL ``length`` bytes."""
+    padding = length - len(target) - len("&pad=")
+    return f"{target}&pad={'a' * padding}"
+
+
+@pytest.mark.gen_test
+async def test_url_limit_boundary_in_the_lane(http_server: Any, http_port: int, handlers_built: list[str]) -> None:
+    await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))
+    longest = padded(V1 + "?code=KEN", MAX_URL_BYTES)
+    assert len(longest) == 8192
+    assert (await exchange(http_port, request_bytes("GET", longest))).status.split(b" ")[1] == b"200"
+    assert handlers_built == [V1], "the lane did not answer a URL of exactly the limit"
+    refused = await exchange(http_port, request_bytes("GET", padded(V1 + "?code=KEN", MAX_URL_BYTES + 1)))
+    assert refused.status.split(b" ")[1] == b"414"
+    assert handlers_built == [V1, V1]  # the lane left it to the handler, which refused it
+
+
+@pytest.mark.gen_test
+async def test_url_limit_boundary_in_the_handler(http_server: Any, http_port: int, handlers_built: list[str]) -> None:
+    accepted = await exchange(http_port, request_bytes("GET", padded(V1 + "?code=BRA", MAX_URL_BYTES)))
+    assert accepted.status.split(b" ")[1] == b"200"
+    refused = await exchange(http_port, request_bytes("GET", padded(V1 + "?code=ARG", MAX_URL_BYTES + 1)))
+    assert refused.status.split(b" ")[1] == b"414" and b"8192" in refused.body
+    assert handlers_built == [V1, V1]  # both misses: the handler decided both

@@ -9,6 +9,7 @@ loading that archive blocks in a worker thread until the test writes the file's 
 from __future__ import annotations
 
 import errno
+import http.client
 import os
 import shutil
 import signal
@@ -153,3 +154,41 @@ def test_server_drain_deadline_passed_exits_despite_stuck_request(
         assert in_flight.result(timeout=10)[0] == 0, "the request was cut off, not answered"
     assert status == 0
     assert stopped < drain + 3
+
+
+def keep_alive_get(sock: socket.socket, path: str) -> http.client.HTTPResponse:
+    """Send one GET on an open keep-alive connection and read its whole response."""
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n".encode())
+    response = http.client.HTTPResponse(sock)
+    response.begin()
+    response.read()
+    return response
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    try:
+        return sock.recv(1) == b""
+    except ConnectionResetError:
+        return True
+
+
+def test_server_draining_tells_keep_alive_clients_connection_close_and_closes(start: Start, tmp_path: Path) -> None:
+    # A long delay: the listener stays open for every check; the fixture stops the process.
+    server = launch(start, tmp_path, {"READINESS_SHUTDOWN_DELAY_SECONDS": "60"})
+    lane, handler = (socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(2))
+    with lane, handler:
+        for _ in range(2):  # a miss (the handler), then a tier-1 hit (the lane), one connection
+            before = keep_alive_get(lane, "/api/v1/readiness?code=KEN")
+            assert before.status == 200 and before.getheader("Connection") is None
+        assert keep_alive_get(handler, "/healthz").getheader("Connection") is None
+
+        server.process.send_signal(signal.SIGTERM)
+        until(lambda: fetch(server.port, "/readyz")[0] == 503, 10, "/readyz fails after SIGTERM")
+
+        hit = keep_alive_get(lane, "/api/v1/readiness?code=KEN")  # answered by the lane
+        assert hit.status == 200 and hit.getheader("Connection") == "close"
+        assert closed_by_server(lane)
+        miss = keep_alive_get(handler, "/api/v1/readiness?code=BRA")  # answered by the handler
+        assert miss.status == 200 and miss.getheader("Connection") == "close"
+        assert closed_by_server(handler)
+    assert server.process.poll() is None, "the listener must stay open for the shutdown delay"
