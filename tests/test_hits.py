@@ -12,10 +12,12 @@ from typing import Any, Iterator
 
 import orjson
 import pytest
+from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 from tornado.web import Application
 
 from loaders import Snapshot
 from readiness.handlers import MAX_URL_BYTES, ReadinessHandler
+from readiness.hits import to_origin_form
 from readiness.query import Query
 from readiness.service import Route, compute
 
@@ -379,3 +381,51 @@ async def test_url_limit_boundary_in_the_handler(http_server: Any, http_port: in
     refused = await exchange(http_port, request_bytes("GET", padded(V1 + "?code=ARG", MAX_URL_BYTES + 1)))
     assert refused.status.split(b" ")[1] == b"414" and b"8192" in refused.body
     assert handlers_built == [V1, V1]  # both misses: the handler decided both
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize(
+    "target",
+    ["http://localhost" + V1 + "?code=KEN", "HTTPS://Example.COM:8443" + V1 + "?code=KEN", "http://user@host" + V1 + "?code=KEN"],
+)
+async def test_absolute_form_target_served_like_origin_form(
+    http_server: Any, http_port: int, app: Application, handlers_built: list[str], target: str
+) -> None:
+    # RFC 9112 (section 3.2.2): a server must accept the absolute form (proxies send it).
+    expected = await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))  # the handler
+    response = await exchange(http_port, request_bytes("GET", target))  # a hit: the lane
+    assert response.status.split(b" ")[1] == b"200" and response.body == expected.body
+    assert handlers_built == [V1]
+    assert [line["path"] for line in access_lines(app)] == [V1, V1]
+
+
+@pytest.mark.gen_test
+async def test_absolute_form_target_reaches_the_handler_and_its_errors(http_server: Any, http_port: int) -> None:
+    miss = await exchange(http_port, request_bytes("GET", "http://localhost" + LEGACY + "?code=BRA"))
+    assert miss.status.split(b" ")[1] == b"200" and miss.headers["Deprecation"] == "@1798761600"
+    unknown = await exchange(http_port, request_bytes("GET", "http://localhost/no/such?x=1"))
+    assert unknown.status.split(b" ")[1] == b"404"
+    assert orjson.loads(unknown.body)["error"].startswith("Not found: '/no/such'.")
+    bare = await exchange(http_port, request_bytes("GET", "http://localhost"))
+    assert bare.status.split(b" ")[1] == b"404" and b"Not found: '/'" in bare.body
+
+
+@pytest.mark.parametrize(
+    ("target", "uri", "host"),
+    [
+        ("http://Example.com:8080/api/v1/readiness?code=KEN", "/api/v1/readiness?code=KEN", "Example.com:8080"),
+        ("https://user:pw@example.com/a/b", "/a/b", "example.com"),
+        ("http://example.com", "/", "example.com"),
+        ("http://example.com?code=KEN", "/?code=KEN", "example.com"),  # no path: "/" (RFC 9112)
+        ("/api/v1/readiness?code=KEN", "/api/v1/readiness?code=KEN", "from-header"),  # origin form
+        ("*", "*", "from-header"),  # asterisk form: left alone
+        ("ftp://example.com/a", "ftp://example.com/a", "from-header"),
+    ],
+)
+def test_to_origin_form(target: str, uri: str, host: str) -> None:
+    request = HTTPServerRequest(
+        start_line=RequestStartLine("GET", target, "HTTP/1.1"), headers=HTTPHeaders({"Host": "from-header"})
+    )
+    to_origin_form(request)
+    assert (request.uri, request.path) == (uri, uri.partition("?")[0])
+    assert (request.host, request.host_name) == (host, host.lower().partition(":")[0])
