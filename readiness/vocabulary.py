@@ -40,7 +40,7 @@ def trimmed(value: str) -> str:
     """``value`` without surrounding ASCII whitespace.
 
     ``str.strip()`` would also remove Unicode spaces (U+00A0, U+2003, ...), accepting a value
-    no client typed as a name (docs/DECISIONS.md, ASCII names).
+    no client typed as a name (docs/DECISIONS.md, case-insensitive names).
     """
     return value.strip(_SPACE)
 
@@ -114,7 +114,7 @@ def field_list(value: str) -> tuple[str, ...]:
 
     Names match case-insensitively (ASCII); aliases map to their field on both routes; a name
     that contains a comma ("Population, total") is recognised across the split. Raises
-    InvalidParameter naming the first unknown field and listing valid ones (DESIGN §3,
+    InvalidParameter naming the first unknown field and listing valid ones (docs/API.md,
     fields), or naming the whole value when it names no field at all (only commas).
     """
     pieces = [trimmed(piece) for piece in value.split(",")]
