@@ -101,7 +101,7 @@ class HitLane:
     def failed(self, request: HTTPServerRequest, stage: str) -> None:
         """Log and count an exception the lane raised (call from an ``except`` block)."""
         self.service.metrics.lane_failures.labels(stage).inc()
-        log.exception("hit lane failed %s: %s %s", stage, request.method, (request.uri or "")[:200])
+        log.exception("hit lane failed, stage %s: %s %s", stage, request.method, (request.uri or "")[:200])
 
 
 class HitDelegate(HTTPMessageDelegate):
@@ -132,7 +132,7 @@ class HitDelegate(HTTPMessageDelegate):
         try:
             response = self.lane.response(self.request, self.handler_class)
         except Exception:
-            self.lane.failed(self.request, "before sending")
+            self.lane.failed(self.request, "before_sending")
             response = None
         if response is None:
             self.fallback.finish()
@@ -140,7 +140,7 @@ class HitDelegate(HTTPMessageDelegate):
         try:
             self.lane.send(self.request, self.handler_class.route_label, response)
         except Exception:
-            self.lane.failed(self.request, "while sending")
+            self.lane.failed(self.request, "while_sending")
             if isinstance(self.request.connection, HTTP1Connection):
                 self.request.connection.close()
 

@@ -41,7 +41,7 @@ class Metrics:
         )
         self.lane_failures = Counter(
             "readiness_hit_lane_failures",
-            "Exceptions in the hit lane, logged; stage 'before sending': the handler answered instead.",
+            "Exceptions in the hit lane, logged; stage before_sending: the handler answered instead.",
             ["stage"], registry=self.registry,
         )
         breaker = Gauge(

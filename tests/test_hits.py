@@ -261,10 +261,10 @@ async def test_hit_lane_failure_before_sending_handler_answers_logged_counted(
     assert response.status.split(b" ")[1] == b"200" and response.body == expected.body
     assert handlers_built == [V1, V1]  # the lane failed: the handler answered again
     failures = [record for record in caplog.records if record.name == "readiness.hits"]
-    assert len(failures) == 1 and "before sending" in failures[0].getMessage()
+    assert len(failures) == 1 and "before_sending" in failures[0].getMessage()
     assert failures[0].exc_info is not None and "representation bug" in str(failures[0].exc_info[1])
     metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
-    assert 'readiness_hit_lane_failures_total{stage="before sending"} 1.0' in metrics
+    assert 'readiness_hit_lane_failures_total{stage="before_sending"} 1.0' in metrics
     assert 'readiness_http_requests_total{method="GET",route="v1",status="200"} 2.0' in metrics
     lines = [line for line in access_lines(app) if line["path"] == V1]
     assert [(line["status"], line["cache"]) for line in lines] == [(200, "miss"), (200, "hit")]
@@ -318,9 +318,9 @@ async def test_hit_lane_failure_while_sending_closes_the_connection_logged_count
     finally:
         writer.close()
     assert response.body == expected.body  # sent before the failure
-    assert ["while sending" in record.getMessage() for record in caplog.records if record.name == "readiness.hits"] == [True]
+    assert ["while_sending" in record.getMessage() for record in caplog.records if record.name == "readiness.hits"] == [True]
     metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
-    assert 'readiness_hit_lane_failures_total{stage="while sending"} 1.0' in metrics
+    assert 'readiness_hit_lane_failures_total{stage="while_sending"} 1.0' in metrics
 
 
 @pytest.mark.gen_test
