@@ -27,7 +27,7 @@ from typing import Any
 def measure(root: Path, rounds: int, calls: int) -> dict[str, float]:
     """Median µs per lane hit, per Accept-Encoding case, for the checkout at ``root``."""
     sys.path.insert(0, str(root))
-    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+    from tornado.httputil import HTTPConnection, HTTPHeaders, HTTPServerRequest, RequestStartLine
 
     from config import Settings
     from loaders import SnapshotStore
@@ -37,7 +37,7 @@ def measure(root: Path, rounds: int, calls: int) -> dict[str, float]:
     from readiness.query import parse_query_string
     from readiness.service import Route
 
-    class Connection:
+    class Connection(HTTPConnection):
         """Takes a response and drops it; the write is done at once."""
 
         def write_headers(self, *args: Any) -> asyncio.Future[None]:
