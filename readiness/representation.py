@@ -78,7 +78,7 @@ def answer_head(
     headers["Vary"] = VARY
     headers["Etag"] = chosen.etag
     if chosen.status == 304:
-        del headers["Content-Type"]
+        headers.pop("Content-Type", None)
     else:
         if chosen.gzipped:
             headers["Content-Encoding"] = "gzip"

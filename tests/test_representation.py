@@ -10,7 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from readiness.cache import Answer
-from readiness.representation import LEGACY_HEADERS, JSON_HEADERS, etag_matches, prefers_gzip, represent
+from readiness.representation import (
+    JSON_HEADERS,
+    LEGACY_HEADERS,
+    HttpDate,
+    answer_head,
+    etag_matches,
+    prefers_gzip,
+    represent,
+)
 
 LARGE = Answer.of(b'{"data":"' + b"x" * 4000 + b'"}')
 SMALL = Answer.of(b'{"data":1}')
@@ -162,3 +170,30 @@ def test_represent_304_for_either_etag_carries_the_chosen_ones(accept: str, sent
 def test_legacy_headers_extend_the_json_headers() -> None:
     assert LEGACY_HEADERS[: len(JSON_HEADERS)] == JSON_HEADERS
     assert {name for name, _ in LEGACY_HEADERS[len(JSON_HEADERS) :]} == {"Deprecation", "Link"}
+
+
+def test_answer_head_200_304_and_route_headers() -> None:
+    route = (("Content-Type", "application/json; charset=utf-8"), ("X-Route", "yes"))
+    ok, ok_headers = answer_head(route, represent(LARGE, "gzip", ""), "public, max-age=300", "DATE")
+    assert (ok.code, ok.reason) == (200, "OK")
+    assert list(ok_headers.get_all()) == [
+        *route,
+        ("Date", "DATE"),
+        ("Cache-Control", "public, max-age=300"),
+        ("Vary", "Accept-Encoding"),
+        ("Etag", LARGE.gzip_etag),
+        ("Content-Encoding", "gzip"),
+        ("Content-Length", str(len(LARGE.gzipped or b""))),
+    ]
+    not_modified, headers = answer_head(route, represent(LARGE, "", LARGE.etag), "no-cache", "DATE")
+    assert (not_modified.code, not_modified.reason) == (304, "Not Modified")
+    assert "Content-Type" not in headers and "Content-Length" not in headers and "Content-Encoding" not in headers
+    assert headers["X-Route"] == "yes" and headers["Etag"] == LARGE.etag
+    assert "Content-Type" not in answer_head((), represent(LARGE, "", LARGE.etag), "no-cache", "DATE")[1]
+
+
+def test_http_date_formats_once_a_second() -> None:
+    dates = HttpDate()
+    assert dates.at(0.0) == "Thu, 01 Jan 1970 00:00:00 GMT"
+    assert dates.at(0.9) is dates.at(0.0)
+    assert dates.at(86400.5) == "Fri, 02 Jan 1970 00:00:00 GMT"
