@@ -1,24 +1,43 @@
 # make run: serve the bundled (synthetic) sample data on 127.0.0.1:8080.
-# make test: run the test suite. Both create .venv on first use (Python 3.11+).
+# make test: lint, then run the test suite. Both create .venv on first use (Python 3.11+).
+# make lock: re-pin the whole dependency tree, with hashes, after editing requirements*.txt.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# uv resolves the lock files; it runs from its own virtualenv, never the project's.
+UV_VERSION := 0.13.9
+TOOLS := .venv-tools
+LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet
 
-.PHONY: run test typecheck bench bench-http clean
+.PHONY: run test lint typecheck lock bench bench-http clean
 
-$(STAMP): requirements.txt requirements-dev.txt
+# The lock files, not the requirements they are compiled from: every package, direct or not,
+# at one version with its hashes (pip then refuses anything else: docs/OPERATIONS.md).
+$(STAMP): requirements.lock requirements-dev.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
 		|| { echo "Python 3.11 or newer is needed (found: $$($(PYTHON) --version))"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(BIN)/pip install --quiet --disable-pip-version-check --require-hashes -r requirements-dev.lock
 	touch $(STAMP)
+
+# requirements.lock is compiled first and constrains the dev lock, so both pin alike.
+lock:
+	@test -x $(TOOLS)/bin/uv || { $(PYTHON) -m venv $(TOOLS) \
+		&& $(TOOLS)/bin/pip install --quiet --disable-pip-version-check uv==$(UV_VERSION); }
+	$(TOOLS)/bin/uv pip compile $(LOCK_FLAGS) requirements.txt -o requirements.lock
+	$(TOOLS)/bin/uv pip compile $(LOCK_FLAGS) requirements-dev.txt -c requirements.lock \
+		-o requirements-dev.lock
 
 run: $(STAMP)
 	$(BIN)/python server.py $(ARGS)
 
-test: $(STAMP)
+test: lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# ruff's rules are in pyproject.toml; no formatter runs.
+lint: $(STAMP)
+	$(BIN)/python -m ruff check --no-cache .
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy
@@ -34,4 +53,4 @@ bench-http: $(STAMP)
 	$(BIN)/python bench/http_cache.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .hypothesis
+	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .hypothesis

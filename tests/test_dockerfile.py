@@ -42,33 +42,45 @@ INSTRUCTIONS = _instructions(DOCKERFILE)
 ARGS = dict(rest.split("=", 1) for name, rest in INSTRUCTIONS if name == "ARG" and "=" in rest)
 
 
-def _stages() -> list[list[tuple[str, str]]]:
-    """The instructions of each stage, its FROM first."""
-    stages: list[list[tuple[str, str]]] = []
+def _stages() -> dict[str, list[tuple[str, str]]]:
+    """The instructions of each stage by its name (``FROM ... AS name``), its FROM first."""
+    stages: dict[str, list[tuple[str, str]]] = {}
     for instruction in INSTRUCTIONS:
         if instruction[0] == "FROM":
-            stages.append([])
+            stages[instruction[1].split()[-1]] = []
         if stages:
-            stages[-1].append(instruction)
+            stages[list(stages)[-1]].append(instruction)
     return stages
+
+
+def _image(target: str | None = None) -> list[tuple[str, str]]:
+    """What an image built with ``--target`` (default: the last stage) is made of: the
+    instructions of that stage and of the stages it is built on, the first FROM first."""
+    stages = _stages()
+    name = target or list(stages)[-1]
+    chain: list[tuple[str, str]] = []
+    while name in stages:
+        chain = stages[name] + chain
+        name = stages[name][0][1].split()[0]
+    return chain
 
 
 def _copies(stage: list[tuple[str, str]]) -> list[list[str]]:
     return [shlex.split(rest) for name, rest in stage if name == "COPY"]
 
 
-def _context_sources() -> list[str]:
+def _context_sources(stage: list[tuple[str, str]] = INSTRUCTIONS) -> list[str]:
     """What the COPY instructions take from the build context (not from another stage)."""
     return [
         path
-        for copy in _copies(INSTRUCTIONS)
+        for copy in _copies(stage)
         if not copy[0].startswith("--from")
         for path in copy[:-1]
     ]
 
 
 def _command() -> list[str]:
-    (command,) = [json.loads(rest) for name, rest in _stages()[-1] if name == "CMD"]
+    (command,) = [json.loads(rest) for name, rest in _image() if name == "CMD"]
     return list(command)
 
 
@@ -105,10 +117,17 @@ def _api_container() -> dict[str, object]:
 def test_dockerfile_builds_in_stages_on_slim_python_311() -> None:
     stages = _stages()
     assert len(stages) >= 2
-    for stage in stages:
+    earlier: set[str] = set()
+    for name, stage in stages.items():
         base = stage[0][1].split()[0]
         base = re.sub(r"\$\{(\w+)\}", lambda match: ARGS[match.group(1)], base)
-        assert base.startswith("python:3.11-slim"), base
+        assert base in earlier or base.startswith("python:3.11-slim"), base
+        earlier.add(name)
+
+
+def test_dockerfile_needs_no_frontend_from_a_registry() -> None:
+    # A "# syntax=" directive makes BuildKit pull that frontend image before building.
+    assert not re.search(r"^#\s*syntax\s*=", DOCKERFILE, re.IGNORECASE | re.MULTILINE)
 
 
 def test_dockerfile_copies_only_files_that_exist() -> None:
@@ -127,7 +146,8 @@ def test_dockerignore_lets_through_exactly_what_the_dockerfile_copies() -> None:
 
 
 def test_dockerfile_final_stage_installs_nothing_and_copies_from_the_build() -> None:
-    final = _stages()[-1]
+    final = _image()
+    assert len([name for name, _ in final if name == "FROM"]) >= 1
     for name, rest in final:
         if name == "RUN":
             assert not re.search(r"\b(apt-get|apt|apk|pip|gcc|make)\b", rest), rest
@@ -136,7 +156,7 @@ def test_dockerfile_final_stage_installs_nothing_and_copies_from_the_build() -> 
 
 
 def test_dockerfile_runs_as_a_numeric_non_root_user_the_deployment_agrees_on() -> None:
-    (user,) = [rest for name, rest in _stages()[-1] if name == "USER"]
+    (user,) = [rest for name, rest in _image() if name == "USER"]
     uid, _, gid = user.partition(":")
     assert uid.isdigit() and int(uid) != 0 and (not gid or int(gid) != 0)
     deployment = yaml.safe_load((ROOT / "k8s" / "base" / "api-deployment.yaml").read_text())
@@ -146,7 +166,7 @@ def test_dockerfile_runs_as_a_numeric_non_root_user_the_deployment_agrees_on() -
 def test_dockerfile_command_uses_the_servers_flags() -> None:
     settings = check_server_command(_command())
     assert (settings.host, settings.port, str(settings.data_dir)) == ("0.0.0.0", 8080, "/data")
-    exposed = [int(rest) for name, rest in _stages()[-1] if name == "EXPOSE"]
+    exposed = [int(rest) for name, rest in _image() if name == "EXPOSE"]
     assert exposed == [settings.port]
 
 
@@ -180,3 +200,27 @@ def test_image_holds_every_python_module_the_manifests_run() -> None:
     assert modules
     for module in modules:
         assert module.split(".")[0] in copied, module
+
+
+def test_production_image_holds_no_sample_and_the_dev_target_adds_only_it() -> None:
+    # The synthetic sample (16 MB) is for k8s/overlays/dev only; production must not carry it.
+    assert list(_stages())[-1] == "runtime", "the default target is the production image"
+    assert not any(path.startswith("data") for path in _context_sources(_image()))
+    dev = _image("dev")
+    assert _context_sources(dev) == ["data/sample/"]
+    assert [step for step in dev if step not in _image()] == [
+        ("FROM", "service AS dev"),
+        ("COPY", "data/sample/ data/sample/"),
+    ]
+
+
+def test_dockerfile_installs_the_hashed_lock_into_a_venv_without_pip() -> None:
+    build = _stages()["build"]
+    runs = [rest for name, rest in build if name == "RUN"]
+    assert any(re.search(r"-m venv --without-pip /venv\b", run) for run in runs)
+    (install,) = [run for run in runs if re.search(r"\bpip\b.*\binstall\b", run)]
+    words = shlex.split(install)
+    assert {"--require-hashes", "--no-deps", "--only-binary=:all:"} <= set(words)
+    assert words[words.index("--python") + 1] == "/venv/bin/python"
+    (lock,) = [copy for copy in _copies(build) if copy[0] == "requirements.lock"]
+    assert words[words.index("--requirement") + 1] == lock[-1]
