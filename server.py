@@ -17,7 +17,7 @@ import sys
 import threading
 from dataclasses import replace
 from pathlib import Path
-from typing import Coroutine, Sequence
+from collections.abc import Coroutine, Sequence
 
 from config import Settings, SettingsError
 from loaders import SnapshotStore

@@ -50,7 +50,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterator, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 for entry in (REPO_ROOT, REPO_ROOT / "bench"):
@@ -117,7 +118,7 @@ class Process:
     def __init__(self, name: str, argv: list[str], env: dict[str, str], log_path: Path) -> None:
         self.name = name
         self.log_path = log_path
-        self._log = open(log_path, "ab")
+        self._log = open(log_path, "ab")  # noqa: SIM115 (open while the process runs; stop() closes it)
         self.popen = subprocess.Popen(
             argv, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log
         )
@@ -169,10 +170,10 @@ def start_redis(workdir: Path) -> tuple[Process, int]:
         try:
             client.ping()
             break
-        except redis.RedisError:
+        except redis.RedisError as error:
             if process.popen.poll() is not None or time.monotonic() > deadline:
                 process.stop()
-                raise BenchError(f"redis-server did not start:\n{process.tail()}")
+                raise BenchError(f"redis-server did not start:\n{process.tail()}") from error
             time.sleep(0.05)
     client.close()
     return process, port
@@ -390,7 +391,7 @@ def scrape(port: int) -> dict[str, float]:
         'readiness_cache_lookups_total{outcome="skipped",tier="redis"}': "redis_skipped",
         "readiness_answers_computed_total": "computed",
     }
-    values = {name: 0.0 for name in wanted.values()}
+    values = dict.fromkeys(wanted.values(), 0.0)
     values["requests"] = 0.0
     for line in body.decode().splitlines():
         if line.startswith("#") or " " not in line:
@@ -609,8 +610,8 @@ def run(
         }
         if case.baseline is not None:
             base_runs = samples[case.baseline].runs
-            row["ratio"] = statistics.median(r.rps / b.rps for r, b in zip(runs, base_runs))
-            row["cpu_ratio"] = statistics.median(b.cpu_us / r.cpu_us for r, b in zip(runs, base_runs) if r.cpu_us)
+            row["ratio"] = statistics.median(r.rps / b.rps for r, b in zip(runs, base_runs, strict=True))
+            row["cpu_ratio"] = statistics.median(b.cpu_us / r.cpu_us for r, b in zip(runs, base_runs, strict=True) if r.cpu_us)
             if case.target is not None:
                 row["passed"] = row["ratio"] >= case.target
         sources = samples[case.name].sources
@@ -698,7 +699,7 @@ def machine() -> dict[str, Any]:
 def _table(header: tuple[str, ...], lines: Sequence[tuple[str, ...]]) -> Iterator[str]:
     widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
     for cells in [header, tuple("-" * w for w in widths), *lines]:
-        yield "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(cells, widths)))
+        yield "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(cells, widths, strict=True)))
 
 
 def print_table(report: dict[str, Any]) -> None:

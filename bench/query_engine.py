@@ -28,7 +28,8 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 # Run as ``python bench/query_engine.py``, Python puts bench/ (not the repository root) at the
 # head of sys.path, so ``loaders`` and ``readiness`` would not import. The benchmark is a
@@ -319,7 +320,7 @@ def print_table(report: dict[str, Any]) -> None:
         print(
             "  ".join(
                 cell.ljust(width) if i == 0 else cell.rjust(width)
-                for i, (cell, width) in enumerate(zip(cells, widths))
+                for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
             )
         )
 

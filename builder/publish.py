@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import redis
 from loaders import SNAPSHOT_CHANNEL, SNAPSHOT_ID, Problem, read_current_id, read_snapshot

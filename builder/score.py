@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from typing import Callable, Mapping, TypeVar
+from typing import TypeVar
+from collections.abc import Callable, Mapping
 
 from loaders import DIMENSIONS
 

@@ -11,7 +11,7 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 TEMP_PREFIX = ".tmp-"
 

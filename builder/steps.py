@@ -10,7 +10,7 @@ import math
 import statistics
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from builder.inputs import Economy, Observation
 from builder.method import (

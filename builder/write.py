@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 from loaders import (
     COMPOSITE,
@@ -91,7 +91,7 @@ def manifest_document(release: Release, checksums: Mapping[str, str]) -> dict[st
     }
     if release.notice is not None:
         manifest["notice"] = release.notice
-    manifest["countries"] = [code for code in sorted(checksums)]
+    manifest["countries"] = list[JsonValue](sorted(checksums))
     manifest["checksums"] = {code: checksums[code] for code in sorted(checksums)}
     return manifest
 

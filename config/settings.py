@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 BUNDLED_DATA = Path(__file__).resolve().parent.parent / "data" / "sample"
 """The synthetic sample shipped with the code: the embedded default's data."""

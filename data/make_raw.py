@@ -29,7 +29,7 @@ import math
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = "readiness-sample-v1"

@@ -7,9 +7,9 @@ and a refresh swaps in a whole new one (DESIGN §2).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Union
+from collections.abc import Mapping
 
-JsonValue = Union[str, int, float, bool, None, list["JsonValue"], dict[str, "JsonValue"]]
+JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
 """A value as it comes out of a JSON document."""
 
 

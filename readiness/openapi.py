@@ -12,7 +12,7 @@ values are described, not enumerated: an enum would be case-sensitive, hence wro
 from __future__ import annotations
 
 import copy
-from typing import Mapping
+from collections.abc import Mapping
 
 from loaders import (
     COUNTRY_FIELDS,

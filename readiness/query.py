@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Mapping
+from collections.abc import Mapping
 from urllib.parse import parse_qsl, quote, urlencode
 
 from loaders import COUNTRY_FIELDS, DETAILS, FIELD_BY_NAME, Kind

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from typing import Iterable
 
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 from functools import lru_cache
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from loaders import DETAILS, FIELD_BY_NAME, REGION_SHORT, Country, JsonValue, Kind, Snapshot
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import math
 from pathlib import Path
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from builder.inputs import Economy, Observation, RawData
 from builder.method import INDICATORS, POPULATION, Indicator

@@ -7,7 +7,8 @@ import io
 import os
 import shutil
 from pathlib import Path
-from typing import Iterator, NoReturn
+from typing import NoReturn
+from collections.abc import Iterator
 
 import orjson
 import pytest

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Mapping
+from collections.abc import Mapping
 
 import pytest
 import redis

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import orjson
 import pytest
 from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 from tornado.web import Application

@@ -8,7 +8,8 @@ import asyncio
 import logging
 import time
 from email.utils import parsedate_to_datetime
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import orjson
 import pytest

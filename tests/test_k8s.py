@@ -9,7 +9,6 @@ step cannot pass as green.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess

@@ -12,7 +12,6 @@ import os
 import shutil
 import time
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -24,15 +23,13 @@ from loaders import SNAPSHOT_CHANNEL
 from readiness.service import Route, compute
 from readiness.watch import announce
 from tests.conftest import SAMPLE
-from tests.processes import (  # noqa: F401  (redis_server, start: fixtures)
+from tests.processes import (
     Load,
     RedisServer,
     Sample,
     Server,
     Start,
     launch,
-    redis_server,
-    start,
     until,
 )
 
@@ -111,7 +108,7 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def servers(start: Start, redis_server: RedisServer, data_dir: Path, tmp_path: Path) -> Iterator[tuple[Server, Server]]:
+def servers(start: Start, redis_server: RedisServer, data_dir: Path, tmp_path: Path) -> tuple[Server, Server]:
     """Two servers sharing one Redis, both subscribed to the snapshot channel.
 
     ``listener`` polls CURRENT only every 60 s, so within this test only the announcement can
@@ -123,7 +120,7 @@ def servers(start: Start, redis_server: RedisServer, data_dir: Path, tmp_path: P
     poller = launch(start, tmp_path, {**common, "READINESS_SNAPSHOT_POLL_SECONDS": "1"})
     until(lambda: redis_server.execute("PUBSUB", "NUMSUB", SNAPSHOT_CHANNEL)[1] == 2,
           5, "both servers subscribed to the snapshot channel")
-    yield listener, poller
+    return listener, poller
 
 
 def _first_new(samples: list[Sample], server: Server, new: dict[str, bytes], old: dict[str, bytes]) -> float:

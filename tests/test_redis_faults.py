@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from functools import cache
 from pathlib import Path
-from typing import Iterator
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -20,7 +19,7 @@ from readiness.query import Query, archive_id
 from readiness.redis_tier import ANSWER_PREFIX
 from readiness.service import Route, cache_key, compute, request_key
 from tests.conftest import SAMPLE
-from tests.processes import (  # noqa: F401  (redis_server, start: fixtures)
+from tests.processes import (
     Load,
     RedisServer,
     Sample,
@@ -29,8 +28,6 @@ from tests.processes import (  # noqa: F401  (redis_server, start: fixtures)
     fetch,
     launch,
     percentile,
-    redis_server,
-    start,
     until,
 )
 
@@ -81,7 +78,7 @@ def redis_key(path: str) -> str:
 
 
 @pytest.fixture
-def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Iterator[Server]:
+def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Server:
     """A server whose every request goes to Redis; each answer fetched once and stored there."""
     served = launch(start, tmp_path, {
         "READINESS_DATA_DIR": str(SAMPLE),
@@ -95,7 +92,7 @@ def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Iterator[
         assert fetch(served.port, path) == (200, reference(path)), path
     until(lambda: all(redis_server.execute("EXISTS", redis_key(path)) for path in PATHS),
           5, "every answer stored in Redis")
-    yield served
+    return served
 
 
 def assert_all_correct(samples: list[Sample]) -> None:

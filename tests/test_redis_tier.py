@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import fakeredis
 import pytest

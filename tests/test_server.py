@@ -15,7 +15,7 @@ from tornado.web import Application
 
 from config import Settings
 from server import MAX_BODY_BYTES, http_server, parse_args
-from tests.processes import Start, free_port, get, start, wait_until_up  # noqa: F401  (start: fixture)
+from tests.processes import Start, free_port, get, wait_until_up
 
 
 def test_parse_args_flags_override_settings() -> None:

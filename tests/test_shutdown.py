@@ -14,11 +14,10 @@ import os
 import shutil
 import signal
 import socket
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -26,7 +25,7 @@ from loaders import load_snapshot
 from readiness.query import Query
 from readiness.service import Route, compute
 from tests.conftest import SAMPLE
-from tests.processes import Server, Start, fetch, launch, start, until  # noqa: F401  (start: fixture)
+from tests.processes import Start, fetch, launch, until
 
 ARCHIVE_PATH = "/api/v1/readiness?year=2024"
 HELD_FILE = Path("snapshots/2024-12/countries/KEN.json")
