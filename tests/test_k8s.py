@@ -9,6 +9,7 @@ step cannot pass as green.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -32,6 +33,21 @@ OVERLAYS = sorted(
     for path in (ROOT / "k8s" / "overlays").iterdir()
     if (path / "kustomization.yaml").is_file()
 )
+SYNC_COMPONENT = "components/snapshot-sync"
+SYNC_OVERLAYS = [
+    overlay
+    for overlay in OVERLAYS
+    if any(
+        str(component).rstrip("/").endswith(SYNC_COMPONENT)
+        for component in yaml.safe_load(
+            (ROOT / "k8s" / "overlays" / overlay / "kustomization.yaml").read_text()
+        ).get("components", [])
+    )
+]
+"""Overlays whose pods copy the snapshots into an emptyDir (k8s/components/snapshot-sync)."""
+CLAIM_OVERLAYS = [overlay for overlay in OVERLAYS if overlay not in SYNC_OVERLAYS]
+"""Overlays whose pods share the snapshot claim (ReadWriteMany, or ReadWriteOnce on one node)."""
+SYNC_CONTAINER = "snapshot-sync"
 KNOWN_VARIABLES = {f"READINESS_{field.name.upper()}" for field in fields(Settings)}
 API_IMAGE = "readiness-api"
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob")
@@ -131,9 +147,11 @@ def _uses_api_image(container: Doc) -> bool:
 
 
 def _api(docs: list[Doc]) -> tuple[Doc, Doc]:
-    """The API Deployment and its one container."""
+    """The API Deployment and its container "api" (beside it: at most the snapshot sidecar)."""
     deployment = _one(docs, "Deployment", "readiness-api")
-    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    containers = deployment["spec"]["template"]["spec"]["containers"]
+    assert {c["name"] for c in containers} <= {"api", SYNC_CONTAINER}
+    (container,) = (c for c in containers if c["name"] == "api")
     return deployment, container
 
 
@@ -590,11 +608,9 @@ def test_only_the_api_and_the_refresh_and_warm_jobs_reach_redis(
     assert _selected(docs, policy["spec"]["podSelector"]) == {"Deployment/redis"}
     assert all(set(peer) == {"podSelector"} for peer in peers), "no other namespace or address"
     allowed = set().union(*(_selected(docs, peer["podSelector"]) for peer in peers))
-    assert allowed == {
-        "Deployment/readiness-api",
-        "CronJob/readiness-refresh",
-        "CronJob/readiness-warm",
-    }
+    # The snapshot-sync overlays have no refresh CronJob: publishing happens at the source.
+    refresh = set() if overlay in SYNC_OVERLAYS else {"CronJob/readiness-refresh"}
+    assert allowed == {"Deployment/readiness-api", "CronJob/readiness-warm", *refresh}
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -614,7 +630,7 @@ def test_only_the_ingress_controller_and_prometheus_reach_the_api(
 # --- snapshots and the refresh ----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("overlay", CLAIM_OVERLAYS)
 def test_api_mounts_the_snapshot_claim_read_only(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
@@ -635,7 +651,7 @@ def test_prod_snapshot_claim_is_shared_across_nodes(manifests: dict[str, list[Do
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
 
 
-@pytest.mark.parametrize("overlay", OVERLAYS)
+@pytest.mark.parametrize("overlay", CLAIM_OVERLAYS)
 def test_refresh_cronjob_publishes_and_warms_monthly_one_at_a_time(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
@@ -676,13 +692,19 @@ def test_warm_cronjob_is_a_suspended_job_template_warming_current_read_only(
     assert command[:3] == ["python", "-m", "readiness.warm"]
     assert "--snapshot" not in command, "warms the snapshot CURRENT names"
     data_dir = command[command.index("--data-dir") + 1]
-    # The API's claim, read-only on both the mount and the pod's volume, at that --data-dir.
     (mount,) = (m for m in container["volumeMounts"] if m["mountPath"] == data_dir)
     (volume,) = (v for v in template["spec"]["volumes"] if v["name"] == mount["name"])
-    claim = volume["persistentVolumeClaim"]
-    assert mount["readOnly"] is True and claim["readOnly"] is True
-    assert claim["claimName"] == "readiness-snapshots"
+    assert mount["readOnly"] is True
     assert _uses_api_image(container)
+    if overlay in SYNC_OVERLAYS:
+        # Its own copy, made by the sync init container before the warm-up starts.
+        assert "emptyDir" in volume
+        _sync_container(template, "initContainers", volume["name"])
+        return
+    # The API's claim, read-only on both the mount and the pod's volume, at that --data-dir.
+    claim = volume["persistentVolumeClaim"]
+    assert claim["readOnly"] is True
+    assert claim["claimName"] == "readiness-snapshots"
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -697,7 +719,11 @@ def test_api_refresh_and_warm_use_the_in_cluster_redis(
         "CronJob/readiness-refresh",
         "CronJob/readiness-warm",
     ):
-        (container,) = templates[workload]["spec"]["containers"]
+        if overlay in SYNC_OVERLAYS and workload == "CronJob/readiness-refresh":
+            continue
+        (container,) = (
+            c for c in templates[workload]["spec"]["containers"] if c["name"] != SYNC_CONTAINER
+        )
         _, settings = _settings(docs, container)
         assert settings.redis_url == f"redis://redis:{port}/0", workload
 
@@ -822,3 +848,127 @@ def test_dev_seed_publishes_the_sample_once(
     )
     again = _run_script(container, data_dir, {})
     assert again.returncode == 0 and "nothing to do" in again.stdout
+
+
+# --- snapshots copied into each pod (k8s/components/snapshot-sync) ------------------------------
+
+
+def _sync_container(template: Doc, field: str, volume: str) -> Doc:
+    """The container of ``template.spec[field]`` that pulls the snapshots into ``volume``."""
+    (container,) = (
+        c
+        for c in template["spec"].get(field, [])
+        if c["command"][:4] == ["python", "-m", "builder.sync", "pull"]
+    )
+    command = container["command"]
+    assert command[4] == "$(SNAPSHOT_SOURCE)"
+    data_dir = command[command.index("--data-dir") + 1]
+    (mount,) = (m for m in container["volumeMounts"] if m["mountPath"] == data_dir)
+    assert mount["name"] == volume and not mount.get("readOnly"), "it writes the copy"
+    assert _uses_api_image(container)
+    return container
+
+
+def _sync_source(docs: list[Doc], container: Doc) -> str:
+    """The SNAPSHOT_SOURCE a sync container gets from its ConfigMap."""
+    (variable,) = (item for item in container["env"] if item["name"] == "SNAPSHOT_SOURCE")
+    reference = variable["valueFrom"]["configMapKeyRef"]
+    return str(_one(docs, "ConfigMap", reference["name"])["data"][reference["key"]])
+
+
+def _api_data_volume(docs: list[Doc]) -> tuple[Doc, str, Doc]:
+    """The API pod template, the --data-dir its server reads, and the volume mounted there."""
+    deployment, container = _api(docs)
+    template = deployment["spec"]["template"]
+    data_dir = str(check_server_command(container["command"]).data_dir)
+    (mount,) = (m for m in container["volumeMounts"] if m["mountPath"] == data_dir)
+    assert mount["readOnly"] is True, "the server never writes its snapshots"
+    (volume,) = (v for v in template["spec"]["volumes"] if v["name"] == mount["name"])
+    return template, data_dir, volume
+
+
+def test_snapshot_sync_is_offered_beside_the_shared_claim() -> None:
+    assert SYNC_OVERLAYS and CLAIM_OVERLAYS
+    assert "prod" in CLAIM_OVERLAYS, "the ReadWriteMany claim stays an option"
+
+
+@pytest.mark.parametrize("overlay", SYNC_OVERLAYS)
+def test_sync_overlay_has_no_claim_and_no_in_cluster_publisher(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    kinds = {(doc["kind"], doc["metadata"]["name"]) for doc in manifests[overlay]}
+    assert not {kind for kind, _ in kinds} & {"PersistentVolumeClaim", "PersistentVolume"}
+    assert ("CronJob", "readiness-refresh") not in kinds
+
+
+@pytest.mark.parametrize("overlay", SYNC_OVERLAYS)
+def test_sync_api_pods_read_an_emptydir_the_sync_containers_fill(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    template, _, volume = _api_data_volume(docs)
+    assert set(volume) == {"name", "emptyDir"} and volume["emptyDir"]["sizeLimit"]
+    init = _sync_container(template, "initContainers", volume["name"])
+    sidecar = _sync_container(template, "containers", volume["name"])
+    assert sidecar["name"] == SYNC_CONTAINER
+    assert "--every" not in init["command"], "the init container pulls once, then exits"
+    command = sidecar["command"]
+    assert float(command[command.index("--every") + 1]) >= 60, "a few requests a minute at most"
+    alive = command[command.index("--alive") + 1]
+    assert any(
+        alive.startswith(m["mountPath"] + "/") and not m.get("readOnly")
+        for m in sidecar["volumeMounts"]
+    ), "the alive file is on a writable mount"
+    for probe in ("readinessProbe", "livenessProbe"):
+        assert alive in " ".join(sidecar[probe]["exec"]["command"]), probe
+    for container in (init, sidecar):
+        assert re.match(r"^(https?://|/)", _sync_source(docs, container))
+
+
+@pytest.mark.parametrize("overlay", SYNC_OVERLAYS)
+def test_sync_init_container_copies_the_source_before_the_server_starts(
+    manifests: dict[str, list[Doc]], overlay: str, tmp_path: Path
+) -> None:
+    # The init container's own command, run here: the sample is the source, /data a temporary
+    # directory. The server then finds CURRENT and every snapshot it names.
+    template, data_dir, volume = _api_data_volume(manifests[overlay])
+    init = _sync_container(template, "initContainers", volume["name"])
+    local = tmp_path / "data"
+    argv = [
+        str(ROOT / "data" / "sample") if arg == "$(SNAPSHOT_SOURCE)" else str(local) if arg == data_dir else arg
+        for arg in init["command"]
+    ]
+    result = _run_here(argv, {})
+    assert result.returncode == 0, result.stderr
+    assert (local / "CURRENT").read_text() == (ROOT / "data" / "sample" / "CURRENT").read_text()
+    assert sorted(p.name for p in (local / "snapshots").iterdir()) == sorted(
+        p.name for p in (ROOT / "data" / "sample" / "snapshots").iterdir()
+    )
+    again = _run_here(argv, {})
+    assert again.returncode == 0 and "copied nothing" in again.stdout
+
+
+@pytest.mark.parametrize("overlay", SYNC_OVERLAYS)
+def test_sync_sidecar_probe_fails_only_when_the_loop_stopped_touching_its_file(
+    manifests: dict[str, list[Doc]], overlay: str, tmp_path: Path
+) -> None:
+    template, _, volume = _api_data_volume(manifests[overlay])
+    sidecar = _sync_container(template, "containers", volume["name"])
+    alive = sidecar["command"][sidecar["command"].index("--alive") + 1]
+    here = tmp_path / "sync.alive"
+    probe = [part.replace(alive, str(here)) for part in sidecar["livenessProbe"]["exec"]["command"]]
+    assert _run_here(probe, {}).returncode != 0, "no attempt yet"
+    here.touch()
+    assert _run_here(probe, {}).returncode == 0
+    stale = here.stat().st_mtime - 3600
+    os.utime(here, (stale, stale))
+    assert _run_here(probe, {}).returncode != 0, "no attempt for an hour"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_pod_runs_one_version_of_the_api_image(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    for workload, template in _pod_templates(manifests[overlay]).items():
+        images = {c["image"] for c in _containers(template) if _uses_api_image(c)}
+        assert len(images) <= 1, (workload, images)
