@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import http.client
 import logging
 import os
 import re
@@ -114,12 +115,18 @@ class HttpSource:
         try:
             with urllib.request.urlopen(url, timeout=self.timeout_seconds) as response:
                 data: bytes = response.read(MAX_FILE_BYTES + 1)
+                promised = response.headers.get("Content-Length")
         except urllib.error.HTTPError as error:
             if error.code in (403, 404):
                 return None
             raise SyncError(f"GET {url}: HTTP {error.code}") from error
-        except (urllib.error.URLError, OSError) as error:
-            raise SyncError(f"GET {url}: {error}") from error
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            # HTTPException: a response cut short (IncompleteRead) or garbled.
+            raise SyncError(f"GET {url}: {error!r}") from error
+        if promised is not None and promised.isdigit() and int(promised) != len(data):
+            # A short read returns what came: CURRENT, INDEX and manifests have no checksum.
+            if len(data) <= MAX_FILE_BYTES:
+                raise SyncError(f"GET {url}: cut short ({len(data)} of {promised} bytes)")
         return _bounded(data, url)
 
     def listing(self) -> tuple[str, ...] | None:

@@ -63,6 +63,8 @@ class Served:
 
     url: str
     hold: str | None = None
+    cut: str | None = None
+    """A path whose response promises its whole length but sends half, then hangs up."""
     held: threading.Event = field(default_factory=threading.Event)
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -76,6 +78,14 @@ def served(source: Path) -> Iterator[Served]:
             if state.hold is not None and self.path == f"/{state.hold}":
                 state.held.set()
                 state.release.wait(WAIT_SECONDS)
+            if state.cut is not None and self.path == f"/{state.cut}":
+                body = (Path(self.directory) / state.cut).read_bytes()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body[: len(body) // 2])
+                self.close_connection = True
+                return
             super().do_GET()
 
         def log_message(self, format: str, *args: object) -> None:
@@ -178,6 +188,17 @@ def test_missing_file_over_http_fails_the_pull_and_never_becomes_current(
         pull(HttpSource(served.url), local)
     assert not (local / "CURRENT").exists()
     assert sorted(path.name for path in (local / "snapshots").iterdir()) == [OLD]
+
+
+def test_response_cut_short_fails_the_pull_and_never_becomes_current(
+    source: Path, served: Served, tmp_path: Path
+) -> None:
+    served.cut = f"snapshots/{NEW}/manifest.json"  # no checksum covers it
+    local = tmp_path / "local"
+    with pytest.raises(SyncError, match=r"cut short \(\d+ of \d+ bytes\)"):
+        pull(HttpSource(served.url), local)
+    assert not (local / "CURRENT").exists()
+    assert not (local / "snapshots" / NEW).exists()
 
 
 def test_manifest_of_another_snapshot_is_refused(source: Path, tmp_path: Path) -> None:
