@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from email.utils import formatdate
 from functools import lru_cache
-from typing import Sequence
+from collections.abc import Sequence
 
 from tornado.httputil import HTTPHeaders, ResponseStartLine
 

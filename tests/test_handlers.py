@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import orjson
 import pytest
 from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 from tornado.web import Application
@@ -18,7 +19,7 @@ from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
 from readiness import make_app
 
 from tests.conftest import access_lines, assert_error_envelope, body
-from tests.test_hits import exchange, request_bytes
+from tests.test_hits import exchange
 from tests.test_query import BAD_INPUT
 
 V1 = "/api/v1/readiness"
