@@ -113,7 +113,9 @@ def _last_country(source: Path, snapshot_id: str) -> str:
 # --- from a directory -------------------------------------------------------------------------
 
 
-def test_pull_from_directory_copies_every_snapshot_and_current(source: Path, tmp_path: Path) -> None:
+def test_pull_from_directory_copies_every_snapshot_and_current(
+    source: Path, tmp_path: Path
+) -> None:
     local = tmp_path / "local"
     outcome = pull(DirectorySource(source), local)
     assert outcome.copied == (OLD, NEW) and (outcome.previous, outcome.current) == (None, NEW)

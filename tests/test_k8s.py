@@ -936,10 +936,8 @@ def test_sync_init_container_copies_the_source_before_the_server_starts(
     template, data_dir, volume = _api_data_volume(manifests[overlay])
     init = _sync_container(template, "initContainers", volume["name"])
     local = tmp_path / "data"
-    argv = [
-        str(ROOT / "data" / "sample") if arg == "$(SNAPSHOT_SOURCE)" else str(local) if arg == data_dir else arg
-        for arg in init["command"]
-    ]
+    here = {"$(SNAPSHOT_SOURCE)": str(ROOT / "data" / "sample"), data_dir: str(local)}
+    argv = [here.get(arg, arg) for arg in init["command"]]
     result = _run_here(argv, {})
     assert result.returncode == 0, result.stderr
     assert (local / "CURRENT").read_text() == (ROOT / "data" / "sample" / "CURRENT").read_text()

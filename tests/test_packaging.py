@@ -44,7 +44,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     source = base / "source"
     for name in SOURCES:
         if (ROOT / name).is_dir():
-            shutil.copytree(ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(
+                ROOT / name, source / name, ignore=shutil.ignore_patterns("__pycache__")
+            )
         else:
             source.mkdir(exist_ok=True)
             shutil.copy2(ROOT / name, source / name)
