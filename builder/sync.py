@@ -10,7 +10,8 @@ hidden staging directory, every country file checked against its manifest's chec
 renamed into place whole; CURRENT is replaced last, atomically (temporary file and rename). A
 copy that is interrupted or does not match its manifest never becomes current, and a server
 polling CURRENT only ever sees a complete snapshot. A snapshot whose manifest is unchanged is
-not copied again.
+not copied again. One puller writes a data directory, and nothing else does (in a pod: the
+init container, then the sidecar): a pull removes the staging leftovers it finds.
 
     python -m builder.sync pull SOURCE --data-dir DIR [--every SECONDS --alive FILE]
     python -m builder.sync index --data-dir DIR
