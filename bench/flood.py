@@ -1,0 +1,339 @@
+"""Benchmark: an innocent client's cached requests while another floods distinct large misses.
+
+The hostile-client review's case: one client sends, at a fixed rate (49 per second by
+default), requests for 200 country codes, each a different set, so every one is a cache miss
+whose answer (about 1.7 MB, with a 110 KB gzip copy) must be computed; meanwhile an innocent
+client sends a popular cached request (``?code=KEN``, a tier-1 hit) at its own fixed rate.
+What matters is the innocent client's latency: p50 and p99 with the flood, as ratios against
+the same server with no flood, measured in the same run.
+
+Each server configuration is a real ``server.py`` process (no Redis, log at WARNING):
+
+- ``inline``: ``READINESS_COMPUTE_THREADS=0``, every answer computed on the event loop, as
+  before the compute pool existed (the "before");
+- ``pool``: the defaults (the "after"); extra ``--server NAME:VAR=VALUE,...`` options add
+  other configurations.
+
+Both clients are open-loop (a request leaves at its scheduled time whether or not earlier
+ones have been answered, over as many keep-alive connections as needed) and latency counts
+from the scheduled time, so a stalled server cannot hide its stall by slowing the client. They
+run in two separate processes, so that reading the flood's large bodies does not delay the
+innocent client's clock. Only 127.0.0.1 is contacted.
+
+Run from the repository root (see bench/README.md):
+
+    .venv/bin/python bench/flood.py [--seconds 15] [--rounds 2] [--json]
+
+Exit status 0, or 2 when the benchmark cannot run (a server that does not start, a cached
+request that is not answered 200).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+for entry in (REPO_ROOT, REPO_ROOT / "bench"):
+    if str(entry) not in sys.path:
+        sys.path.insert(0, str(entry))
+
+from http_cache import BenchError, Process, fetch, free_port, make_data_dir, process_cpu, wait_http  # noqa: E402
+
+HOST = "127.0.0.1"
+API = "/api/v1/readiness"
+INNOCENT_PATH = API + "?code=KEN"
+CONNECT_TIMEOUT = 10.0
+RESPONSE_TIMEOUT = 30.0
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """One server.py configuration: a name and the READINESS_* variables it runs with."""
+
+    name: str
+    env: dict[str, str]
+
+
+DEFAULT_SERVERS = (
+    ServerConfig("inline", {"READINESS_COMPUTE_THREADS": "0"}),
+    ServerConfig("pool", {}),
+)
+
+
+# --- the open-loop client ----------------------------------------------------------------
+
+
+@dataclass
+class ClientResult:
+    """What one client saw: latency of every answered request, by status, in ms."""
+
+    sent: int = 0
+    latencies_ms: dict[int, list[float]] = field(default_factory=dict)
+    failures: int = 0
+    """Requests with no HTTP response (connection error or timeout)."""
+
+
+class _Connections:
+    """Keep-alive connections to the server: an idle one is reused, else a new one opened."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def request(self, path: str) -> tuple[int, int]:
+        """GET ``path``; return the status and body length. Raises OSError or TimeoutError."""
+        if self.idle:
+            reader, writer = self.idle.pop()
+        else:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(HOST, self.port), CONNECT_TIMEOUT)
+        try:
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), RESPONSE_TIMEOUT)
+            lines = head.decode("latin-1").split("\r\n")
+            status = int(lines[0].split(" ", 2)[1])
+            length = 0
+            for line in lines[1:]:
+                name, _, value = line.partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value.strip())
+            await asyncio.wait_for(reader.readexactly(length), RESPONSE_TIMEOUT)
+        except BaseException:
+            writer.close()
+            raise
+        self.idle.append((reader, writer))
+        return status, length
+
+
+async def _open_loop(port: int, paths: list[str], rate: float, start: float) -> ClientResult:
+    """Send ``paths`` in turn, one every 1/``rate`` s from wall-clock time ``start``."""
+    connections = _Connections(port)
+    result = ClientResult()
+    loop = asyncio.get_running_loop()
+    offset = time.time() - loop.time()  # loop time of the shared wall-clock start
+
+    async def one(path: str, scheduled: float) -> None:
+        try:
+            status, _ = await connections.request(path)
+        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError):
+            result.failures += 1
+            return
+        result.latencies_ms.setdefault(status, []).append((loop.time() - scheduled) * 1000)
+
+    tasks = []
+    for number, path in enumerate(paths):
+        scheduled = start - offset + number / rate
+        delay = scheduled - loop.time()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.ensure_future(one(path, scheduled)))
+        result.sent += 1
+    await asyncio.gather(*tasks)
+    for _, writer in connections.idle:
+        writer.close()
+    return result
+
+
+def run_client(port: int, paths: list[str], rate: float, start: float) -> ClientResult:
+    """One client, in its own process: see ``_open_loop``."""
+    return asyncio.run(_open_loop(port, paths, rate, start))
+
+
+def flood_paths(codes: list[str], count: int, per_request: int, seed: int) -> list[str]:
+    """``count`` distinct requests for ``per_request`` codes each: every one a cache miss."""
+    chooser = random.Random(seed)
+    seen: set[tuple[str, ...]] = set()
+    paths = []
+    while len(paths) < count:
+        chosen = tuple(sorted(chooser.sample(codes, per_request)))
+        if chosen not in seen:
+            seen.add(chosen)
+            paths.append(f"{API}?codes={','.join(chosen)}")
+    return paths
+
+
+# --- one phase: quiet or flooded -----------------------------------------------------------
+
+
+@dataclass
+class Phase:
+    """One measured phase on one server."""
+
+    server: str
+    flooded: bool
+    innocent: ClientResult
+    flood: ClientResult | None
+    server_cpu_cores: float
+    shed: float
+    """The server's readiness_compute_shed_total after the phase (0 if it has none)."""
+
+
+def start_server(config: ServerConfig, data_dir: Path, workdir: Path, label: str) -> tuple[Process, int]:
+    port = free_port()
+    env = {name: value for name, value in os.environ.items() if not name.startswith("READINESS_")}
+    env.update(READINESS_LOG_LEVEL="WARNING", READINESS_SHUTDOWN_DELAY_SECONDS="0", READINESS_DRAIN_SECONDS="1")
+    env.update(config.env)
+    argv = [sys.executable, str(REPO_ROOT / "server.py"), "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
+    process = Process(config.name, argv, env, workdir / f"{label}.log")
+    try:
+        wait_http(process, port)
+    except BenchError:
+        process.stop()
+        raise
+    return process, port
+
+
+def shed_count(port: int) -> float:
+    _, _, body = fetch(port, "/metrics")
+    for line in body.decode().splitlines():
+        if line.startswith("readiness_compute_shed_total "):
+            return float(line.split()[1])
+    return 0.0
+
+
+def run_phase(
+    pool: ProcessPoolExecutor, config: ServerConfig, port: int, pid: int, flooded: bool, args: argparse.Namespace,
+    flood: list[str],
+) -> Phase:
+    start = time.time() + 0.5
+    innocent_paths = [INNOCENT_PATH] * int(args.seconds * args.innocent_rate)
+    innocent = pool.submit(run_client, port, innocent_paths, args.innocent_rate, start)
+    flooding = pool.submit(run_client, port, flood, args.rate, start) if flooded else None
+    cpu_before, wall_before = process_cpu(pid), time.monotonic()
+    innocent_result = innocent.result()
+    flood_result = flooding.result() if flooding is not None else None
+    cores = (process_cpu(pid) - cpu_before) / (time.monotonic() - wall_before)
+    return Phase(config.name, flooded, innocent_result, flood_result, cores, shed_count(port))
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+# --- report --------------------------------------------------------------------------------
+
+
+def summarize(phases: list[Phase]) -> list[dict[str, object]]:
+    """One row per server and phase kind: medians over rounds, ratios to the quiet phase."""
+    rows: list[dict[str, object]] = []
+    for server in dict.fromkeys(phase.server for phase in phases):
+        quiet = [p for p in phases if p.server == server and not p.flooded]
+        loud = [p for p in phases if p.server == server and p.flooded]
+        base50 = statistics.median(percentile(p.innocent.latencies_ms.get(200, []), 0.50) for p in quiet)
+        base99 = statistics.median(percentile(p.innocent.latencies_ms.get(200, []), 0.99) for p in quiet)
+        for kind, group in (("no flood", quiet), ("flood", loud)):
+            p50 = statistics.median(percentile(p.innocent.latencies_ms.get(200, []), 0.50) for p in group)
+            p99 = statistics.median(percentile(p.innocent.latencies_ms.get(200, []), 0.99) for p in group)
+            worst = max(percentile(p.innocent.latencies_ms.get(200, []), 1.0) for p in group)
+            row: dict[str, object] = {
+                "server": server, "phase": kind, "innocent_p50_ms": p50, "innocent_p99_ms": p99,
+                "innocent_max_ms": worst, "p50_ratio": p50 / base50, "p99_ratio": p99 / base99,
+                "innocent_non_200": sum(sum(len(v) for s, v in p.innocent.latencies_ms.items() if s != 200)
+                                        + p.innocent.failures for p in group),
+                "server_cpu_cores": statistics.median(p.server_cpu_cores for p in group),
+            }
+            if kind == "flood":
+                sent = sum(p.flood.sent for p in group if p.flood)
+                ok = [ms for p in group if p.flood for ms in p.flood.latencies_ms.get(200, [])]
+                shed = sum(len(p.flood.latencies_ms.get(503, [])) for p in group if p.flood)
+                row.update(
+                    flood_sent=sent, flood_200=len(ok), flood_503=shed,
+                    flood_failed=sum(p.flood.failures for p in group if p.flood),
+                    flood_200_p50_ms=percentile(ok, 0.5), flood_200_p99_ms=percentile(ok, 0.99),
+                )
+            rows.append(row)
+    return rows
+
+
+def print_report(rows: list[dict[str, object]], args: argparse.Namespace, data: str) -> None:
+    print(f"Flood of distinct {args.codes}-code misses at {args.rate:g}/s against an innocent "
+          f"{INNOCENT_PATH} at {args.innocent_rate:g}/s")
+    print(f"{args.rounds} rounds x {args.seconds:g} s per phase; data: {data}; Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs; medians over rounds; ratio = phase / the same server's no-flood phase")
+    print()
+    print(f"{'server':8} {'phase':9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p50 x':>7} {'p99 x':>7} "
+          f"{'cpu':>5}  flood: sent / 200 / 503 / failed, 200 p50 / p99 ms")
+    for row in rows:
+        line = (f"{row['server']:8} {row['phase']:9} {row['innocent_p50_ms']:8.2f} {row['innocent_p99_ms']:8.2f} "
+                f"{row['innocent_max_ms']:8.1f} {row['p50_ratio']:7.2f} {row['p99_ratio']:7.2f} "
+                f"{row['server_cpu_cores']:5.2f}")
+        if row["phase"] == "flood":
+            line += (f"  {row['flood_sent']} / {row['flood_200']} / {row['flood_503']} / {row['flood_failed']}, "
+                     f"{row['flood_200_p50_ms']:.1f} / {row['flood_200_p99_ms']:.1f}")
+        if row["innocent_non_200"]:
+            line += f"  innocent non-200 or failed: {row['innocent_non_200']}"
+        print(line)
+
+
+def parse_server(text: str) -> ServerConfig:
+    name, _, assignments = text.partition(":")
+    env = dict(pair.split("=", 1) for pair in assignments.split(",") if pair)
+    return ServerConfig(name, env)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=15.0, help="length of each phase")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rate", type=float, default=49.0, help="flood requests per second")
+    parser.add_argument("--codes", type=int, default=200, help="codes per flood request")
+    parser.add_argument("--innocent-rate", type=float, default=50.0, help="innocent requests per second")
+    parser.add_argument("--server", action="append", type=parse_server, default=[],
+                        help="NAME:READINESS_X=1,READINESS_Y=2 (replaces the default inline and pool)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    servers = args.server or list(DEFAULT_SERVERS)
+    phases: list[Phase] = []
+    with tempfile.TemporaryDirectory(prefix="flood-bench-") as temp, ProcessPoolExecutor(2) as pool:
+        workdir = Path(temp)
+        try:
+            data_dir, snapshot, data = make_data_dir(workdir / "data")
+        except BenchError as error:
+            print(f"flood.py: {error}", file=sys.stderr)
+            return 2
+        codes = sorted(snapshot.countries)
+        flood_count = int(args.seconds * args.rate)
+        seed = 0
+        for round_number in range(args.rounds):
+            order = servers if round_number % 2 == 0 else servers[::-1]
+            for config in order:
+                print(f"round {round_number + 1}: {config.name}", file=sys.stderr)
+                try:
+                    process, port = start_server(config, data_dir, workdir, f"{config.name}-{round_number}")
+                except BenchError as error:
+                    print(f"flood.py: {error}", file=sys.stderr)
+                    return 2
+                try:
+                    if fetch(port, INNOCENT_PATH)[0] != 200:  # now a tier-1 hit
+                        print(f"flood.py: {INNOCENT_PATH} is not answered 200", file=sys.stderr)
+                        return 2
+                    for flooded in (False, True):
+                        seed += 1
+                        flood = flood_paths(codes, flood_count, min(args.codes, len(codes)), seed)
+                        phases.append(run_phase(pool, config, port, process.popen.pid, flooded, args, flood))
+                finally:
+                    process.stop()
+    rows = summarize(phases)
+    if args.json:
+        print(json.dumps({"rows": rows, "phases": [asdict(p) for p in phases]}, default=str))
+    else:
+        print_report(rows, args, data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
