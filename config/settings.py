@@ -43,6 +43,11 @@ class Settings:
     shutdown_delay_seconds: int = 5
     drain_seconds: int = 20
     warm_top_n: int = 200
+    # The compute pool (readiness/work.py, docs/CONFIGURATION.md): 0 threads computes every
+    # miss on the event loop, without a bound.
+    compute_threads: int = 1
+    compute_inline_bytes: int = 32 * 1024
+    compute_queue_bytes: int = 16 * 1024 * 1024
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -77,6 +82,9 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "shutdown_delay_seconds": (0, 300),
     "drain_seconds": (0, 600),
     "warm_top_n": (0, 100_000),
+    "compute_threads": (0, 4),
+    "compute_inline_bytes": (0, 2**40),
+    "compute_queue_bytes": (0, 2**40),
 }
 """Inclusive range of each whole-number setting other than the port."""
 

@@ -28,6 +28,7 @@ from readiness.openapi import openapi_document
 from readiness.redis_tier import RedisTier
 from readiness.representation import HttpDate
 from readiness.service import ReadinessService, RedisTtl
+from readiness.work import ComputeLimits, ComputePool
 
 
 def new_metrics(store: SnapshotStore, breaker: CircuitBreaker | None = None) -> Metrics:
@@ -62,6 +63,10 @@ def make_app(
         metrics,
         redis,
         RedisTtl(settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds),
+        ComputePool(
+            ComputeLimits(settings.compute_threads, settings.compute_inline_bytes, settings.compute_queue_bytes),
+            metrics,
+        ),
     )
     policy = CachePolicy.of(settings.max_age_seconds, settings.archive_max_age_seconds)
     query_api = {"service": service, "policy": policy}

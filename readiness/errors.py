@@ -88,6 +88,20 @@ class NotReady(ReadinessError):
         super().__init__("No snapshot is loaded; the service is not ready. Try again later.")
 
 
+class Overloaded(ReadinessError):
+    """Too much uncached work is admitted already: this miss is refused rather than queued
+    without bound (503 with ``Retry-After``; docs/CACHING.md, the compute pool)."""
+
+    status = 503
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(
+            "The service is busy computing other uncached answers. "
+            f"Try again in {retry_after} s, or ask for fewer countries."
+        )
+        self.retry_after = retry_after
+
+
 def _shown(value: str, limit: int = 60) -> str:
     """Quote a client's value for a message, cut short so a message stays readable."""
     return repr(value if len(value) <= limit else value[:limit] + "…")

@@ -20,6 +20,7 @@ from readiness.errors import (
     MethodNotAllowed,
     NotFound,
     NotReady,
+    Overloaded,
     ProtocolError,
     ReadinessError,
     UriTooLong,
@@ -161,6 +162,8 @@ class BaseHandler(RequestHandler):
         self.set_header("Cache-Control", "no-store")
         if error.status == 405:
             self.set_header("Allow", ALLOWED_METHODS)
+        if isinstance(error, Overloaded):
+            self.set_header("Retry-After", str(error.retry_after))
         self.finish(error_body(error))
 
     def log_exception(

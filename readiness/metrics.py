@@ -50,6 +50,19 @@ class Metrics:
         )
         breaker.set_function(lambda: 1.0 if breaker_open() else 0.0)
         self.registry.register(_SnapshotCollector(snapshot_id))
+        # The compute pool (readiness/work.py): misses refused, and the work admitted.
+        self.compute_shed = Counter(
+            "readiness_compute_shed", "Uncached answers refused (503) because the compute pool was full.",
+            registry=self.registry,
+        )
+        self.compute_queue = Gauge(
+            "readiness_compute_queue", "Computations admitted to the compute pool: running or waiting.",
+            registry=self.registry,
+        )
+        self.compute_queue_bytes = Gauge(
+            "readiness_compute_queue_bytes", "Estimated bytes of the answers admitted to the compute pool.",
+            registry=self.registry,
+        )
         self.memory_hit = self.cache.labels("memory", "hit")
         self.memory_miss = self.cache.labels("memory", "miss")
         self._series: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 from enum import Enum
+from functools import partial
 
 from loaders import Snapshot, SnapshotStore
 
@@ -15,6 +16,7 @@ from readiness.metrics import Metrics
 from readiness.query import Query, archive_id
 from readiness.redis_tier import RedisTier
 from readiness.select import missing_codes, project, select
+from readiness.work import ComputeLimits, ComputePool, estimated_bytes
 
 
 class Route(Enum):
@@ -69,7 +71,8 @@ class ReadinessService:
 
     Concurrent misses on one key share one computation (single-flight): the first request
     does the work, the others wait for its result, so a cold popular key does not stampede
-    the snapshot or Redis.
+    the snapshot or Redis. The compute pool (``readiness/work.py``) decides where a
+    computation runs, and refuses it (Overloaded) beyond its bound.
     """
 
     def __init__(
@@ -79,12 +82,15 @@ class ReadinessService:
         metrics: Metrics,
         redis: RedisTier | None,
         ttl: RedisTtl,
+        pool: ComputePool | None = None,
     ) -> None:
+        """Without ``pool``, every miss is computed on the event loop, without a bound."""
         self.store = store
         self.memory = memory
         self.metrics = metrics
         self.redis = redis
         self.ttl = ttl
+        self.pool = pool or ComputePool(ComputeLimits(threads=0, inline_bytes=0, queue_bytes=0), metrics)
         self._inflight: dict[str, asyncio.Future[tuple[Answer, CacheOutcome]]] = {}
         self._writes: set[asyncio.Task[None]] = set()  # held until done, or the loop may drop them
 
@@ -144,7 +150,8 @@ class ReadinessService:
             if shared is not None:
                 self.memory.put(key, shared)
                 return shared, CacheOutcome.REDIS
-        answer = compute(snapshot, query, route)
+        # May raise Overloaded: the leader's followers get it too (``answer``).
+        answer = await self.pool.run(estimated_bytes(snapshot, query), partial(compute, snapshot, query, route))
         self.metrics.computations.inc()
         self.memory.put(key, answer)
         if self.redis is not None:

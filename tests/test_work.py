@@ -1,0 +1,288 @@
+"""The compute pool: inline or in a thread by estimated size, the bound on admitted work, the
+503 beyond it over HTTP, and single-flight followers of a refused leader."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import threading
+from typing import Iterator
+
+import fakeredis
+import pytest
+from tornado.httpclient import AsyncHTTPClient, HTTPResponse
+from tornado.web import Application
+
+from config import Settings
+from loaders import Snapshot, SnapshotStore
+from readiness import make_app
+from readiness import service as service_module
+from readiness.breaker import CircuitBreaker
+from readiness.cache import Answer, AnswerCache
+from readiness.errors import Overloaded
+from readiness.logs import AccessLog
+from readiness.metrics import Metrics
+from readiness.query import Query
+from readiness.redis_tier import RedisTier
+from readiness.service import ReadinessService, RedisTtl, Route, compute
+from readiness.work import DETAILS_BYTES, RECORD_BYTES, ComputeLimits, ComputePool, estimated_bytes
+
+from tests.conftest import assert_error_envelope, body
+
+ONE_COUNTRY = RECORD_BYTES + DETAILS_BYTES
+"""The estimate for an answer with one country in country mode."""
+
+GATE_SECONDS = 30
+"""A held computation gives up after this long, so a failing test cannot hang the suite."""
+
+
+def metrics() -> Metrics:
+    return Metrics(lambda: None, lambda: False)
+
+
+def pool(threads: int = 1, inline_bytes: int = 0, queue_bytes: int = 10, seen: Metrics | None = None) -> ComputePool:
+    return ComputePool(ComputeLimits(threads, inline_bytes, queue_bytes), seen or metrics())
+
+
+def shed_total(seen: Metrics) -> float | None:
+    return seen.registry.get_sample_value("readiness_compute_shed_total")
+
+
+# --- the estimate -------------------------------------------------------------------------
+
+
+def test_estimated_bytes_counts_found_countries_with_details(sample_current: Snapshot) -> None:
+    assert estimated_bytes(sample_current, Query(codes=("KEN",))) == ONE_COUNTRY
+    assert estimated_bytes(sample_current, Query(codes=("BRA", "KEN", "XXX"))) == 2 * ONE_COUNTRY
+    assert estimated_bytes(sample_current, Query(codes=("XXX",))) == 0
+
+
+def test_estimated_bytes_global_counts_every_country_without_details(sample_current: Snapshot) -> None:
+    assert estimated_bytes(sample_current, Query()) == len(sample_current.countries) * RECORD_BYTES
+
+
+@pytest.mark.parametrize("query", [Query(), Query(codes=("KEN",)), Query(codes=("BRA", "DEU", "KEN", "USA"))])
+def test_estimated_bytes_is_within_a_fifth_of_the_real_size(sample_current: Snapshot, query: Query) -> None:
+    real = len(compute(sample_current, query, Route.V1).body)
+    assert 0.8 * real <= estimated_bytes(sample_current, query) <= 1.2 * real
+
+
+# --- where a computation runs ---------------------------------------------------------------
+
+
+@pytest.mark.gen_test
+async def test_pool_small_answer_runs_on_the_event_loop() -> None:
+    where = await pool(inline_bytes=100).run(100, threading.get_ident)
+    assert where == threading.get_ident()
+
+
+@pytest.mark.gen_test
+async def test_pool_large_answer_runs_in_a_worker_thread() -> None:
+    where = await pool(inline_bytes=100).run(101, threading.get_ident)
+    assert where != threading.get_ident()
+
+
+@pytest.mark.gen_test
+async def test_pool_without_threads_runs_everything_inline_and_never_sheds() -> None:
+    seen = metrics()
+    inline = pool(threads=0, queue_bytes=0, seen=seen)
+    assert await inline.run(10**9, threading.get_ident) == threading.get_ident()
+    assert await inline.run(10**9, threading.get_ident) == threading.get_ident()
+    assert inline.admitted == 0 and shed_total(seen) == 0
+
+
+@pytest.mark.gen_test
+async def test_pool_job_error_reaches_the_caller_and_frees_its_place() -> None:
+    limited = pool()
+
+    def failing() -> None:
+        raise ValueError("bad")
+
+    with pytest.raises(ValueError, match="bad"):
+        await limited.run(5, failing)
+    assert (limited.admitted, limited.admitted_bytes) == (0, 0)
+
+
+# --- the bound -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def gate() -> Iterator[threading.Event]:
+    """Held computations wait for this; opened at the end whatever happens."""
+    event = threading.Event()
+    yield event
+    event.set()
+
+
+@pytest.mark.gen_test
+async def test_pool_sheds_beyond_the_admitted_bytes(gate: threading.Event) -> None:
+    seen = metrics()
+    limited = pool(threads=1, queue_bytes=10, seen=seen)
+    running = asyncio.ensure_future(limited.run(6, lambda: gate.wait(GATE_SECONDS)))
+    waiting = asyncio.ensure_future(limited.run(4, lambda: "second"))
+    await asyncio.sleep(0)  # both tasks take their first step: admitted, one running
+    assert (limited.admitted, limited.admitted_bytes) == (2, 10)
+    with pytest.raises(Overloaded) as refused:
+        await limited.run(1, lambda: "third")
+    assert refused.value.status == 503 and refused.value.retry_after == 1
+    assert shed_total(seen) == 1
+    assert seen.registry.get_sample_value("readiness_compute_queue") == 2
+    assert seen.registry.get_sample_value("readiness_compute_queue_bytes") == 10
+    gate.set()
+    assert await running is True and await waiting == "second"
+    assert (limited.admitted, limited.admitted_bytes) == (0, 0)
+    assert await limited.run(1, lambda: "admitted again") == "admitted again"
+
+
+@pytest.mark.gen_test
+async def test_pool_admits_one_oversized_answer_when_idle(gate: threading.Event) -> None:
+    limited = pool(threads=1, queue_bytes=10)
+    running = asyncio.ensure_future(limited.run(1000, lambda: gate.wait(GATE_SECONDS)))
+    await asyncio.sleep(0)
+    with pytest.raises(Overloaded):
+        await limited.run(1, lambda: None)
+    gate.set()
+    assert await running is True
+
+
+@pytest.mark.gen_test
+async def test_pool_cancelled_caller_keeps_its_place_until_the_thread_ends(gate: threading.Event) -> None:
+    limited = pool(threads=1, queue_bytes=100)
+    finished = threading.Event()
+
+    def held() -> None:
+        gate.wait(GATE_SECONDS)
+        finished.set()
+
+    running = asyncio.ensure_future(limited.run(50, held))
+    waiting = asyncio.ensure_future(limited.run(50, lambda: None))
+    await asyncio.sleep(0)
+    running.cancel()
+    waiting.cancel()
+    await asyncio.gather(running, waiting, return_exceptions=True)
+    assert (limited.admitted, limited.admitted_bytes) == (1, 50)  # the thread still runs
+    with pytest.raises(Overloaded):
+        await limited.run(51, lambda: None)
+    gate.set()
+    await asyncio.get_running_loop().run_in_executor(None, finished.wait, GATE_SECONDS)
+    while limited.admitted:  # the done callback runs on the loop after the thread ends
+        await asyncio.sleep(0)
+    assert limited.admitted_bytes == 0
+
+
+# --- single-flight: a refused leader's followers -------------------------------------------
+
+
+class _SlowRedis(RedisTier):
+    """Tier 2 whose lookups wait until released: a leader stays in flight meanwhile."""
+
+    def __init__(self) -> None:
+        super().__init__(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), metrics())
+        self.entered = asyncio.Event()
+        self.release = asyncio.Event()
+        self.lookups = 0
+
+    async def get(self, key: str) -> Answer | None:
+        self.lookups += 1
+        self.entered.set()
+        await self.release.wait()
+        return None
+
+    async def put(self, key: str, answer: Answer, ttl_seconds: int) -> None:
+        """Nothing is shared: these tests are about lookups."""
+
+
+@pytest.mark.gen_test
+async def test_service_refused_leader_fails_its_followers_too(
+    sample_store: SnapshotStore, sample_current: Snapshot, gate: threading.Event
+) -> None:
+    limited = pool(threads=1, queue_bytes=ONE_COUNTRY)
+    redis = _SlowRedis()
+    service = ReadinessService(sample_store, AnswerCache(1 << 20), metrics(), redis, RedisTtl(100, 1000), limited)
+    busy = asyncio.ensure_future(limited.run(ONE_COUNTRY, lambda: gate.wait(GATE_SECONDS)))
+    query = Query(codes=("BRA",))
+    leader = asyncio.ensure_future(service.answer(query, Route.V1))
+    followers = [asyncio.ensure_future(service.answer(query, Route.V1)) for _ in range(3)]
+    await redis.entered.wait()  # the leader is in flight; the followers joined it meanwhile
+    redis.release.set()
+    outcomes = await asyncio.wait_for(asyncio.gather(leader, *followers, return_exceptions=True), GATE_SECONDS)
+    assert all(isinstance(outcome, Overloaded) for outcome in outcomes), outcomes
+    assert redis.lookups == 1  # one leader: the others were its followers
+    gate.set()
+    await busy
+    answer, _ = await service.answer(query, Route.V1)  # nothing left in flight for the key
+    await asyncio.sleep(0)  # the background put (a no-op here) ends before the loop does
+    assert answer.body == compute(sample_current, query, Route.V1).body
+
+
+# --- over HTTP ------------------------------------------------------------------------------
+
+
+HELD = ("KEN", "BRA")
+"""Codes whose computation waits for the gate in the HTTP tests."""
+
+
+@pytest.fixture
+def app(sample_store: SnapshotStore) -> Application:
+    """One worker thread, every answer in the pool, room for two one-country answers."""
+    settings = Settings(compute_threads=1, compute_inline_bytes=0, compute_queue_bytes=2 * ONE_COUNTRY)
+    return make_app(settings, sample_store, access=AccessLog(io.BytesIO()))
+
+
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch, gate: threading.Event) -> threading.Event:
+    """Computations for the HELD codes wait (in their worker thread) until the gate opens."""
+
+    def slow(snapshot: Snapshot, query: Query, route: Route) -> Answer:
+        if set(query.codes) & set(HELD):
+            gate.wait(GATE_SECONDS)
+        return compute(snapshot, query, route)
+
+    monkeypatch.setattr(service_module, "compute", slow)
+    return gate
+
+
+async def _queue_depth(http_client: AsyncHTTPClient, base_url: str, depth: int) -> None:
+    """Wait, through /metrics, until ``depth`` computations are admitted to the pool."""
+    line = f"readiness_compute_queue {float(depth)}"
+    for _ in range(2000):
+        metrics_text = (await http_client.fetch(base_url + "/metrics")).body.decode()
+        if line in metrics_text.splitlines():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"never saw {line!r}")
+
+
+@pytest.mark.gen_test(timeout=60)
+async def test_http_miss_beyond_the_pool_is_503_while_cached_answers_flow(
+    http_client: AsyncHTTPClient, base_url: str, held: threading.Event
+) -> None:
+    url = base_url + "/api/v1/readiness"
+
+    async def get(query: str) -> HTTPResponse:
+        return await http_client.fetch(f"{url}?{query}", raise_error=False)
+
+    cached = await get("code=DEU")  # computed before anything is held: now a tier-1 hit
+    assert cached.code == 200
+    first, second = asyncio.ensure_future(get("code=KEN")), asyncio.ensure_future(get("code=BRA"))
+    await _queue_depth(http_client, base_url, 2)  # one running, one waiting: the bound is reached
+
+    refused = await get("code=USA")
+    assert_error_envelope(refused, 503, "busy", "Try again in 1 s")
+    assert refused.headers["Retry-After"] == "1"
+    assert refused.headers["Cache-Control"] == "no-store"
+    legacy = await http_client.fetch(base_url + "/api/readiness?code=USA", raise_error=False)
+    assert legacy.code == 503 and legacy.headers["Retry-After"] == "1"
+
+    again = await get("code=DEU")
+    assert again.code == 200 and again.body == cached.body  # the cached answer still flows
+    assert not first.done() and not second.done()
+
+    held.set()
+    for response, code in ((await first, "KEN"), (await second, "BRA")):
+        assert response.code == 200 and body(response)["data"]["Country Code"] == code  # type: ignore[index]
+    later = await get("code=USA")  # room again: the same miss is now computed
+    assert later.code == 200 and body(later)["data"]["Country Code"] == "USA"  # type: ignore[index]
+    metrics_text = (await http_client.fetch(base_url + "/metrics")).body.decode()
+    assert "readiness_compute_shed_total 2.0" in metrics_text.splitlines()
+    assert "readiness_compute_queue 0.0" in metrics_text.splitlines()
