@@ -54,3 +54,8 @@ bench-http: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .hypothesis
+
+# An innocent client's cached latency under a flood of distinct large misses (bench/flood.py).
+.PHONY: bench-flood
+bench-flood: $(STAMP)
+	$(BIN)/python bench/flood.py

@@ -179,12 +179,16 @@ class Phase:
     """The server's readiness_compute_shed_total after the phase (0 if it has none)."""
 
 
-def start_server(config: ServerConfig, data_dir: Path, workdir: Path, label: str) -> tuple[Process, int]:
+def start_server(
+    config: ServerConfig, data_dir: Path, workdir: Path, label: str, cpus: str | None
+) -> tuple[Process, int]:
     port = free_port()
     env = {name: value for name, value in os.environ.items() if not name.startswith("READINESS_")}
     env.update(READINESS_LOG_LEVEL="WARNING", READINESS_SHUTDOWN_DELAY_SECONDS="0", READINESS_DRAIN_SECONDS="1")
     env.update(config.env)
     argv = [sys.executable, str(REPO_ROOT / "server.py"), "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
+    if cpus is not None:
+        argv = ["taskset", "-c", cpus, *argv]
     process = Process(config.name, argv, env, workdir / f"{label}.log")
     try:
         wait_http(process, port)
@@ -263,12 +267,13 @@ def print_report(rows: list[dict[str, object]], args: argparse.Namespace, data: 
     print(f"Flood of distinct {args.codes}-code misses at {args.rate:g}/s against an innocent "
           f"{INNOCENT_PATH} at {args.innocent_rate:g}/s")
     print(f"{args.rounds} rounds x {args.seconds:g} s per phase; data: {data}; Python {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs; medians over rounds; ratio = phase / the same server's no-flood phase")
+          f"{os.cpu_count()} CPUs" + (f", server on CPU {args.cpus} only" if args.cpus else "")
+          + "; medians over rounds; ratio = phase / the same server's no-flood phase")
     print()
-    print(f"{'server':8} {'phase':9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p50 x':>7} {'p99 x':>7} "
+    print(f"{'server':14} {'phase':9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p50 x':>7} {'p99 x':>7} "
           f"{'cpu':>5}  flood: sent / 200 / 503 / failed, 200 p50 / p99 ms")
     for row in rows:
-        line = (f"{row['server']:8} {row['phase']:9} {row['innocent_p50_ms']:8.2f} {row['innocent_p99_ms']:8.2f} "
+        line = (f"{row['server']:14} {row['phase']:9} {row['innocent_p50_ms']:8.2f} {row['innocent_p99_ms']:8.2f} "
                 f"{row['innocent_max_ms']:8.1f} {row['p50_ratio']:7.2f} {row['p99_ratio']:7.2f} "
                 f"{row['server_cpu_cores']:5.2f}")
         if row["phase"] == "flood":
@@ -294,6 +299,7 @@ def main() -> int:
     parser.add_argument("--innocent-rate", type=float, default=50.0, help="innocent requests per second")
     parser.add_argument("--server", action="append", type=parse_server, default=[],
                         help="NAME:READINESS_X=1,READINESS_Y=2 (replaces the default inline and pool)")
+    parser.add_argument("--cpus", help="run the server on these CPUs only (taskset -c), e.g. 1: a one-core pod")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     servers = args.server or list(DEFAULT_SERVERS)
@@ -313,7 +319,7 @@ def main() -> int:
             for config in order:
                 print(f"round {round_number + 1}: {config.name}", file=sys.stderr)
                 try:
-                    process, port = start_server(config, data_dir, workdir, f"{config.name}-{round_number}")
+                    process, port = start_server(config, data_dir, workdir, f"{config.name}-{round_number}", args.cpus)
                 except BenchError as error:
                     print(f"flood.py: {error}", file=sys.stderr)
                     return 2
