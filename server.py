@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from collections.abc import Coroutine, Sequence
@@ -50,6 +51,9 @@ is buffered, instead of Tornado's default 100 MB per connection."""
 IDLE_CONNECTION_SECONDS = 120
 """A keep-alive connection idle this long is closed (Tornado's default: an hour). Longer than
 load balancers' usual 60 s, so that they close first and never reuse a closing connection."""
+
+IDLE_THREADS_SECONDS = 0.5
+"""At exit, how long idle worker threads get to end before the process exits without them."""
 
 
 def parse_args(argv: Sequence[str], defaults: Settings) -> Settings:
@@ -187,6 +191,12 @@ def _run(main_coroutine: Coroutine[None, None, None]) -> None:
     finally:
         asyncio.set_event_loop(None)
         loop.close()  # shuts the thread pool down without waiting
+    # Idle pool threads (the compute pool's, after any large miss) end as soon as they see
+    # the shutdown: a moment's wait tells them from a stuck read.
+    deadline = time.monotonic() + IDLE_THREADS_SECONDS
+    for thread in threading.enumerate():
+        if thread is not threading.main_thread():
+            thread.join(max(0.0, deadline - time.monotonic()))
     busy = [thread for thread in threading.enumerate() if thread is not threading.main_thread()]
     if busy:
         log.warning("exiting with %d worker threads still busy", len(busy))

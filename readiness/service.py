@@ -90,7 +90,7 @@ class ReadinessService:
         self.metrics = metrics
         self.redis = redis
         self.ttl = ttl
-        self.pool = pool or ComputePool(ComputeLimits(threads=0, inline_bytes=0, queue_bytes=0), metrics)
+        self.pool = pool if pool is not None else ComputePool(ComputeLimits(0, 0, 0), metrics)
         self._inflight: dict[str, asyncio.Future[tuple[Answer, CacheOutcome]]] = {}
         self._writes: set[asyncio.Task[None]] = set()  # held until done, or the loop may drop them
 

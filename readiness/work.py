@@ -91,7 +91,7 @@ class ComputePool:
         self._count(1, cost)
         try:
             await self._threads.acquire()
-        except BaseException:  # cancelled while waiting: never started, so never finishes
+        except asyncio.CancelledError:  # while waiting: never started, so never finishes
             self._count(-1, -cost)
             raise
         running = asyncio.get_running_loop().run_in_executor(None, job)

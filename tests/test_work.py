@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import io
+import signal
 import threading
+from pathlib import Path
 from typing import Iterator
 
 import fakeredis
@@ -28,6 +30,7 @@ from readiness.service import ReadinessService, RedisTtl, Route, compute
 from readiness.work import DETAILS_BYTES, RECORD_BYTES, ComputeLimits, ComputePool, estimated_bytes
 
 from tests.conftest import assert_error_envelope, body
+from tests.processes import Start, fetch, launch, start  # noqa: F401  (start: fixture)
 
 ONE_COUNTRY = RECORD_BYTES + DETAILS_BYTES
 """The estimate for an answer with one country in country mode."""
@@ -286,3 +289,14 @@ async def test_http_miss_beyond_the_pool_is_503_while_cached_answers_flow(
     metrics_text = (await http_client.fetch(base_url + "/metrics")).body.decode()
     assert "readiness_compute_shed_total 2.0" in metrics_text.splitlines()
     assert "readiness_compute_queue 0.0" in metrics_text.splitlines()
+
+
+# --- a real process --------------------------------------------------------------------------
+
+
+def test_server_stops_cleanly_after_a_miss_computed_in_the_pool(start: Start, tmp_path: Path) -> None:
+    server = launch(start, tmp_path, {"READINESS_DRAIN_SECONDS": "1", "READINESS_LOG_LEVEL": "WARNING"})
+    assert fetch(server.port, "/api/v1/readiness")[0] == 200  # the global answer: computed in a thread
+    server.process.send_signal(signal.SIGTERM)
+    assert server.process.wait(timeout=20) == 0
+    assert "still busy" not in server.log.read_text()  # the idle pool thread is not a stuck one
