@@ -163,7 +163,9 @@ def _readiness(route_headers: Json, not_found: str, not_found_body: Json) -> dic
         "400": _response("Invalid request: the message names the parameter and what it accepts.",
                          errors, error),
         "404": _response(not_found, errors, not_found_body),
-        "503": _response("No snapshot is loaded yet; try again later.", errors, error),
+        "503": _response("No snapshot is loaded yet; try again later. Or the answer is not cached and "
+                         "the service is computing all it admits: Retry-After says when to try again.",
+                         {**errors, "Retry-After": _ref("headers", "Retry-After")}, error),
         "414": _response(f"The URL is longer than {MAX_URL_BYTES} bytes.", errors, error),
     }
 
@@ -263,6 +265,8 @@ def _headers() -> Json:
         "X-Content-Type-Options": header("No MIME sniffing.", {"const": "nosniff"}),
         "Deprecation": header("RFC 9745: the route is deprecated from 2027-01-01.", {"const": DEPRECATION}),
         "Link": header("RFC 8288: the successor-version route.", {"const": SUCCESSOR_LINK}),
+        "Retry-After": header("Seconds to wait before asking again (a busy service).",
+                              {"type": "string", "pattern": "^[0-9]+$"}, required=False),
     }
 
 

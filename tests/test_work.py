@@ -30,6 +30,7 @@ from readiness.service import ReadinessService, RedisTtl, Route, compute
 from readiness.work import DETAILS_BYTES, RECORD_BYTES, ComputeLimits, ComputePool, estimated_bytes
 
 from tests.conftest import assert_error_envelope, body
+from tests.test_openapi import DOCUMENT, assert_conforms
 from tests.processes import Start, fetch, launch, start  # noqa: F401  (start: fixture)
 
 ONE_COUNTRY = RECORD_BYTES + DETAILS_BYTES
@@ -274,6 +275,7 @@ async def test_http_miss_beyond_the_pool_is_503_while_cached_answers_flow(
     assert_error_envelope(refused, 503, "busy", "Try again in 1 s")
     assert refused.headers["Retry-After"] == "1"
     assert refused.headers["Cache-Control"] == "no-store"
+    assert_conforms("GET", "/api/v1/readiness", 503, refused.headers, refused.body)
     legacy = await http_client.fetch(base_url + "/api/readiness?code=USA", raise_error=False)
     assert legacy.code == 503 and legacy.headers["Retry-After"] == "1"
 
@@ -300,3 +302,9 @@ def test_server_stops_cleanly_after_a_miss_computed_in_the_pool(start: Start, tm
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=20) == 0
     assert "still busy" not in server.log.read_text()  # the idle pool thread is not a stuck one
+
+
+def test_openapi_describes_retry_after_on_the_readiness_503() -> None:
+    for path in ("/api/v1/readiness", "/api/readiness"):
+        headers = DOCUMENT["paths"][path]["get"]["responses"]["503"]["headers"]
+        assert headers["Retry-After"] == {"$ref": "#/components/headers/Retry-After"}
