@@ -126,7 +126,7 @@ async def _open_loop(port: int, paths: list[str], rate: float, start: float) -> 
     async def one(path: str, scheduled: float) -> None:
         try:
             status, _ = await connections.request(path)
-        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError):
+        except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError):
             result.failures += 1
             return
         result.latencies_ms.setdefault(status, []).append((loop.time() - scheduled) * 1000)

@@ -11,8 +11,9 @@ rather than queued without bound. docs/CACHING.md and docs/DECISIONS.md explain 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from loaders import Snapshot
 

@@ -8,7 +8,7 @@ import io
 import signal
 import threading
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import fakeredis
 import pytest
@@ -31,7 +31,7 @@ from readiness.work import DETAILS_BYTES, RECORD_BYTES, ComputeLimits, ComputePo
 
 from tests.conftest import assert_error_envelope, body
 from tests.test_openapi import DOCUMENT, assert_conforms
-from tests.processes import Start, fetch, launch, start  # noqa: F401  (start: fixture)
+from tests.processes import Start, fetch, launch
 
 ONE_COUNTRY = RECORD_BYTES + DETAILS_BYTES
 """The estimate for an answer with one country in country mode."""
