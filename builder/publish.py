@@ -4,7 +4,10 @@ A publish either completes or leaves CURRENT and the published snapshots as they
 (DESIGN §2, §5):
 
 1. Copy the snapshot into a hidden staging directory under ``snapshots/`` and validate the
-   copy with the servers' own reader; any problem refuses the publish.
+   copy with the servers' own reader; any problem refuses the publish. Write the change
+   report (``changes.json``, ``builder.changes``) against the snapshot CURRENT names into
+   the copy: the servers' reader ignores the file, and it is not part of the content that
+   makes two publishes "the same".
 2. Put it in place with one rename (or, with ``Conflict.REPLACE``, one atomic exchange
    with the published copy of the same id).
 3. Run the hook (the cache warm-up). If it fails, step 2 is undone.
@@ -32,8 +35,16 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 
 import redis
-from loaders import SNAPSHOT_CHANNEL, SNAPSHOT_ID, Problem, read_current_id, read_snapshot
+from loaders import (
+    SNAPSHOT_CHANNEL,
+    SNAPSHOT_ID,
+    Problem,
+    Snapshot,
+    read_current_id,
+    read_snapshot,
+)
 
+from builder.changes import CHANGES_FILE, compare
 from builder.datadir import CURRENT, SNAPSHOTS
 from builder.staging import leftovers, staging_area
 
@@ -176,6 +187,8 @@ def publish(
             snapshot, problems = read_snapshot(staged)
             if snapshot is None or problems:
                 raise SnapshotInvalid(source, problems)
+            report = compare(_readable(snapshots, previous), snapshot)
+            (staged / CHANGES_FILE).write_bytes(report.encode())
             target = snapshots / snapshot_id
             placement = _place(staged, target, conflict)
             outcome = Outcome(snapshot_id, target, placement, previous)
@@ -231,9 +244,22 @@ def _fsync(path: Path) -> None:
         os.close(descriptor)
 
 
+def _readable(snapshots: Path, snapshot_id: str | None) -> Snapshot | None:
+    """The published snapshot ``snapshot_id`` to compare with, or None (none, or unreadable)."""
+    if snapshot_id is None:
+        return None
+    snapshot, problems = read_snapshot(snapshots / snapshot_id)
+    if snapshot is None:
+        log.warning("current snapshot %s is unreadable (%s); the change report compares with "
+                    "nothing", snapshot_id, problems[-1] if problems else "?")
+    return snapshot
+
+
 def _same_tree(first: Path, second: Path) -> bool:
+    """Same snapshot files, byte for byte; the change report is derived, so it is left out."""
     def files(root: Path) -> list[Path]:
-        return sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
+        return sorted(p.relative_to(root) for p in root.rglob("*")
+                      if p.is_file() and p.relative_to(root) != Path(CHANGES_FILE))
 
     names = files(first)
     return names == files(second) and all(

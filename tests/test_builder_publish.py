@@ -35,6 +35,7 @@ from builder import (
 )
 from builder.__main__ import main
 from loaders import SNAPSHOT_CHANNEL, read_current_id
+from builder.changes import CHANGES_FILE
 from builder.publish import LOCK
 
 from tests.builder_world import STANDARD, economy, world, write_raw
@@ -48,6 +49,11 @@ def built(parent: Path, snapshot_id: str, positions: Mapping[Economy, float] = S
     """A valid snapshot directory ``parent/<id>`` of the tiny world."""
     release = Release.parse(snapshot_id, None, "SYNTHETIC: test data")
     return build_snapshot(world(positions, year=release.year), release, parent).directory
+
+
+def published(directory: Path) -> dict[str, bytes]:
+    """The snapshot's own files as published: the change report the publish adds left out."""
+    return {name: raw for name, raw in tree(directory).items() if name != CHANGES_FILE}
 
 
 def tree(directory: Path) -> dict[str, bytes]:
@@ -74,7 +80,7 @@ def test_publish_new_snapshot_in_place_and_current(tmp_path: Path) -> None:
     source = built(tmp_path / "build", "2026-11")
     outcome = publish(source, tmp_path / "data")
     assert (outcome.snapshot_id, outcome.placement, outcome.previous) == ("2026-11", Placement.NEW, None)
-    assert tree(tmp_path / "data" / "snapshots" / "2026-11") == tree(source)
+    assert published(tmp_path / "data" / "snapshots" / "2026-11") == tree(source)
     assert (tmp_path / "data" / "CURRENT").read_text() == "2026-11\n"
     assert SnapshotStore(tmp_path / "data").load_current() is not None
 
@@ -136,7 +142,7 @@ def test_publish_replace_swaps_the_content(data: Path, tmp_path: Path) -> None:
     source = built(tmp_path / "build", "2026-10", OTHER)
     outcome = publish(source, data, conflict=Conflict.REPLACE)
     assert (outcome.placement, outcome.changed) == (Placement.REPLACED, True)
-    assert tree(data / "snapshots" / "2026-10") == tree(source)
+    assert published(data / "snapshots" / "2026-10") == tree(source)
     assert [p.name for p in (data / "snapshots").iterdir()] == ["2026-10"]
 
 

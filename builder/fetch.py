@@ -1,0 +1,191 @@
+"""Fetch the raw tables from the World Bank Indicators API v2 (docs/PUBLISHING.md, "Fetch").
+
+One request (paged) for the economy list, one per indicator of ``builder.method`` over the
+method's window. Aggregates ("World", "Sub-Saharan Africa", income groups) are in the
+economy list too, marked by the region "Aggregates": they are left out, and so are their
+values. The four governance estimates are served from the Worldwide Governance Indicators
+(source 3), every other series from the World Development Indicators (source 2).
+
+What the API does not give: the FCV list (a separate World Bank publication, passed in as
+``fcv``), and a population for an economy without any SP.POP.TOTL value in the window (such
+an economy is left out and named in ``Fetched.skipped``).
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from typing import Mapping
+
+import requests
+
+from loaders import JsonValue
+
+from builder.inputs import Economy, Observation
+from builder.method import INDICATORS, POPULATION, WINDOW_START
+from builder.rawtables import RawTables
+from builder.worldbank import Answer, SourceError, SourceSettings, fetch_all, session
+
+WDI, WGI = "2", "3"
+SOURCE_NAMES: dict[str, str] = {WDI: "World Bank WDI", WGI: "World Bank WGI"}
+"""The API's source ids we read, and the ``source`` column (shown as data_source) of each."""
+
+GOVERNANCE_SOURCE: dict[str, str] = {code: WGI for code in ("GE.EST", "RQ.EST", "CC.EST", "VA.EST")}
+"""Series the API serves only with ``source=3``; every other one is asked with ``source=2``."""
+
+REGIONS: dict[str, str] = {
+    "EAS": "East Asia & Pacific",
+    "ECS": "Europe & Central Asia",
+    "LCN": "Latin America & Caribbean",
+    "MEA": "Middle East & North Africa",
+    "NAC": "North America",
+    "SAS": "South Asia",
+    "SSF": "Sub-Saharan Africa",
+}
+"""The API's region ids and the contract's region names (the API's own names vary in spacing
+and wording, e.g. "Latin America & Caribbean " with a trailing space)."""
+
+INCOME_GROUPS: dict[str, str | None] = {
+    "LIC": "Low income",
+    "LMC": "Lower middle income",
+    "UMC": "Upper middle income",
+    "HIC": "High income",
+    "INX": None,
+}
+"""The API's income ids; INX ("Not classified") is an unclassified economy."""
+
+AGGREGATE_REGION = "NA"
+"""The region id of aggregates in the economy list (its value is "Aggregates")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fetched:
+    """The fetched tables, and the economies left out for lack of any population value."""
+
+    tables: RawTables
+    skipped: tuple[str, ...]
+    unknown_fcv: tuple[str, ...]
+    """Codes of the FCV list that are not economies of the API's list (a stale list?)."""
+
+
+def fetch_raw(
+    settings: SourceSettings, last_year: int, fcv: Mapping[str, str], now: datetime.datetime
+) -> Fetched:
+    """Fetch every economy and every series of the method for WINDOW_START..``last_year``.
+
+    ``now`` is recorded as the fetch date. Raises SourceError when the source stays
+    unavailable or answers something unexpected (an unknown region or income id, a
+    value that is not a number, a year that is not a year).
+    """
+    client = session(settings)
+    with client:
+        listed = fetch_all(client, settings, "country", {})
+        economies, lending = _economies(listed)
+        series: dict[tuple[str, str], tuple[Observation, ...]] = {}
+        indicators: dict[str, JsonValue] = {}
+        for indicator in INDICATORS:
+            source = GOVERNANCE_SOURCE.get(indicator.code, WDI)
+            answer = _series(client, settings, indicator.code, source, last_year)
+            found = _observations(answer, indicator.code, SOURCE_NAMES[source], economies)
+            series.update(found)
+            indicators[indicator.code] = {
+                "source_id": source,
+                "source": SOURCE_NAMES[source],
+                "lastupdated": _text(answer.meta.get("lastupdated")),
+                "values": sum(len(observations) for observations in found.values()),
+            }
+    populations = {
+        code: int(observations[-1].value)
+        for (code, indicator), observations in series.items()
+        if indicator == POPULATION and observations
+    }
+    skipped = tuple(sorted(code for code in economies if code not in populations))
+    kept = tuple(
+        Economy(code, name, region, income, populations[code], code in fcv, fcv.get(code))
+        for code, (name, region, income) in sorted(economies.items())
+        if code in populations
+    )
+    provenance: dict[str, JsonValue] = {
+        "source": "World Bank Indicators API v2",
+        "url": settings.base_url,
+        "fetched": now.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "window": [WINDOW_START, last_year],
+        "economies": len(kept),
+        "skipped_without_population": list(skipped),
+        "indicators": indicators,
+    }
+    tables = RawTables(
+        kept,
+        {code: lending[code] for code in populations},
+        {key: value for key, value in series.items() if key[0] in populations},
+        provenance,
+    )
+    return Fetched(tables, skipped, tuple(sorted(set(fcv) - set(economies))))
+
+
+def _series(
+    client: requests.Session, settings: SourceSettings, code: str, source: str, last_year: int
+) -> Answer:
+    params = {"date": f"{WINDOW_START}:{last_year}", "source": source}
+    return fetch_all(client, settings, f"country/all/indicator/{code}", params)
+
+
+def _economies(listed: Answer) -> tuple[dict[str, tuple[str, str, str | None]], dict[str, str]]:
+    """(code -> (name, region, income)) of the economies (aggregates left out), and lending."""
+    economies: dict[str, tuple[str, str, str | None]] = {}
+    lending: dict[str, str] = {}
+    for row in listed.rows:
+        code = _text(row.get("id"))
+        region_id = _field(row, "region", "id")
+        if region_id == AGGREGATE_REGION or _field(row, "region", "value").strip() == "Aggregates":
+            continue
+        if region_id not in REGIONS:
+            raise SourceError(f"country: {code} has region {region_id!r}, not one of "
+                              f"{', '.join(REGIONS)} or {AGGREGATE_REGION} (aggregates)")
+        income_id = _field(row, "incomeLevel", "id")
+        if income_id not in INCOME_GROUPS:
+            raise SourceError(f"country: {code} has income level {income_id!r}, not one of "
+                              f"{', '.join(INCOME_GROUPS)}")
+        name = _text(row.get("name")).strip()
+        if len(code) != 3 or not code.isalpha() or not name:
+            raise SourceError(f"country: a row with id {code!r} and name {name!r}")
+        economies[code] = (name, REGIONS[region_id], INCOME_GROUPS[income_id])
+        lending[code] = _field(row, "lendingType", "value").strip()
+    if not economies:
+        raise SourceError("country: the economy list holds no economy")
+    return economies, lending
+
+
+def _observations(
+    answer: Answer, indicator: str, source: str, economies: Mapping[str, object]
+) -> dict[tuple[str, str], tuple[Observation, ...]]:
+    """The economies' values of one series, oldest first; gaps (null) and aggregates left out."""
+    by_economy: dict[str, dict[int, Observation]] = {}
+    for row in answer.rows:
+        code = _text(row.get("countryiso3code"))
+        value = row.get("value")
+        if code not in economies or value is None:
+            continue
+        date = _text(row.get("date"))
+        served = _field(row, "indicator", "id")
+        if served != indicator:
+            raise SourceError(f"{indicator}: a row of {served!r}")
+        if not date.isdigit():
+            raise SourceError(f"{indicator}: {code} has date {date!r}, not a year")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SourceError(f"{indicator}: {code} {date} has value {value!r}, not a number")
+        by_economy.setdefault(code, {})[int(date)] = Observation(int(date), value, source)
+    return {
+        (code, indicator): tuple(years[year] for year in sorted(years))
+        for code, years in by_economy.items()
+    }
+
+
+def _field(row: Mapping[str, JsonValue], key: str, inner: str) -> str:
+    """``row[key][inner]`` as text ('' when absent), for the API's {"id", "value"} objects."""
+    value = row.get(key)
+    return _text(value.get(inner)) if isinstance(value, dict) else ""
+
+
+def _text(value: JsonValue) -> str:
+    return value if isinstance(value, str) else ""

@@ -1,0 +1,148 @@
+"""A small client of the World Bank Indicators API v2: paged JSON, timeouts, bounded retries.
+
+Every answer of the API is a two-element JSON array: a metadata object (``page``, ``pages``,
+``per_page``, ``total``, and for data ``sourceid`` and ``lastupdated``) and the page's rows.
+An error is a one-element array ``[{"message": [{"id", "key", "value"}]}]``, often with
+status 200. ``fetch_all`` follows the pages and checks each against the first, so a source
+that answers something else fails loudly rather than yielding part of a table
+(docs/PUBLISHING.md, "Fetch"). HTTP goes through ``requests`` with urllib3's ``Retry``:
+5xx answers, timeouts and dropped connections are retried with exponential backoff.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, cast
+
+import requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+
+from loaders import JsonValue
+
+PUBLIC_API = "https://api.worldbank.org/v2"
+_RETRIED_STATUSES = (500, 502, 503, 504)
+
+
+class SourceError(Exception):
+    """The source stayed unavailable or answered something unexpected; the message says what."""
+
+
+@dataclass(frozen=True, slots=True)
+class SourceSettings:
+    """How to reach the API: base URL (a mirror or a test's fake), per-request timeout in
+    seconds, retries after the first attempt, the backoff factor (waits of factor x 2^n
+    seconds between retries), and the page size asked for."""
+
+    base_url: str = PUBLIC_API
+    timeout: float = 30.0
+    retries: int = 4
+    backoff: float = 2.0
+    per_page: int = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """All rows of one paged request, with the first page's metadata (``lastupdated`` etc.)."""
+
+    meta: Mapping[str, JsonValue]
+    rows: tuple[Mapping[str, JsonValue], ...] = field(default=())
+
+
+def session(settings: SourceSettings) -> requests.Session:
+    """A session that retries 5xx answers, timeouts and refused connections with backoff."""
+    retry = Retry(
+        total=settings.retries,
+        connect=settings.retries,
+        read=settings.retries,
+        status=settings.retries,
+        other=0,
+        backoff_factor=settings.backoff,
+        status_forcelist=_RETRIED_STATUSES,
+        allowed_methods=frozenset({"GET"}),
+        raise_on_status=False,
+        respect_retry_after_header=True,
+    )
+    client = requests.Session()
+    adapter = HTTPAdapter(max_retries=retry)
+    client.mount("http://", adapter)
+    client.mount("https://", adapter)
+    return client
+
+
+def fetch_all(
+    client: requests.Session, settings: SourceSettings, path: str, params: Mapping[str, str]
+) -> Answer:
+    """Every row of ``path`` (e.g. ``country/all/indicator/SP.POP.TOTL``), page by page.
+
+    Raises SourceError when a request still fails after the retries, when an answer is not
+    the API's JSON shape, carries the API's error message, or its pages disagree (a page
+    number or count that changed, fewer or more rows than ``total``).
+    """
+    first = _page(client, settings, path, params, 1)
+    pages = _count(first.meta, "pages", path)
+    total = _count(first.meta, "total", path)
+    rows = list(first.rows)
+    for number in range(2, pages + 1):
+        page = _page(client, settings, path, params, number)
+        if _count(page.meta, "pages", path) != pages or _count(page.meta, "total", path) != total:
+            raise SourceError(f"{path}: page {number} disagrees with page 1 on pages/total "
+                              "(the source changed while it was read; run again)")
+        rows.extend(page.rows)
+    if len(rows) != total:
+        raise SourceError(f"{path}: {len(rows)} rows over {pages} page(s), but total is {total}")
+    return Answer(first.meta, tuple(rows))
+
+
+def _page(
+    client: requests.Session, settings: SourceSettings, path: str, params: Mapping[str, str],
+    number: int,
+) -> Answer:
+    url = f"{settings.base_url.rstrip('/')}/{path}"
+    query = {**params, "format": "json", "per_page": str(settings.per_page), "page": str(number)}
+    where = f"{path} page {number}"
+    try:
+        response = client.get(url, params=query, timeout=settings.timeout)
+    except requests.RequestException as error:
+        raise SourceError(f"{where}: no answer from {settings.base_url} after "
+                          f"{settings.retries} retries ({type(error).__name__})") from None
+    if response.status_code != 200:
+        raise SourceError(f"{where}: HTTP {response.status_code} from {settings.base_url}"
+                          + (f" after {settings.retries} retries"
+                             if response.status_code in _RETRIED_STATUSES else ""))
+    try:
+        document = cast(JsonValue, response.json())
+    except ValueError:
+        raise SourceError(f"{where}: the answer is not JSON "
+                          f"({response.headers.get('Content-Type', 'no content type')})") from None
+    return _parsed(document, where, number)
+
+
+def _parsed(document: JsonValue, where: str, number: int) -> Answer:
+    """Check one page's shape: [metadata, rows] or the API's error message."""
+    if isinstance(document, list) and len(document) == 1 and isinstance(document[0], dict):
+        messages = document[0].get("message")
+        if isinstance(messages, list) and messages:
+            said = "; ".join(
+                f"{m.get('id')} {m.get('key')}: {m.get('value')}" for m in messages if isinstance(m, dict)
+            )
+            raise SourceError(f"{where}: the API refused the request: {said}")
+    if not (isinstance(document, list) and len(document) == 2 and isinstance(document[0], dict)):
+        raise SourceError(f"{where}: not the API's [metadata, rows] answer")
+    meta, rows = document[0], document[1]
+    if rows is None and _count(meta, "total", where) == 0:
+        rows = []  # the API's answer for an empty result
+    if not isinstance(rows, list) or not all(isinstance(row, dict) for row in rows):
+        raise SourceError(f"{where}: the rows are not a list of objects")
+    if _count(meta, "page", where) != number:
+        raise SourceError(f"{where}: the API answered page {meta.get('page')!r} instead")
+    return Answer(meta, tuple(cast(dict[str, JsonValue], row) for row in rows))
+
+
+def _count(meta: Mapping[str, JsonValue], key: str, where: str) -> int:
+    """A metadata count; the API writes some as strings ("per_page": "50")."""
+    value = meta.get(key)
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or not str(value).isdigit():
+        raise SourceError(f"{where}: metadata {key!r} is {value!r}, not a count")
+    return int(value)
+
