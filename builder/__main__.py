@@ -1,16 +1,22 @@
-"""Command line: ``python -m builder build|publish|list`` (see docs/PUBLISHING.md).
+"""Command line: ``python -m builder fetch|import-wdi|build|publish|refresh|list``
+(see docs/PUBLISHING.md).
 
+    python -m builder fetch --out raw/2026-11 --fcv fcv.csv [--source-url URL]
+    python -m builder import-wdi WDI_CSV.zip [WGI.zip] --out raw/2026-11 --fcv fcv.csv
     python -m builder build --raw data/raw --snapshot 2026-11 --out build/
     python -m builder publish build/2026-11 --data-dir /srv/readiness [--hook CMD] [--replace]
+    python -m builder refresh --data-dir /srv/readiness --work /srv/work --fcv fcv.csv [--hook CMD]
     python -m builder list --data-dir /srv/readiness
 
-Exit status 0 on success, 1 when the build or publish is refused or fails, including a file
-system error (the message on stderr says why), 2 for a usage error.
+Exit status 0 on success, 1 when a fetch, build, refresh or publish is refused or fails,
+including an unavailable source and a file system error (the message on stderr says why),
+2 for a usage error.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 from pathlib import Path
 from collections.abc import Sequence
@@ -28,19 +34,26 @@ from builder.publish import (
     publish,
     shell_hook,
 )
+from builder.fetch import fetch_raw
+from builder.rawtables import FcvError, read_fcv, write_tables
+from builder.refresh import Plan, Refreshed, refresh
 from builder.release import Release, ReleaseError
+from builder.sanity import Limits
+from builder.wdi import WdiError, import_wdi
+from builder.worldbank import PUBLIC_API, SourceError, SourceSettings
+
+_ERRORS = (InputError, ReleaseError, BuildInvalid, PublishError, OSError, SourceError, FcvError,
+           WdiError)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one subcommand; return the exit status."""
     args = _parser().parse_args(argv)
+    commands = {"fetch": _fetch, "import-wdi": _import_wdi, "build": _build, "publish": _publish,
+                "refresh": _refresh, "list": _list}
     try:
-        if args.command == "build":
-            return _build(args)
-        if args.command == "publish":
-            return _publish(args)
-        return _list(args)
-    except (InputError, ReleaseError, BuildInvalid, PublishError, OSError) as error:
+        return commands[args.command](args)
+    except _ERRORS as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
 
@@ -48,6 +61,23 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m builder", description=__doc__.split("\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
+
+    fetch = commands.add_parser("fetch", help="fetch the raw tables from the World Bank API")
+    fetch.add_argument("--out", type=Path, required=True,
+                       help="directory for countries.csv, indicators.csv and provenance.json")
+    fetch.add_argument("--year", type=int, default=None,
+                       help="last year of the data window (default: this year)")
+    _source_arguments(fetch)
+
+    wdi = commands.add_parser("import-wdi", help="read the raw tables from the WDI CSV archive")
+    wdi.add_argument("archives", type=Path, nargs="+", metavar="FILE",
+                     help="WDI_CSV.zip (or its extracted directory); more archives in the same "
+                          "layout (e.g. the WGI) add their series")
+    wdi.add_argument("--out", type=Path, required=True,
+                     help="directory for countries.csv, indicators.csv and provenance.json")
+    wdi.add_argument("--year", type=int, default=None,
+                     help="last year of the data window (default: this year)")
+    wdi.add_argument("--fcv", type=Path, required=True, help=_FCV_HELP)
 
     build = commands.add_parser("build", help="build one snapshot directory from the raw tables")
     build.add_argument("--raw", type=Path, required=True,
@@ -68,9 +98,123 @@ def _parser() -> argparse.ArgumentParser:
     publish_.add_argument("--replace", action="store_true",
                           help="if the id is published with other content, swap it atomically")
 
+    refresh_ = commands.add_parser(
+        "refresh", help="fetch, build, check, publish with the hook and flip CURRENT: one month")
+    refresh_.add_argument("--data-dir", type=Path, required=True, help="the servers' data directory")
+    refresh_.add_argument("--work", type=Path, required=True,
+                          help="working directory: raw/<id>/ keeps the fetched tables, build/ "
+                               "is temporary")
+    refresh_.add_argument("--snapshot", help="snapshot id, YYYY-MM (default: this month)")
+    refresh_.add_argument("--published",
+                          help="publication date in that month (default: today in this month, "
+                               "else the 1st)")
+    refresh_.add_argument("--hook", metavar="COMMAND",
+                          help="shell command run before CURRENT flips, as for publish")
+    limits = Limits()
+    refresh_.add_argument("--max-economy-drop", type=float, default=limits.economy_drop,
+                          metavar="SHARE",
+                          help="refuse when more than this share of the current snapshot's "
+                               f"economies is missing (default {limits.economy_drop})")
+    refresh_.add_argument("--max-all-moved", type=float, default=limits.all_moved,
+                          metavar="POINTS",
+                          help="refuse when every composite score moved by more than this "
+                               f"(default {limits.all_moved:g})")
+    refresh_.add_argument("--force", action="store_true",
+                          help="publish even when a sanity check fails (it is still reported)")
+    _source_arguments(refresh_)
+
     list_ = commands.add_parser("list", help="list snapshots and which one is current")
     list_.add_argument("--data-dir", type=Path, required=True, help="the servers' data directory")
     return parser
+
+
+_FCV_HELP = ("CSV of the FCV list with columns iso3 and fcv_type (a previous raw countries.csv "
+             "works as is); no World Bank API serves it")
+
+
+def _source_arguments(parser: argparse.ArgumentParser) -> None:
+    defaults = SourceSettings()
+    parser.add_argument("--fcv", type=Path, required=True, help=_FCV_HELP)
+    parser.add_argument("--source-url", default=PUBLIC_API,
+                        help=f"the API's base URL, e.g. a mirror (default {PUBLIC_API})")
+    parser.add_argument("--timeout", type=float, default=defaults.timeout,
+                        help=f"seconds per request (default {defaults.timeout:g})")
+    parser.add_argument("--retries", type=int, default=defaults.retries,
+                        help="retries of a request after a 5xx answer, a timeout or a dropped "
+                             f"connection (default {defaults.retries})")
+    parser.add_argument("--backoff", type=float, default=defaults.backoff,
+                        help="backoff factor: waits of BACKOFF x 2^n seconds between retries "
+                             f"(default {defaults.backoff:g})")
+    parser.add_argument("--per-page", type=int, default=defaults.per_page,
+                        help=f"rows asked per page (default {defaults.per_page})")
+
+
+def _source(args: argparse.Namespace) -> SourceSettings:
+    return SourceSettings(args.source_url, args.timeout, max(0, args.retries), max(0.0, args.backoff),
+                          max(1, args.per_page))
+
+
+def _now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def _fetch(args: argparse.Namespace) -> int:
+    fetched = fetch_raw(_source(args), args.year or _now().year, read_fcv(args.fcv), _now())
+    out = write_tables(fetched.tables, args.out)
+    _warn_fetch(fetched.skipped, fetched.unknown_fcv)
+    print(f"fetched {out}: {len(fetched.tables.economies)} economies, "
+          f"{sum(len(o) for o in fetched.tables.series.values())} values")
+    return 0
+
+
+def _warn_fetch(skipped: tuple[str, ...], unknown_fcv: tuple[str, ...]) -> None:
+    if skipped:
+        print(f"warning: left out (no population in the window): {', '.join(skipped)}",
+              file=sys.stderr)
+    if unknown_fcv:
+        print(f"warning: FCV list codes that are not economies of the source: "
+              f"{', '.join(unknown_fcv)}", file=sys.stderr)
+
+
+def _import_wdi(args: argparse.Namespace) -> int:
+    imported = import_wdi(tuple(args.archives), args.year or _now().year, read_fcv(args.fcv), _now())
+    out = write_tables(imported.tables, args.out)
+    _warn_fetch(imported.skipped, ())
+    if imported.missing:
+        print(f"warning: series not in the archive(s), to be imputed or missing: "
+              f"{', '.join(imported.missing)}", file=sys.stderr)
+    print(f"imported {out}: {len(imported.tables.economies)} economies, "
+          f"{sum(len(o) for o in imported.tables.series.values())} values")
+    return 0
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    today = _now().date()
+    snapshot_id = args.snapshot or today.strftime("%Y-%m")
+    published = args.published or (today.isoformat() if today.strftime("%Y-%m") == snapshot_id else None)
+    plan = Plan(
+        release=Release.parse(snapshot_id, published),
+        source=_source(args),
+        work=args.work,
+        data_dir=args.data_dir,
+        fcv=read_fcv(args.fcv),
+        hook=shell_hook(args.hook) if args.hook else None,
+        limits=Limits(args.max_economy_drop, args.max_all_moved),
+        force=args.force,
+    )
+    done = refresh(plan, _now())
+    _warn_fetch(done.fetched.skipped, done.fetched.unknown_fcv)
+    print(_refreshed_lines(done))
+    return 0
+
+
+def _refreshed_lines(done: Refreshed) -> str:
+    lines = [f"fetched {done.raw}: {len(done.fetched.tables.economies)} economies",
+             _built_line(done.built).replace(f"built {done.built.directory}",
+                                             f"built {done.built.directory.name}")]
+    lines += [f"warning: published despite: {reason}" for reason in done.overridden]
+    lines += [f"changes: {done.report.document['summary']}", _outcome_line(done.outcome)]
+    return "\n".join(lines)
 
 
 def _build(args: argparse.Namespace) -> int:

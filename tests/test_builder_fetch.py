@@ -1,0 +1,205 @@
+"""builder.fetch and builder.worldbank: the raw tables from the World Bank API, or a clear failure.
+
+Against the recorded answers of tests/fixtures/worldbank/ served by a fake API on 127.0.0.1
+(tests/worldbank_fake.py); nothing here reaches the network.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from builder.__main__ import main
+from builder.fetch import fetch_raw
+from builder.inputs import read_raw
+from builder.rawtables import FcvError, read_fcv, write_tables
+from builder.worldbank import SourceError, SourceSettings
+
+from tests.worldbank_fake import HANG, FakeWorldBank, serve
+
+NOW = datetime.datetime(2026, 11, 5, 6, 0, tzinfo=datetime.timezone.utc)
+FCV = {"ETH": "Conflict"}
+POPULATION_PATH = "/v2/country/all/indicator/SP.POP.TOTL"
+
+
+@pytest.fixture
+def api() -> Iterator[FakeWorldBank]:
+    yield from serve()
+
+
+def settings(api: FakeWorldBank, **changes: float) -> SourceSettings:
+    """Fast settings for tests: small pages (so answers are paged), no backoff wait."""
+    values = {"timeout": 5.0, "retries": 2, "backoff": 0.0, **changes}
+    return SourceSettings(api.base_url, values["timeout"], int(values["retries"]),
+                          values["backoff"], per_page=10)
+
+
+def fcv_file(tmp_path: Path) -> Path:
+    path = tmp_path / "fcv.csv"
+    path.write_text("iso3,fcv_type\nETH,Conflict\nSSD,Conflict\n")
+    return path
+
+
+# --- the recorded answers ---------------------------------------------------------------------
+
+def test_fetch_recorded_api_gives_valid_raw_tables(api: FakeWorldBank, tmp_path: Path) -> None:
+    fetched = fetch_raw(settings(api), 2026, FCV, NOW)
+    raw = read_raw(write_tables(fetched.tables, tmp_path / "raw"))
+    assert [e.code for e in raw.economies] == ["DEU", "ETH", "KEN", "TUV", "UGA", "VEN"]
+    kenya = next(e for e in raw.economies if e.code == "KEN")
+    assert (kenya.name, kenya.region, kenya.income, kenya.population) == (
+        "Kenya", "Sub-Saharan Africa", "Lower middle income", 55_100_000)
+    venezuela = next(e for e in raw.economies if e.code == "VEN")
+    assert venezuela.income is None and venezuela.region == "Latin America & Caribbean"
+    ethiopia = next(e for e in raw.economies if e.code == "ETH")
+    assert (ethiopia.fcv_status, ethiopia.fcv_type) == (True, "Conflict")
+    assert fetched.skipped == ("GIB",), "no population value in the window"
+    population = raw.observations("KEN", "SP.POP.TOTL")
+    assert [(o.year, o.value, o.source) for o in population] == [
+        (2023, 55_099_000, "World Bank WDI"), (2024, 55_100_000, "World Bank WDI")]
+    assert raw.observations("DEU", "GE.EST")[-1].source == "World Bank WGI"
+    assert raw.observations("DEU", "SE.ADT.LITR.ZS") == (), "null values are gaps"
+
+
+def test_fetch_leaves_out_aggregates_and_their_values(api: FakeWorldBank, tmp_path: Path) -> None:
+    out = write_tables(fetch_raw(settings(api), 2026, FCV, NOW).tables, tmp_path / "raw")
+    text = (out / "countries.csv").read_text() + (out / "indicators.csv").read_text()
+    assert "WLD" not in text and "SSF" not in text and "Aggregates" not in text
+
+
+def test_fetch_follows_every_page_and_asks_governance_from_wgi(api: FakeWorldBank) -> None:
+    fetch_raw(settings(api), 2026, FCV, NOW)
+    population = [url for url in api.requests if url.startswith(POPULATION_PATH + "?")]
+    assert sorted(re.findall(r"[?&]page=(\d+)", url)[0] for url in population) == ["1", "2"]
+    assert all("date=2017%3A2026" in url and "source=2" in url for url in population)
+    governance = [url for url in api.requests if "/indicator/GE.EST?" in url]
+    assert governance and all("source=3" in url for url in governance)
+
+
+def test_fetch_records_provenance(api: FakeWorldBank, tmp_path: Path) -> None:
+    out = write_tables(fetch_raw(settings(api), 2026, FCV, NOW).tables, tmp_path / "raw")
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert provenance["url"] == api.base_url and provenance["fetched"] == "2026-11-05T06:00:00Z"
+    assert provenance["window"] == [2017, 2026]
+    assert provenance["indicators"]["GE.EST"] == {
+        "source_id": "3", "source": "World Bank WGI", "lastupdated": "2025-09-26", "values": 12}
+    assert provenance["indicators"]["SP.POP.TOTL"]["lastupdated"] == "2025-10-07"
+    assert "lending_type" in (out / "countries.csv").read_text().splitlines()[0]
+
+
+# --- failures: retried, then a clear error and nothing written -----------------------------------
+
+def test_fetch_retries_5xx_then_succeeds(api: FakeWorldBank) -> None:
+    api.faults[POPULATION_PATH] += [503, 502]
+    fetched = fetch_raw(settings(api), 2026, FCV, NOW)
+    assert len(fetched.tables.economies) == 6
+    assert api.seen(POPULATION_PATH) == 4, "two failures, then pages 1 and 2"
+
+
+def test_fetch_retries_a_timeout_then_succeeds(api: FakeWorldBank) -> None:
+    api.faults[POPULATION_PATH] += [HANG]
+    fetched = fetch_raw(settings(api, timeout=0.5), 2026, FCV, NOW)
+    assert len(fetched.tables.economies) == 6
+
+
+def test_fetch_gives_up_after_the_retries_on_5xx(api: FakeWorldBank) -> None:
+    api.faults[POPULATION_PATH] += [503] * 5
+    with pytest.raises(SourceError, match=r"SP.POP.TOTL page 1: HTTP 503 .* after 2 retries"):
+        fetch_raw(settings(api), 2026, FCV, NOW)
+    assert api.seen(POPULATION_PATH) == 3, "one try and two retries, no more"
+
+
+def test_fetch_gives_up_after_the_retries_on_timeouts(api: FakeWorldBank) -> None:
+    api.faults["/v2/country"] += [HANG, HANG]
+    with pytest.raises(SourceError, match=r"country page 1: no answer .* after 1 retries"):
+        fetch_raw(settings(api, timeout=0.3, retries=1), 2026, FCV, NOW)
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (b"<html><body>Oops</body></html>", "not JSON"),
+    (b'[{"message":[{"id":"120","key":"Invalid value","value":"The provided parameter value is '
+     b'not valid"}]}]', "refused the request: 120 Invalid value"),
+    (b'[{"page":2,"pages":2,"per_page":10,"total":99},[]]', "disagrees with page 1"),
+    (b'[{"page":1,"pages":2,"per_page":10,"total":18},[]]', "answered page 1 instead"),
+    (b'{"page":2}', "not the API's [metadata, rows] answer"),
+])
+def test_fetch_refuses_a_bad_page(api: FakeWorldBank, body: bytes, message: str) -> None:
+    # The first page is good; the second is not what the API answers.
+    api.edit = lambda name, raw: body if name == "SP.POP.TOTL-p2.json" else raw
+    with pytest.raises(SourceError, match=re.escape(message)):
+        fetch_raw(settings(api), 2026, FCV, NOW)
+
+
+def test_fetch_refuses_rows_that_do_not_add_up_to_total(api: FakeWorldBank) -> None:
+    api.edit = lambda name, raw: raw.replace(b'"total": 18', b'"total": 19') if name.startswith(
+        "EG.ELC") else raw
+    with pytest.raises(SourceError, match="18 rows over 2 page"):
+        fetch_raw(settings(api), 2026, FCV, NOW)
+
+
+def test_fetch_refuses_an_unknown_region(api: FakeWorldBank) -> None:
+    api.edit = lambda name, raw: raw.replace(b'"id": "ECS"', b'"id": "XYZ"')
+    with pytest.raises(SourceError, match="DEU has region 'XYZ'"):
+        fetch_raw(settings(api), 2026, FCV, NOW)
+
+
+def test_fetch_without_wgi_source_would_fail(api: FakeWorldBank) -> None:
+    # What the source parameter is for: the fake, like the API, refuses GE.EST from source 2.
+    from builder import fetch as module
+
+    saved = dict(module.GOVERNANCE_SOURCE)
+    module.GOVERNANCE_SOURCE.clear()
+    try:
+        with pytest.raises(SourceError, match="175 Invalid format"):
+            fetch_raw(settings(api), 2026, FCV, NOW)
+    finally:
+        module.GOVERNANCE_SOURCE.update(saved)
+
+
+def test_cli_fetch_writes_tables(api: FakeWorldBank, tmp_path: Path,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    status = main(["fetch", "--out", str(tmp_path / "raw"), "--fcv", str(fcv_file(tmp_path)),
+                   "--year", "2026", "--source-url", api.base_url, "--per-page", "10",
+                   "--backoff", "0"])
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    assert captured.out.startswith(f"fetched {tmp_path / 'raw'}: 6 economies, ")
+    assert "left out (no population in the window): GIB" in captured.err
+    assert "not economies of the source: SSD" in captured.err
+    assert len(read_raw(tmp_path / "raw").economies) == 6
+
+
+def test_cli_fetch_failure_exits_1_and_keeps_the_previous_tables(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "raw"
+    out.mkdir()
+    (out / "countries.csv").write_text("previous\n")
+    api.faults[POPULATION_PATH] += [500] * 3
+    status = main(["fetch", "--out", str(out), "--fcv", str(fcv_file(tmp_path)),
+                   "--source-url", api.base_url, "--per-page", "10", "--backoff", "0",
+                   "--retries", "2"])
+    assert status == 1
+    assert "SP.POP.TOTL page 1: HTTP 500" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fcv.csv", "raw"], "no leftovers"
+    assert [p.name for p in out.iterdir()] == ["countries.csv"]
+    assert (out / "countries.csv").read_text() == "previous\n"
+
+
+# --- the FCV list ---------------------------------------------------------------------------------
+
+def test_read_fcv_accepts_a_previous_countries_table() -> None:
+    listed = read_fcv(Path(__file__).resolve().parent.parent / "data" / "raw" / "countries.csv")
+    assert listed["AFG"] == "Conflict" and "ABW" not in listed
+
+
+def test_read_fcv_without_the_columns_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "fcv.csv"
+    path.write_text("code,type\nETH,Conflict\n")
+    with pytest.raises(FcvError, match="needs the columns iso3 and fcv_type"):
+        read_fcv(path)
