@@ -1,0 +1,139 @@
+"""builder.changes and builder.sanity on the tiny world, and the report a publish writes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping
+
+from loaders import Snapshot, read_snapshot
+
+from builder import Economy, Release, build_snapshot, publish
+from builder.changes import CHANGES_FILE, compare
+from builder.sanity import Limits, problems
+
+from tests.builder_world import STANDARD, economy, world
+
+
+def snapshot(parent: Path, snapshot_id: str, positions: Mapping[Economy, float],
+             missing: tuple[tuple[str, str], ...] = ()) -> Snapshot:
+    release = Release.parse(snapshot_id, None, "SYNTHETIC: test data")
+    built = build_snapshot(world(positions, year=release.year, missing=missing), release, parent)
+    loaded, _ = read_snapshot(built.directory)
+    assert loaded is not None
+    return loaded
+
+
+def test_compare_with_nothing_is_a_first_snapshot(tmp_path: Path) -> None:
+    report = compare(None, snapshot(tmp_path, "2026-10", STANDARD))
+    assert report.document["previous"] is None
+    assert report.document["summary"] == "2026-10 is the first snapshot: nothing to compare with."
+    assert [e["code"] for e in report.document["economies"]["added"]] == [  # type: ignore[index,union-attr]
+        "AAA", "BBB", "CCC", "DDD", "MMM"]
+
+
+def test_compare_same_content_reports_no_change(tmp_path: Path) -> None:
+    report = compare(snapshot(tmp_path, "2026-10", STANDARD), snapshot(tmp_path, "2026-11", STANDARD))
+    document = report.document
+    assert document["indicators"] == [] and document["imputations"] == {"appeared": [], "disappeared": []}
+    assert all(score["moved"] == 0 for score in document["scores"].values())  # type: ignore[union-attr,index]
+    assert document["summary"] == (
+        "2026-11 against 2026-10: 0 economies added, 0 removed; composite score moved for 0 of 5; "
+        "0 reported values changed in 0 indicators; 0 imputations appeared, 0 disappeared.")
+
+
+def test_compare_lists_added_removed_movers_and_changed_values(tmp_path: Path) -> None:
+    before = snapshot(tmp_path, "2026-10", STANDARD)
+    # BBB improves from 0.5 to 0.75; EEE arrives; MMM (the microstate) is gone.
+    positions = {e: p for e, p in STANDARD.items() if e.code != "MMM"}
+    positions[economy("BBB")] = 0.75
+    positions[economy("EEE")] = 0.1
+    after = snapshot(tmp_path, "2026-11", positions)
+    report = compare(before, after)
+    document = report.document
+    assert report.added == ("EEE",) and report.removed == ("MMM",)
+    assert document["economies"] == {  # type: ignore[comparison-overlap]
+        "compared": 4,
+        "added": [{"code": "EEE", "name": "Economy EEE"}],
+        "removed": [{"code": "MMM", "name": "Economy MMM"}],
+    }
+    infrastructure = document["scores"]["Infrastructure Score"]  # type: ignore[index,call-overload]
+    assert infrastructure["largest"][0] == {
+        "code": "BBB", "name": "Economy BBB", "previous": 50, "current": 75, "change": 25}
+    ranks = document["ranks"]
+    assert ranks["compared"] == 4  # type: ignore[index,call-overload]
+    changed = {item["indicator_code"]: item["economies"] for item in document["indicators"]}  # type: ignore[index,union-attr]
+    assert changed["EG.ELC.ACCS.ZS"] == ["BBB"] and "SP.POP.TOTL" not in changed
+    assert "1 economies added, 1 removed" in str(document["summary"])
+    assert "(largest: Economy BBB +" in str(document["summary"])
+
+
+def test_compare_imputations_that_appear_and_disappear(tmp_path: Path) -> None:
+    before = snapshot(tmp_path, "2026-10", STANDARD, missing=(("AAA", "SE.TER.ENRR"),))
+    after = snapshot(tmp_path, "2026-11", STANDARD, missing=(("BBB", "SE.SEC.ENRR"),))
+    imputations = compare(before, after).document["imputations"]
+    assert imputations == {  # type: ignore[comparison-overlap]
+        "appeared": [{"code": "BBB", "indicator_code": "SE.SEC.ENRR",
+                      "data_source": "Imputed: global median"}],
+        "disappeared": [{"code": "AAA", "indicator_code": "SE.TER.ENRR",
+                         "data_source": "Test source"}],
+    }
+
+
+def test_sanity_refuses_when_every_score_moved_far(tmp_path: Path) -> None:
+    ranked = {e: p for e, p in STANDARD.items() if e.code != "MMM"}
+    before = snapshot(tmp_path, "2026-10", ranked)
+    # The positions trade places, so each composite moves by 40 points or more.
+    swapped = dict(zip(ranked, (0.5, 0.0, 0.25, 1.0)))
+    after = snapshot(tmp_path, "2026-11", swapped)
+    report = compare(before, after)
+    found = problems(after, before, report, Limits(all_moved=10))
+    assert len(found) == 1 and found[0].startswith("every one of 4 composite scores moved by more than 10")
+    assert problems(after, before, report, Limits(all_moved=100)) == []
+
+
+def test_sanity_accepts_a_normal_month_and_a_first_one(tmp_path: Path) -> None:
+    before = snapshot(tmp_path, "2026-10", STANDARD)
+    after = snapshot(tmp_path, "2026-11", STANDARD)
+    assert problems(after, before, compare(before, after), Limits()) == []
+    assert problems(after, None, compare(None, after), Limits()) == []
+
+
+def test_sanity_economy_drop_margin(tmp_path: Path) -> None:
+    before = snapshot(tmp_path, "2026-10", STANDARD)
+    after = snapshot(tmp_path, "2026-11", {e: p for e, p in STANDARD.items() if e.code != "AAA"})
+    report = compare(before, after)
+    assert problems(after, before, report, Limits(economy_drop=0.25)) == [], "1 of 5 is 20%"
+    (found,) = problems(after, before, report, Limits(economy_drop=0.1))
+    assert found.startswith("4 economies, 1 fewer than 2026-10's 5 (more than 10%; removed: AAA)")
+
+
+# --- the report a publish writes --------------------------------------------------------------
+
+def build(parent: Path, snapshot_id: str, positions: Mapping[Economy, float]) -> Path:
+    release = Release.parse(snapshot_id, None, "SYNTHETIC: test data")
+    return build_snapshot(world(positions, year=release.year), release, parent).directory
+
+
+def test_publish_writes_the_report_against_current(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    publish(build(tmp_path / "a", "2026-10", STANDARD), data)
+    publish(build(tmp_path / "b", "2026-11", {**STANDARD, economy("EEE"): 0.75}), data)
+    report = json.loads((data / "snapshots" / "2026-11" / CHANGES_FILE).read_text())
+    assert (report["format"], report["snapshot"], report["previous"]) == (1, "2026-11", "2026-10")
+    assert report["economies"]["added"] == [{"code": "EEE", "name": "Economy EEE"}]
+    snapshot_, found = read_snapshot(data / "snapshots" / "2026-11")
+    assert snapshot_ is not None and found == []
+
+
+def test_publish_again_and_rollback_keep_each_report(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    publish(build(tmp_path / "a", "2026-10", STANDARD), data)
+    source = build(tmp_path / "b", "2026-11", STANDARD)
+    publish(source, data)
+    path = data / "snapshots" / "2026-11" / CHANGES_FILE
+    first = path.read_bytes()
+    assert not publish(source, data).changed, "the report is not content: still the same snapshot"
+    publish(data / "snapshots" / "2026-10", data)  # roll back
+    assert path.read_bytes() == first
+    assert json.loads((data / "snapshots" / "2026-10" / CHANGES_FILE).read_text())["previous"] is None
