@@ -9,6 +9,7 @@ step cannot pass as green.
 
 from __future__ import annotations
 
+import datetime
 import os
 import re
 import shutil
@@ -27,6 +28,7 @@ from config import Settings
 from readiness.redis_tier import ANSWER_PREFIX
 from tests.conftest import ROOT, unavailable
 from tests.test_dockerfile import check_server_command
+from tests.worldbank_fake import FakeWorldBank, serve
 
 OVERLAYS = sorted(
     path.name
@@ -52,6 +54,8 @@ KNOWN_VARIABLES = {f"READINESS_{field.name.upper()}" for field in fields(Setting
 API_IMAGE = "readiness-api"
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob")
 LONG_RUNNING_KINDS = ("Deployment", "StatefulSet", "DaemonSet")
+WORLD_BANK_API = "https://api.worldbank.org/v2"
+"""The source the refresh job fetches from (its --source-url)."""
 GRACE_MARGIN_SECONDS = 5
 """What terminationGracePeriodSeconds keeps beyond the stop sequence, for the process to exit."""
 
@@ -585,6 +589,26 @@ def test_ingress_routes_api_prefix_to_the_api_service(
 # --- network policies -------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_only_the_refresh_job_has_egress_out_of_the_cluster(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    egress = [doc for doc in docs
+              if doc["kind"] == "NetworkPolicy" and "Egress" in doc["spec"]["policyTypes"]]
+    outside = [doc for doc in egress
+               if any("ipBlock" in peer for rule in doc["spec"]["egress"] for peer in rule["to"])]
+    assert [doc["metadata"]["name"] for doc in outside] == ["readiness-refresh-egress"]
+    (policy,) = outside
+    assert _selected(docs, policy["spec"]["podSelector"]) == {"CronJob/readiness-refresh"}
+    rules = policy["spec"]["egress"]
+    ports = {(port["port"], port["protocol"]) for rule in rules for port in rule["ports"]}
+    assert ports == {(53, "UDP"), (53, "TCP"), (6379, "TCP"), (443, "TCP")}
+    redis_port = _one(docs, "Service", "redis")["spec"]["ports"][0]["port"]
+    (to_redis,) = (rule for rule in rules if rule["ports"][0]["port"] == redis_port)
+    assert _selected(docs, to_redis["to"][0]["podSelector"]) == {"Deployment/redis"}
+
+
 def _ingress_peers(docs: list[Doc], name: str) -> tuple[Doc, list[Doc]]:
     policy = _one(docs, "NetworkPolicy", name)
     assert policy["spec"]["policyTypes"] == ["Ingress"]
@@ -662,9 +686,13 @@ def test_refresh_cronjob_publishes_and_warms_monthly_one_at_a_time(
     assert day.isdigit() and (month, weekday) == ("*", "*"), "once a month"
     template = cronjob["spec"]["jobTemplate"]["spec"]["template"]
     (container,) = template["spec"]["containers"]
-    publish = re.search(r"python -m builder publish .* --data-dir (\S+)", _script(container))
-    assert publish, "runs the publisher"
-    assert "--hook 'python -m readiness.warm " in _script(container)
+    script = _script(container)
+    refresh = re.search(r"python -m builder refresh .*--data-dir (\S+)", script)
+    assert refresh, "runs the refresh from the source"
+    assert re.search(r"python -m builder publish .* --data-dir /data ", script), "or a staged one"
+    assert "warm='python -m readiness.warm " in script and script.count('--hook "$warm"') == 2
+    assert f"--source-url {WORLD_BANK_API}" in script
+    publish = refresh
     _, settings = _settings(docs, container)
     assert settings.redis_url, "the warm-up writes to Redis"
     # The same claim as the API, writable, at the --data-dir the publisher writes to.
@@ -769,35 +797,72 @@ def refresh(manifests: dict[str, list[Doc]]) -> tuple[Doc, dict[str, str]]:
 
 
 def _stage(data_dir: Path, *snapshot_ids: str) -> None:
+    """Stage sample snapshots in incoming/, each under the id given (the directory's name)."""
     for snapshot_id in snapshot_ids:
-        shutil.copytree(
-            ROOT / "data" / "sample" / "snapshots" / snapshot_id,
-            data_dir / "incoming" / snapshot_id,
-        )
+        source = ROOT / "data" / "sample" / "snapshots" / "2026-11"
+        target = data_dir / "incoming" / snapshot_id
+        shutil.copytree(source, target)
+        manifest = target / "manifest.json"
+        manifest.write_text(manifest.read_text().replace('"id": "2026-11"', f'"id": "{snapshot_id}"'))
 
 
-def test_refresh_script_publishes_the_newest_staged_snapshot_and_warms(
+def _this_month() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m")
+
+
+@pytest.fixture
+def world_bank() -> Iterator[FakeWorldBank]:
+    """The recorded World Bank API, served on 127.0.0.1 (tests/worldbank_fake.py)."""
+    yield from serve()
+
+
+def _from_fake(container: Doc, fake: FakeWorldBank) -> Doc:
+    """The container with its script's --source-url pointing at the fake API."""
+    script = _script(container).replace(WORLD_BANK_API, fake.base_url)
+    return {**container, "command": ["sh", "-c", script]}
+
+
+def test_refresh_script_publishes_this_months_staged_snapshot_and_warms(
     refresh: tuple[Doc, dict[str, str]], tmp_path: Path
 ) -> None:
     container, env = refresh
     data_dir = tmp_path / "data"
-    _stage(data_dir, "2025-12", "2026-11")
+    _stage(data_dir, "2025-12", _this_month())
     result = _run_script(container, data_dir, env)
     assert result.returncode == 0, result.stderr
-    assert (data_dir / "CURRENT").read_text().strip() == "2026-11"
+    assert (data_dir / "CURRENT").read_text().strip() == _this_month()
     assert not (data_dir / "snapshots" / "2025-12").exists()
     assert "nothing to warm" in result.stderr  # the hook ran the warm-up (no Redis here)
     again = _run_script(container, data_dir, env)
     assert again.returncode == 0 and "nothing changed" in again.stdout
 
 
-def test_refresh_script_fails_when_nothing_is_staged(
-    refresh: tuple[Doc, dict[str, str]], tmp_path: Path
+def test_refresh_script_refreshes_from_the_source_when_nothing_is_staged(
+    refresh: tuple[Doc, dict[str, str]], world_bank: FakeWorldBank, tmp_path: Path
 ) -> None:
     container, env = refresh
-    (tmp_path / "data" / "incoming").mkdir(parents=True)
-    result = _run_script(container, tmp_path / "data", env)
-    assert result.returncode == 1 and "no snapshot staged" in result.stderr
+    data_dir = tmp_path / "data"
+    _stage(data_dir, "2025-12")  # an older month: not this month's
+    (data_dir / "refresh").mkdir(parents=True)
+    (data_dir / "refresh" / "fcv.csv").write_text("iso3,fcv_type\nETH,Conflict\n")
+    result = _run_script(_from_fake(container, world_bank), data_dir, env)
+    assert result.returncode == 0, result.stderr
+    assert (data_dir / "CURRENT").read_text().strip() == _this_month()
+    assert "nothing to warm" in result.stderr  # the hook ran the warm-up (no Redis here)
+    assert "changes: " in result.stdout
+    assert (data_dir / "snapshots" / _this_month() / "changes.json").is_file()
+    assert (data_dir / "refresh" / "raw" / _this_month() / "provenance.json").is_file()
+    assert world_bank.seen("/v2/country") == 1
+
+
+def test_refresh_script_fails_without_the_fcv_list(
+    refresh: tuple[Doc, dict[str, str]], world_bank: FakeWorldBank, tmp_path: Path
+) -> None:
+    container, env = refresh
+    (tmp_path / "data").mkdir()
+    result = _run_script(_from_fake(container, world_bank), tmp_path / "data", env)
+    assert result.returncode == 1 and "refresh/fcv.csv: cannot read" in result.stderr
+    assert not (tmp_path / "data" / "CURRENT").exists()
 
 
 def test_refresh_script_keeps_current_when_the_warm_up_fails(
@@ -806,8 +871,9 @@ def test_refresh_script_keeps_current_when_the_warm_up_fails(
     container, env = refresh
     data_dir = tmp_path / "data"
     _stage(data_dir, "2025-12")
-    assert _run_script(container, data_dir, env).returncode == 0
-    _stage(data_dir, "2026-11")
+    assert _run_here(["sh", "-c", f"python -m builder publish {data_dir}/incoming/2025-12 "
+                      f"--data-dir {data_dir}"], env).returncode == 0
+    _stage(data_dir, _this_month())
     unreachable = {**env, "READINESS_REDIS_URL": "redis://127.0.0.1:1/0"}  # nothing listens
     result = _run_script(container, data_dir, unreachable)
     assert result.returncode == 1 and "warm: failed" in result.stderr, result.stderr
