@@ -189,6 +189,7 @@ def publish(
                 raise SnapshotInvalid(source, problems)
             report = compare(_readable(snapshots, previous), snapshot)
             (staged / CHANGES_FILE).write_bytes(report.encode())
+            _fsync(staged / CHANGES_FILE)
             target = snapshots / snapshot_id
             placement = _place(staged, target, conflict)
             outcome = Outcome(snapshot_id, target, placement, previous)
