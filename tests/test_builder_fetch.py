@@ -14,6 +14,7 @@ from typing import Iterator
 
 import pytest
 
+from builder import fetch as fetch_module
 from builder.__main__ import main
 from builder.fetch import fetch_raw
 from builder.inputs import read_raw
@@ -148,17 +149,23 @@ def test_fetch_refuses_an_unknown_region(api: FakeWorldBank) -> None:
         fetch_raw(settings(api), 2026, FCV, NOW)
 
 
-def test_fetch_without_wgi_source_would_fail(api: FakeWorldBank) -> None:
+def test_fetch_without_wgi_source_would_fail(
+    api: FakeWorldBank, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # What the source parameter is for: the fake, like the API, refuses GE.EST from source 2.
-    from builder import fetch as module
+    monkeypatch.setattr(fetch_module, "GOVERNANCE_SOURCE", {})
+    with pytest.raises(SourceError, match="175 Invalid format: The indicator was not found"):
+        fetch_raw(settings(api), 2026, FCV, NOW)
 
-    saved = dict(module.GOVERNANCE_SOURCE)
-    module.GOVERNANCE_SOURCE.clear()
-    try:
-        with pytest.raises(SourceError, match="175 Invalid format"):
-            fetch_raw(settings(api), 2026, FCV, NOW)
-    finally:
-        module.GOVERNANCE_SOURCE.update(saved)
+
+def test_fetch_series_without_any_value(api: FakeWorldBank, tmp_path: Path) -> None:
+    # The API's answer for no rows: "pages": 0, "total": 0 and null instead of the rows.
+    empty = b'[{"page":1,"pages":0,"per_page":10,"total":0,"sourceid":"2","lastupdated":"2025-10-07"},null]'
+    api.edit = lambda name, raw: empty if name.startswith("SE.ADT.LITR.ZS") else raw
+    fetched = fetch_raw(settings(api), 2026, FCV, NOW)
+    raw = read_raw(write_tables(fetched.tables, tmp_path / "raw"))
+    assert all(not raw.observations(e.code, "SE.ADT.LITR.ZS") for e in raw.economies)
+    assert fetched.tables.provenance["indicators"]["SE.ADT.LITR.ZS"]["values"] == 0  # type: ignore[index,call-overload]
 
 
 def test_cli_fetch_writes_tables(api: FakeWorldBank, tmp_path: Path,
