@@ -155,7 +155,7 @@ def _source(args: argparse.Namespace) -> SourceSettings:
 
 
 def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.timezone.utc)
+    return datetime.datetime.now(datetime.UTC)
 
 
 def _fetch(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 from loaders import COMPOSITE, DIMENSIONS, Country, JsonValue, Snapshot
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from typing import Mapping
+from collections.abc import Mapping
 
 import requests
 
@@ -30,7 +30,7 @@ WDI, WGI = "2", "3"
 SOURCE_NAMES: dict[str, str] = {WDI: "World Bank WDI", WGI: "World Bank WGI"}
 """The API's source ids we read, and the ``source`` column (shown as data_source) of each."""
 
-GOVERNANCE_SOURCE: dict[str, str] = {code: WGI for code in ("GE.EST", "RQ.EST", "CC.EST", "VA.EST")}
+GOVERNANCE_SOURCE: dict[str, str] = dict.fromkeys(("GE.EST", "RQ.EST", "CC.EST", "VA.EST"), WGI)
 """Series the API serves only with ``source=3``; every other one is asked with ``source=2``."""
 
 REGIONS: dict[str, str] = {
@@ -108,7 +108,7 @@ def fetch_raw(
     provenance: dict[str, JsonValue] = {
         "source": "World Bank Indicators API v2",
         "url": settings.base_url,
-        "fetched": now.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "fetched": now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "window": [WINDOW_START, last_year],
         "economies": len(kept),
         "skipped_without_population": list(skipped),

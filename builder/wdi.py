@@ -19,7 +19,7 @@ import io
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 from loaders import REGION_SHORT, JsonValue
 
@@ -91,10 +91,10 @@ def import_wdi(
     provenance: dict[str, JsonValue] = {
         "source": "World Bank WDI bulk download (CSV)",
         "files": files,
-        "fetched": now.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "fetched": now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "window": [WINDOW_START, last_year],
         "economies": len(kept),
-        "skipped_without_population": [code for code in sorted(set(countries) - codes)],
+        "skipped_without_population": [*sorted(set(countries) - codes)],
         "indicators": {
             code: {
                 "source": SOURCE_NAMES[GOVERNANCE_SOURCE.get(code, WDI)],
@@ -103,7 +103,7 @@ def import_wdi(
             }
             for code in INDICATOR_BY_CODE
         },
-        "missing_indicators": [code for code in missing],
+        "missing_indicators": [*missing],
     }
     tables = RawTables(
         kept,

@@ -12,7 +12,8 @@ that answers something else fails loudly rather than yielding part of a table
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, cast
+from typing import cast
+from collections.abc import Mapping
 
 import requests
 from requests.adapters import HTTPAdapter

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from loaders import Snapshot, read_snapshot
 
@@ -89,7 +90,7 @@ def test_sanity_refuses_when_every_score_moved_far(tmp_path: Path) -> None:
     ranked = {e: p for e, p in STANDARD.items() if e.code != "MMM"}
     before = snapshot(tmp_path, "2026-10", ranked)
     # The positions trade places, so each composite moves by 40 points or more.
-    swapped = dict(zip(ranked, (0.5, 0.0, 0.25, 1.0)))
+    swapped = dict(zip(ranked, (0.5, 0.0, 0.25, 1.0), strict=True))
     after = snapshot(tmp_path, "2026-11", swapped)
     report = compare(before, after)
     found = problems(after, before, report, Limits(all_moved=10))

@@ -10,7 +10,7 @@ import datetime
 import json
 import re
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -23,7 +23,7 @@ from builder.worldbank import SourceError, SourceSettings
 
 from tests.worldbank_fake import HANG, FakeWorldBank, serve
 
-NOW = datetime.datetime(2026, 11, 5, 6, 0, tzinfo=datetime.timezone.utc)
+NOW = datetime.datetime(2026, 11, 5, 6, 0, tzinfo=datetime.UTC)
 FCV = {"ETH": "Conflict"}
 POPULATION_PATH = "/v2/country/all/indicator/SP.POP.TOTL"
 

@@ -9,7 +9,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 
@@ -25,7 +26,7 @@ from builder.worldbank import SourceSettings
 from tests.worldbank_fake import FakeWorldBank, serve
 
 ROOT = Path(__file__).resolve().parent.parent
-NOW = datetime.datetime(2026, 11, 5, 6, 0, tzinfo=datetime.timezone.utc)
+NOW = datetime.datetime(2026, 11, 5, 6, 0, tzinfo=datetime.UTC)
 SSA_AS_AGGREGATE = (b'"region": {"id": "SSF", "iso2code": "ZG", "value": "Sub-Saharan Africa "}',
                     b'"region": {"id": "NA", "iso2code": "NA", "value": "Aggregates"}')
 """An edit of the economy list that turns Ethiopia, Kenya and Uganda into aggregates."""

@@ -23,7 +23,7 @@ from builder.wdi import WdiError, import_wdi
 
 from tests.builder_world import STANDARD, world
 
-NOW = datetime.datetime(2026, 11, 5, tzinfo=datetime.timezone.utc)
+NOW = datetime.datetime(2026, 11, 5, tzinfo=datetime.UTC)
 YEARS = [str(year) for year in range(1960, 2025)]
 COUNTRY_HEADER = [
     "Country Code", "Short Name", "Table Name", "Long Name", "2-alpha code", "Currency Unit",
