@@ -8,6 +8,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from loaders import Snapshot, read_snapshot
+from loaders.validate import main as validate_main
 
 from builder import Economy, Release, build_snapshot, publish
 from builder.changes import CHANGES_FILE, ChangeReport, compare
@@ -130,6 +131,7 @@ def test_publish_writes_the_report_against_current(tmp_path: Path) -> None:
     assert report["economies"]["added"] == [{"code": "EEE", "name": "Economy EEE"}]
     snapshot_, found = read_snapshot(data / "snapshots" / "2026-11")
     assert snapshot_ is not None and found == []
+    assert validate_main([str(data / "snapshots" / "2026-11")]) == 0, "an unlisted file is allowed"
 
 
 def test_publish_again_and_rollback_keep_each_report(tmp_path: Path) -> None:
