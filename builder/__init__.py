@@ -2,10 +2,14 @@
 
 ``read_raw`` reads the two CSV tables, ``build_snapshot`` scores them with the method of
 ``builder.method`` (explained in docs/METHOD.md) and writes a validated snapshot directory,
-``publish`` puts one into a data directory and flips CURRENT (docs/PUBLISHING.md).
+``publish`` puts one into a data directory, writes its change report (``compare``) and
+flips CURRENT (docs/PUBLISHING.md). The refresh from the World Bank lives in
+``builder.fetch``, ``builder.wdi`` and ``builder.refresh``, imported on their own so that
+importing the builder does not load an HTTP client.
 """
 
 from builder.build import BuildInvalid, Built, build_snapshot
+from builder.changes import ChangeReport, compare
 from builder.datadir import Listed, list_snapshots
 from builder.inputs import Economy, InputError, Observation, RawData, read_raw
 from builder.publish import (
@@ -30,6 +34,7 @@ __all__ = [
     "Announce",
     "BuildInvalid",
     "Built",
+    "ChangeReport",
     "Conflict",
     "Economy",
     "Entry",
@@ -51,6 +56,7 @@ __all__ = [
     "SnapshotInvalid",
     "announce_current",
     "build_snapshot",
+    "compare",
     "list_snapshots",
     "publish",
     "read_raw",

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 
 from loaders import Snapshot, read_current_id, read_snapshot
 
@@ -49,7 +50,7 @@ class Plan:
     source: SourceSettings
     work: Path
     data_dir: Path
-    fcv: dict[str, str]
+    fcv: Mapping[str, str]
     hook: Hook | None = None
     limits: Limits = Limits()
     force: bool = False
