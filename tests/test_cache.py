@@ -100,3 +100,18 @@ def test_cache_discard_prefix_drops_one_snapshot() -> None:
     assert cache.discard_prefix("2026-11|") == 2
     assert cache.get("2026-10|v1|") is not None and cache.get("2026-111|v1|") is not None
     assert cache.size == sum(_cost(k, Answer.of(k.encode())) for k in ["2026-10|v1|", "2026-111|v1|"])
+
+
+def test_codec_value_of_another_key_or_signing_key_is_none() -> None:
+    answer = Answer.of(b'{"k":"' + b"v" * 2000 + b'"}')
+    packed = AnswerCodec("fleet secret").pack("2026-11|d|v1|codes=KEN", answer)
+    assert AnswerCodec("fleet secret").unpack("2026-11|d|v1|codes=KEN", packed) == answer
+    assert AnswerCodec("fleet secret").unpack("2026-11|d|v1|codes=BRA", packed) is None
+    assert AnswerCodec("other secret").unpack("2026-11|d|v1|codes=KEN", packed) is None
+    assert AnswerCodec().unpack("2026-11|d|v1|codes=KEN", packed) is None
+
+
+def test_codec_derives_the_etag_from_the_body() -> None:
+    answer = Answer.of(b'{"a":1}')
+    unpacked = AnswerCodec().unpack("k", AnswerCodec().pack("k", Answer(answer.body, '"x"\r\nX: 1', None)))
+    assert unpacked is not None and unpacked.etag == answer.etag
