@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 import pytest
 import redis
-from tornado.httpclient import AsyncHTTPClient, HTTPResponse
+from tornado.httpclient import HTTPResponse
 from tornado.ioloop import IOLoop
 from tornado.web import Application
 

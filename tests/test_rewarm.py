@@ -13,11 +13,16 @@ from pathlib import Path
 import fakeredis
 import pytest
 
+from config import Settings
 from loaders import Snapshot, SnapshotStore
 from readiness import warm as warm_module
-from readiness.redis_tier import MAX_ANSWER_BYTES, connect, warmed_key, warming_key
+from readiness.app import new_metrics
+from readiness.breaker import CircuitBreaker
+from readiness.cache import AnswerCache, AnswerCodec
+from readiness.query import Query
+from readiness.redis_tier import MAX_ANSWER_BYTES, RedisTier, connect, warmed_key, warming_key
 from readiness.rewarm import Rewarmer
-from readiness.service import cache_key
+from readiness.service import ReadinessService, RedisTtl, Route, cache_key
 from readiness.warm import WarmSettings, warm_snapshot
 
 from tests.conftest import SAMPLE
@@ -117,3 +122,19 @@ async def test_rewarm_check_skips_while_another_server_holds_the_lock(
         assert rewarmer.runs == 1
     finally:
         await rewarmer.close()
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize(("server_key", "outcome"), [("fleet secret", "redis"), ("another secret", "miss")])
+async def test_warm_up_writes_what_servers_with_the_same_signing_key_read(
+    sample_store: SnapshotStore, sample_current: Snapshot, server_key: str, outcome: str
+) -> None:
+    server = fakeredis.FakeServer()
+    async with fakeredis.FakeAsyncRedis(server=server) as writer, fakeredis.FakeAsyncRedis(server=server) as reader:
+        await warm_snapshot(writer, SAMPLE, sample_current, WarmSettings.of(Settings(redis_signing_key="fleet secret")))
+        metrics = new_metrics(sample_store)
+        tier = RedisTier(reader, CircuitBreaker(3, 60), metrics, AnswerCodec(server_key))
+        service = ReadinessService(sample_store, AnswerCache(1 << 20), metrics, tier, RedisTtl(100, 1000))
+        for query in (Query(), Query(codes=("KEN",)), Query(year=2024)):
+            _, got = await service.answer(query, Route.LEGACY)
+            assert got.value == outcome
