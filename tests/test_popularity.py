@@ -55,7 +55,7 @@ async def test_one_off_queries_and_errors_are_not_counted(sample_store: Snapshot
     async with connect(real_redis_url, timeout=2.0) as client:
         service, tier = service_over(sample_store, client)
         codes = sorted(sample_store.current.countries)  # type: ignore[union-attr]
-        for first, second in zip(codes[:100], codes[1:101]):  # cache busting: each asked once
+        for first, second in zip(codes[:100], codes[1:101], strict=True):  # cache busting: each asked once
             await service.answer(Query(codes=(first, second)), Route.V1)
         for _ in range(3):
             with pytest.raises(CountryNotFound):

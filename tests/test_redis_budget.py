@@ -15,13 +15,11 @@ from pathlib import Path
 from loaders import Snapshot
 
 from tests.conftest import ROOT, SAMPLE
-from tests.processes import (  # noqa: F401  (redis_server, start: fixtures)
+from tests.processes import (
     RedisServer,
     Start,
     fetch,
     launch,
-    redis_server,
-    start,
 )
 
 MAXMEMORY = 24 * 1024 * 1024

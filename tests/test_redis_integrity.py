@@ -15,7 +15,8 @@ import io
 import struct
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import redis

@@ -26,14 +26,12 @@ from readiness.service import ReadinessService, RedisTtl, Route, cache_key
 from readiness.warm import WarmSettings, warm_snapshot
 
 from tests.conftest import SAMPLE
-from tests.processes import (  # noqa: F401  (redis_server, start: fixtures)
+from tests.processes import (
     RedisServer,
     Server,
     Start,
     fetch,
     launch,
-    redis_server,
-    start,
     until,
 )
 
