@@ -119,7 +119,7 @@ def forget_tier_one(app: Application) -> None:
     app.lane.service.memory.discard_prefix("")
 
 
-@pytest.mark.gen_test
+@pytest.mark.gen_test(timeout=30)
 async def test_value_moved_to_another_key_is_not_served(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -132,7 +132,7 @@ async def test_value_moved_to_another_key_is_not_served(
     assert rejected(app) == 1
 
 
-@pytest.mark.gen_test
+@pytest.mark.gen_test(timeout=30)
 async def test_altered_body_is_not_served_with_the_old_etag(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -147,7 +147,7 @@ async def test_altered_body_is_not_served_with_the_old_etag(
     assert rejected(app) == 1
 
 
-@pytest.mark.gen_test
+@pytest.mark.gen_test(timeout=30)
 async def test_zeroed_gzip_copy_is_not_served(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -160,7 +160,7 @@ async def test_zeroed_gzip_copy_is_not_served(
     assert gzip.decompress(response.body) == reference(sample_current, "KEN").body
 
 
-@pytest.mark.gen_test
+@pytest.mark.gen_test(timeout=30)
 async def test_foreign_value_is_not_served_as_json(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -172,7 +172,7 @@ async def test_foreign_value_is_not_served_as_json(
     assert rejected(app) == 1
 
 
-@pytest.mark.gen_test
+@pytest.mark.gen_test(timeout=30)
 async def test_value_with_header_breaking_etag_never_reaches_a_header(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -187,7 +187,7 @@ async def test_value_with_header_breaking_etag_never_reaches_a_header(
         assert response.body == expected.body
 
 
-@pytest.mark.gen_test
+@pytest.mark.gen_test(timeout=30)
 async def test_value_signed_with_another_key_is_rejected(
     sample_store: SnapshotStore, real_redis_url: str, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -216,7 +216,7 @@ def same_id_other_content(tmp_path: Path, name: str, kenya_score: float) -> Snap
     return store
 
 
-@pytest.mark.gen_test
+@pytest.mark.gen_test(timeout=30)
 async def test_two_data_directories_with_one_snapshot_id_do_not_share_answers(
     tmp_path: Path, real_redis_url: str, cache: redis.Redis
 ) -> None:
