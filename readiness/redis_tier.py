@@ -34,6 +34,9 @@ POPULAR_KEEP = 2_000
 """Members a popularity set keeps after each flush, the most counted first: ten times the
 warm-up's default top N, so a rising query has room to climb, and a bounded set whatever
 clients send (docs/CACHING.md, popularity)."""
+MAX_COUNTED_LENGTH = 1024
+"""Longer requests (some 200 codes and more) are not counted: with POPULAR_KEEP this bounds a
+popularity set to about 2.5 MB whatever clients send."""
 MAX_COUNTED_QUERIES = 10_000
 """Distinct queries counted between two flushes; more are not counted (bounded memory)."""
 
@@ -152,7 +155,7 @@ class RedisTier:
         """Note that a query was answered from a cache, in memory; ``flush_counts`` sends the
         notes to Redis. A query counts once per flush, however often it was asked: volume from
         one client cannot outrank queries asked steadily."""
-        if len(self._counted) < MAX_COUNTED_QUERIES:
+        if len(self._counted) < MAX_COUNTED_QUERIES and len(member) <= MAX_COUNTED_LENGTH:
             self._counted.add((snapshot_id, member))
 
     async def flush_counts(self) -> None:

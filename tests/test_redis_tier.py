@@ -14,7 +14,14 @@ from redis.asyncio import Redis
 from readiness.breaker import CircuitBreaker
 from readiness.cache import Answer
 from readiness.metrics import Metrics
-from readiness.redis_tier import ANSWER_PREFIX, MAX_COUNTED_QUERIES, RedisTier, connect, popular_key
+from readiness.redis_tier import (
+    ANSWER_PREFIX,
+    MAX_COUNTED_LENGTH,
+    MAX_COUNTED_QUERIES,
+    RedisTier,
+    connect,
+    popular_key,
+)
 
 Factory = Callable[[], Redis]
 
@@ -91,6 +98,12 @@ def test_redis_tier_count_memory_bounded() -> None:
     shared.count("2026-11", "v1|codes=0")
     assert len(shared._counted) == MAX_COUNTED_QUERIES
     assert ("2026-11", "v1|codes=0") in shared._counted
+
+
+def test_redis_tier_count_skips_overlong_requests() -> None:
+    shared = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), Metrics(lambda: None, lambda: False))
+    shared.count("2026-11", "v1|codes=" + "A" * MAX_COUNTED_LENGTH)
+    assert not shared._counted
 
 
 def closed_port() -> int:
