@@ -34,6 +34,8 @@ from readiness.cache import AnswerCache
 from readiness.handlers import Lifecycle
 from readiness.logs import AccessLog, configure
 from readiness.redis_tier import RedisTier, connect
+from readiness.rewarm import Rewarmer
+from readiness.warm import WARM_TIMEOUT_SECONDS, WarmSettings
 from readiness.watch import SnapshotWatcher
 
 log = logging.getLogger("readiness.server")
@@ -99,7 +101,9 @@ async def serve(settings: Settings) -> None:
     lifecycle = Lifecycle()
     redis = None if settings.redis_url is None else _Redis(settings.redis_url, settings)
     metrics = new_metrics(store, None if redis is None else redis.breaker)
-    tier = None if redis is None else RedisTier(redis.client, redis.breaker, metrics)
+    warming = WarmSettings.of(settings)
+    tier = None if redis is None else RedisTier(
+        redis.client, redis.breaker, metrics, warming.codec, settings.redis_max_answer_bytes)
     access = AccessLog(sys.stderr.buffer, settings.log_level)
     app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
     server = http_server(app, settings.behind_proxy)
@@ -112,6 +116,10 @@ async def serve(settings: Settings) -> None:
         periodic.append(PeriodicCallback(watcher.refresh, settings.snapshot_poll_seconds * 1000))
     if tier is not None:
         periodic.append(PeriodicCallback(tier.flush_counts, COUNT_FLUSH_SECONDS * 1000))
+    rewarmer = None
+    if settings.redis_url is not None and settings.rewarm_check_seconds:
+        rewarmer = Rewarmer(connect(settings.redis_url, WARM_TIMEOUT_SECONDS), store, settings.data_dir, warming)
+        periodic.append(PeriodicCallback(rewarmer.check, settings.rewarm_check_seconds * 1000))
     for callback in periodic:
         callback.start()
     listening = None
@@ -133,6 +141,8 @@ async def serve(settings: Settings) -> None:
     if redis is not None and tier is not None:
         await tier.flush_counts()
         await redis.close()
+    if rewarmer is not None:
+        await rewarmer.close()
     access.flush()
     log.info("stopped")
 

@@ -13,9 +13,10 @@ with as little as a Tornado handler can do:
   ``Accept-Encoding`` containing ``gzip`` gets the gzip copy; an ``If-None-Match`` equal
   to the ETag gets 304 (a bare revalidation, reported for information).
 - ``/redis/<name>``: one redis-py asyncio ``GET`` (hiredis parser when installed) of the
-  same packed value the service stores (``Answer.pack()``), written at start-up under a key
-  of its own; the handler slices the body out of the packed bytes and writes it (the
-  tier-2 floor). No timeout wrapper, breaker or metrics: those are the service's overhead.
+  same packed value the service stores (``AnswerCodec().pack`` for the service's cache key),
+  written at start-up under a key of its own; the handler slices the body out of the packed
+  bytes and writes it (the tier-2 floor). No timeout wrapper, breaker, metrics or check of
+  the value's digest: those are the service's overhead.
 - ``/healthz``: ready probe for the benchmark.
 
 No access log, no metrics, no query parsing. Only for benchmarks; it listens on 127.0.0.1.
@@ -41,9 +42,9 @@ from redis.utils import HIREDIS_AVAILABLE  # noqa: E402
 from tornado.httpserver import HTTPServer  # noqa: E402
 from tornado.web import Application, RequestHandler  # noqa: E402
 
-from readiness.cache import Answer  # noqa: E402
+from readiness.cache import Answer, AnswerCodec  # noqa: E402
 from readiness.query import Query  # noqa: E402
-from readiness.service import Route, compute  # noqa: E402
+from readiness.service import Route, cache_key, compute, request_key  # noqa: E402
 
 ANSWERS: dict[str, dict[str, str]] = {"ken": {"code": "KEN"}, "global": {}}
 """The answers served, by path name, with the query parameters that produce them."""
@@ -51,8 +52,10 @@ ANSWERS: dict[str, dict[str, str]] = {"ken": {"code": "KEN"}, "global": {}}
 BASELINE_PREFIX = "bench:baseline:"
 """Redis key prefix of the baseline's own copies (never the service's keys)."""
 
-_HEADER = struct.Struct(">BHII")
-"""Must match readiness.cache's packed header (checked at start-up against Answer.unpack)."""
+_HEADER = struct.Struct(">BII")
+"""Must match readiness.cache's packed header (checked at start-up against AnswerCodec.unpack)."""
+_MAC_BYTES = 32
+"""The keyed digest between the header and the body."""
 
 CACHE_CONTROL = "public, max-age=300"
 """The service's default Cache-Control for current-snapshot answers."""
@@ -104,8 +107,8 @@ class RedisHandler(_Base):
     async def get(self, name: str) -> None:
         data = await self.client.get(BASELINE_PREFIX + name)
         assert isinstance(data, bytes)  # set at start-up; a str would mean decode_responses
-        _, etag_length, body_length, _ = _HEADER.unpack_from(data)
-        start = _HEADER.size + etag_length
+        _, body_length, _ = _HEADER.unpack_from(data)
+        start = _HEADER.size + _MAC_BYTES
         self.set_header("Etag", self.etags[name])
         self.finish(data[start : start + body_length])
 
@@ -115,16 +118,21 @@ class HealthHandler(RequestHandler):
         self.finish(b'{"status":"ok"}')
 
 
-def build_answers(data_dir: Path) -> dict[str, Answer]:
-    """The answers the service would give for ANSWERS, computed by the service's own code."""
+def build_answers(data_dir: Path) -> dict[str, tuple[str, Answer]]:
+    """The service's cache key and answer for each of ANSWERS, computed by the service's own code."""
     snapshot = SnapshotStore(data_dir).load_current()
     if snapshot is None:
         raise SystemExit(f"baseline_server.py: no usable current snapshot in {data_dir}")
-    return {name: compute(snapshot, Query.parse(params), Route.V1) for name, params in ANSWERS.items()}
+    built = {}
+    for name, params in ANSWERS.items():
+        query = Query.parse(params)
+        built[name] = (cache_key(snapshot, request_key(Route.V1, query)), compute(snapshot, query, Route.V1))
+    return built
 
 
 async def serve(port: int, data_dir: Path, redis_url: str | None) -> None:
-    answers = build_answers(data_dir)
+    keyed = build_answers(data_dir)
+    answers = {name: answer for name, (_, answer) in keyed.items()}
     handlers: list[tuple[str, type[RequestHandler], dict[str, object]] | tuple[str, type[RequestHandler]]] = [
         (r"/static/(ken|global)", StaticHandler, {"answers": answers}),
         (r"/healthz", HealthHandler),
@@ -132,9 +140,12 @@ async def serve(port: int, data_dir: Path, redis_url: str | None) -> None:
     client = None
     if redis_url is not None:
         client = Redis.from_url(redis_url, max_connections=64)
-        for name, answer in answers.items():
-            packed = answer.pack()
-            if Answer.unpack(packed) != answer:  # the slicing above must read the same format
+        codec = AnswerCodec()
+        for name, (key, answer) in keyed.items():
+            packed = codec.pack(key, answer)
+            body_length = _HEADER.unpack_from(packed)[1]
+            sliced = packed[_HEADER.size + _MAC_BYTES : _HEADER.size + _MAC_BYTES + body_length]
+            if codec.unpack(key, packed) != answer or sliced != answer.body:  # the handler's slicing
                 raise SystemExit("baseline_server.py: packed answer format changed; update _HEADER")
             await client.set(BASELINE_PREFIX + name, packed)
         etags = {name: answer.etag for name, answer in answers.items()}

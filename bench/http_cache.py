@@ -64,7 +64,7 @@ import tornado  # noqa: E402
 
 from loaders import Snapshot, read_snapshot  # noqa: E402
 from query_engine import ECONOMIES, SAMPLE_DIR, load_sample  # noqa: E402
-from readiness.cache import Answer  # noqa: E402
+from readiness.cache import Answer, AnswerCodec  # noqa: E402
 from readiness.query import Query  # noqa: E402
 from readiness.redis_tier import ANSWER_PREFIX  # noqa: E402
 from readiness.service import Route, cache_key, compute, request_key  # noqa: E402
@@ -442,22 +442,23 @@ def start_server(
     return process, port
 
 
-def fill_redis(port: int, redis_port: int, snapshot_id: str, cases: list[Case], answers: dict[str, Answer]) -> None:
+def fill_redis(port: int, redis_port: int, snapshot: Snapshot, cases: list[Case], answers: dict[str, Answer]) -> None:
     """Make the tier-2 server compute each answer once and store it; wait until Redis has it.
 
-    The stored value must be the very bytes the baseline GETs (``Answer.pack()``).
+    The stored value must be the very bytes the baseline GETs (``AnswerCodec().pack``).
     """
     client = redis.Redis(host=HOST, port=redis_port)
     try:
         for case in cases:
             fetch(port, case.path)
-            key = ANSWER_PREFIX + cache_key(snapshot_id, request_key(Route.V1, Query.parse(ANSWERS[case.answer])))
+            cached = cache_key(snapshot, request_key(Route.V1, Query.parse(ANSWERS[case.answer])))
+            key = ANSWER_PREFIX + cached
             deadline = time.monotonic() + 5
             while (stored := client.get(key)) is None:
                 if time.monotonic() > deadline:
                     raise BenchError(f"the tier-2 server did not store {key} in Redis")
                 time.sleep(0.02)
-            if stored != answers[case.answer].pack():
+            if stored != AnswerCodec().pack(cached, answers[case.answer]):
                 raise BenchError(f"{key} in Redis is not the packed answer the baseline serves")
     finally:
         client.close()
@@ -549,7 +550,7 @@ def run(
                     process, port = start_server(kind, data_dir, redis_port, workdir, round_number)
                     try:
                         if kind.redis:
-                            fill_redis(port, redis_port, snapshot.id, server_cases, answers)
+                            fill_redis(port, redis_port, snapshot, server_cases, answers)
                         for case in server_cases:
                             body_bytes[case.name] = check_response(case, port, answers)
                             headers = request_headers(case, answers)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from collections.abc import Mapping
 
@@ -48,6 +48,10 @@ class Settings:
     compute_threads: int = 1
     compute_inline_bytes: int = 32 * 1024
     compute_queue_bytes: int = 16 * 1024 * 1024
+    # Redis integrity, size cap and re-warm (docs/CACHING.md):
+    redis_signing_key: str | None = field(default=None, repr=False)
+    redis_max_answer_bytes: int = 128 * 1024
+    rewarm_check_seconds: int = 30
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -60,6 +64,7 @@ class Settings:
             behind_proxy=_flag(env, "behind_proxy", default.behind_proxy),
             redis_url=_text(env, "redis_url") or default.redis_url,
             log_level=_log_level(env, default.log_level),
+            redis_signing_key=_text(env, "redis_signing_key") or default.redis_signing_key,
             **{
                 name: _number(env, name, getattr(default, name), low, high)
                 for name, (low, high) in _BOUNDS.items()
@@ -81,10 +86,12 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "snapshot_poll_seconds": (0, 3600),
     "shutdown_delay_seconds": (0, 300),
     "drain_seconds": (0, 600),
-    "warm_top_n": (0, 100_000),
+    "warm_top_n": (0, 2_000),
     "compute_threads": (0, 4),
     "compute_inline_bytes": (0, 2**40),
     "compute_queue_bytes": (0, 2**40),
+    "redis_max_answer_bytes": (0, 2**30),
+    "rewarm_check_seconds": (0, 3600),
 }
 """Inclusive range of each whole-number setting other than the port."""
 

@@ -32,9 +32,12 @@ class Snapshot:
     """One month's data: its id (``YYYY-MM``), publication date and countries by code.
 
     ``countries`` iterates in Country Code order, which the query API relies on to break
-    sort ties (DESIGN §3, sort).
+    sort ties (DESIGN §3, sort). ``digest`` names the content: two snapshots with the same id
+    but other files (another data directory, a replaced publish) have different digests, so
+    cached answers are keyed by it as well as by the id (docs/CACHING.md).
     """
 
     id: str
     published: str
     countries: Mapping[str, Country]
+    digest: str = ""

@@ -88,9 +88,10 @@ def load_snapshot(directory: Path) -> Snapshot:
 def read_snapshot(directory: Path) -> tuple[Snapshot | None, list[Problem]]:
     """Read and validate a snapshot directory; return it (None if refused) and its problems."""
     problems: list[Problem] = []
-    manifest = _read_manifest(directory, problems)
-    if manifest is None:
+    read = _read_manifest(directory, problems)
+    if read is None:
         return None, problems
+    manifest, raw_manifest = read
     checksums = cast(dict[str, JsonValue], manifest["checksums"])  # MANIFEST_SCHEMA: an object
     countries: dict[str, Country] = {}
     for code in sorted(str(code) for code in _as_list(manifest["countries"])):
@@ -100,7 +101,9 @@ def read_snapshot(directory: Path) -> tuple[Snapshot | None, list[Problem]]:
     if not countries:
         problems.append(Problem("countries/", "no valid country file; snapshot refused"))
         return None, problems
-    return Snapshot(str(manifest["id"]), str(manifest["published"]), countries), problems
+    # The manifest holds every file's checksum; the codes loaded tell apart a copy with a bad file.
+    digest = hashlib.sha256(raw_manifest + b"\n" + ",".join(countries).encode()).hexdigest()
+    return Snapshot(str(manifest["id"]), str(manifest["published"]), countries, digest), problems
 
 
 def without_confidence(value: JsonValue) -> JsonValue:
@@ -123,15 +126,17 @@ class _BadFile(Exception):
     """One file is unusable; the message says why."""
 
 
-def _read_manifest(directory: Path, problems: list[Problem]) -> dict[str, JsonValue] | None:
+def _read_manifest(directory: Path, problems: list[Problem]) -> tuple[dict[str, JsonValue], bytes] | None:
+    """The manifest and its bytes, or None (a Problem recorded)."""
     try:
-        manifest = _validated(_MANIFEST_VALIDATOR, _parse(_read(directory / "manifest.json")))
+        raw = _read(directory / "manifest.json")
+        manifest = _validated(_MANIFEST_VALIDATOR, _parse(raw))
         if manifest["id"] != directory.name:
             raise _BadFile(f"id {manifest['id']!r} does not match the directory name")
     except _BadFile as error:
         problems.append(Problem("manifest.json", str(error)))
         return None
-    return manifest
+    return manifest, raw
 
 
 def _read_country(

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from readiness.cache import Answer, AnswerCache
     from readiness.errors import ReadinessError
     from readiness.query import Query
-    from readiness.service import CacheOutcome, ReadinessService, Route, compute
+    from readiness.service import CacheOutcome, ReadinessService, Route, cache_key, compute, request_key
 
 _HOMES = {
     "Answer": "readiness.cache",
@@ -25,7 +25,9 @@ _HOMES = {
     "ReadinessError": "readiness.errors",
     "ReadinessService": "readiness.service",
     "Route": "readiness.service",
+    "cache_key": "readiness.service",
     "compute": "readiness.service",
+    "request_key": "readiness.service",
     "make_app": "readiness.app",
 }
 
@@ -37,8 +39,10 @@ __all__ = [
     "ReadinessError",
     "ReadinessService",
     "Route",
+    "cache_key",
     "compute",
     "make_app",
+    "request_key",
 ]
 
 

@@ -1,13 +1,17 @@
 """Cached answers: serialized bodies with their ETag and gzip copy, and the in-process tier.
 
 Values are bytes, never Python objects (DESIGN §4): a tier-1 hit costs a dict lookup, and a
-tier-2 (Redis) value is the same bytes packed into one string, so one GET fetches it.
+tier-2 (Redis) value is the same bytes packed into one string, so one GET fetches it. A packed
+value carries a keyed digest over its cache key, body and gzip copy, and no ETag (the reader
+derives it from the body): whatever else is in Redis under that name is a miss, never served
+(docs/CACHING.md, "What Redis may hold").
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import hmac
 import struct
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -22,9 +26,16 @@ GZIP_LEVEL = 4
 _ENTRY_OVERHEAD = 200
 """Rough bytes of bookkeeping per entry (dict slot, Answer, key object), so tiny answers count."""
 
-_HEADER = struct.Struct(">BHII")
-"""Packed answer header: format version, ETag length, body length, gzip length."""
-_FORMAT = 1
+_HEADER = struct.Struct(">BII")
+"""Packed answer header: format version, body length, gzip length."""
+_FORMAT = 2
+_MAC_BYTES = 32
+_MAC_PERSON = b"readiness-answer"
+"""Domain separation: the MAC key signs nothing but packed answers."""
+
+DEFAULT_SIGNING_KEY = "readiness-default-signing-key"
+"""The key when READINESS_REDIS_SIGNING_KEY is unset: public, so it detects accidents (a value
+under the wrong key, from another version, damaged), not a deliberate writer (docs/DECISIONS.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,9 +49,8 @@ class Answer:
     @classmethod
     def of(cls, body: bytes) -> Answer:
         """Wrap a serialized body, computing its ETag and (if worth it) its gzip copy."""
-        digest = hashlib.blake2b(body, digest_size=16).hexdigest()
         compressed = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0) if len(body) >= GZIP_MIN_BYTES else None
-        return cls(body, f'"{digest}"', compressed)
+        return cls(body, _etag(body), compressed)
 
     @property
     def gzip_etag(self) -> str:
@@ -52,27 +62,56 @@ class Answer:
         """Bytes this answer holds."""
         return len(self.body) + len(self.gzipped or b"") + len(self.etag)
 
-    def pack(self) -> bytes:
-        """Serialize to one bytes value for Redis."""
-        etag = self.etag.encode()
-        compressed = self.gzipped or b""
-        return _HEADER.pack(_FORMAT, len(etag), len(self.body), len(compressed)) + etag + self.body + compressed
 
-    @classmethod
-    def unpack(cls, data: bytes) -> Answer | None:
-        """Read a packed value; None if it is not one (a foreign or damaged key is a miss)."""
-        if len(data) < _HEADER.size:
+class AnswerCodec:
+    """Packs answers for Redis bound to their cache key, and unpacks only values it packed.
+
+    The packed value is a header, a keyed BLAKE2b-256 digest, the body and the gzip copy. The
+    digest covers the header, the cache key, the body and the gzip copy, so a value copied to
+    another key, altered, truncated or written by anything without the signing key fails the
+    check. The ETag is not stored: ``unpack`` derives it from the body, so nothing read from
+    Redis reaches a response header unchecked.
+    """
+
+    def __init__(self, signing_key: str = DEFAULT_SIGNING_KEY) -> None:
+        # BLAKE2b takes at most 64 key bytes: hash the setting to a fixed-size key first.
+        self._key = hashlib.blake2b(signing_key.encode(), digest_size=32).digest()
+
+    def pack(self, key: str, answer: Answer) -> bytes:
+        """Serialize ``answer`` for storing under cache key ``key``."""
+        compressed = answer.gzipped or b""
+        header = _HEADER.pack(_FORMAT, len(answer.body), len(compressed))
+        return header + self._mac(header, key, answer.body, compressed) + answer.body + compressed
+
+    def unpack(self, key: str, data: bytes) -> Answer | None:
+        """The answer packed for ``key``; None for anything else (foreign, damaged, moved,
+        signed with another key): the caller treats it as a miss."""
+        if len(data) < _HEADER.size + _MAC_BYTES:
             return None
-        version, etag_length, body_length, gzip_length = _HEADER.unpack_from(data)
-        if version != _FORMAT or len(data) != _HEADER.size + etag_length + body_length + gzip_length:
+        version, body_length, gzip_length = _HEADER.unpack_from(data)
+        start = _HEADER.size + _MAC_BYTES
+        if version != _FORMAT or len(data) != start + body_length + gzip_length:
             return None
         view = memoryview(data)
-        start = _HEADER.size
-        etag = bytes(view[start : start + etag_length]).decode("ascii", "replace")
-        start += etag_length
-        body = bytes(view[start : start + body_length])
-        compressed = bytes(view[start + body_length :]) or None
-        return cls(body, etag, compressed)
+        body = view[start : start + body_length]
+        compressed = view[start + body_length :]
+        expected = self._mac(view[: _HEADER.size], key, body, compressed)
+        if not hmac.compare_digest(expected, view[_HEADER.size : start]):
+            return None
+        body_bytes = bytes(body)
+        return Answer(body_bytes, _etag(body_bytes), bytes(compressed) or None)
+
+    def _mac(self, header: bytes | memoryview, key: str, body: bytes | memoryview, compressed: bytes | memoryview) -> bytes:
+        encoded = key.encode()
+        mac = hashlib.blake2b(key=self._key, digest_size=_MAC_BYTES, person=_MAC_PERSON)
+        for part in (header, len(encoded).to_bytes(4, "big"), encoded, body, compressed):
+            mac.update(part)
+        return mac.digest()
+
+
+def _etag(body: bytes) -> str:
+    """The strong validator of a body: every server derives the same one from the same bytes."""
+    return f'"{hashlib.blake2b(body, digest_size=16).hexdigest()}"'
 
 
 class AnswerCache:

@@ -35,6 +35,10 @@ class Metrics:
             "readiness_cache_lookups", "Answer cache lookups by tier (memory, redis) and outcome.",
             ["tier", "outcome"], registry=self.registry,
         )
+        self.redis_writes = Counter(
+            "readiness_redis_writes", "Answers offered to Redis: written, or too_large (not written).",
+            ["outcome"], registry=self.registry,
+        )
         self.computations = Counter(
             "readiness_answers_computed", "Answers computed from a snapshot (cache misses).",
             registry=self.registry,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections import Counter
+import time
+from collections.abc import Callable, Sequence
 
 from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
@@ -18,17 +19,34 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from readiness.breaker import CircuitBreaker
-from readiness.cache import Answer
+from readiness.cache import Answer, AnswerCodec
 from readiness.metrics import Metrics
 
 log = logging.getLogger("readiness.cache")
 
 ANSWER_PREFIX = "readiness:answer:"
 POPULAR_PREFIX = "readiness:popular:"
+WARMED_PREFIX = "readiness:warmed:"
+WARMING_PREFIX = "readiness:warming:"
 
 POPULAR_TTL_SECONDS = 90 * 86400
+POPULAR_KEEP = 2_000
+"""Members a popularity set keeps after each flush, the most counted first: ten times the
+warm-up's default top N, so a rising query has room to climb, and a bounded set whatever
+clients send (docs/CACHING.md, popularity)."""
+MAX_COUNTED_LENGTH = 1024
+"""Longer requests (some 200 codes and more) are not counted: with POPULAR_KEEP this bounds a
+popularity set to about 2.5 MB whatever clients send."""
 MAX_COUNTED_QUERIES = 10_000
 """Distinct queries counted between two flushes; more are not counted (bounded memory)."""
+
+MAX_ANSWER_BYTES = 128 * 1024
+"""Default cap on the body plus gzip copy of an answer a server writes to Redis: the largest
+warmed answer (all countries, 110 KB) fits; a one-off many-country answer with details
+(1.8 MB) does not, so it cannot evict the warm set (docs/API.md, limits)."""
+
+REJECTION_LOG_SECONDS = 60
+"""At most one log line per minute about rejected values; the metric counts every one."""
 
 _FAILURES = (RedisError, OSError, asyncio.TimeoutError)
 
@@ -38,19 +56,62 @@ def popular_key(snapshot_id: str) -> str:
     return POPULAR_PREFIX + snapshot_id
 
 
+def warmed_key(prefix: str) -> str:
+    """The marker the warm-up writes after warming the snapshot whose cache keys start with
+    ``prefix``; while it is missing, that snapshot's answers are not (all) in Redis."""
+    return WARMED_PREFIX + prefix
+
+
+def warming_key(prefix: str) -> str:
+    """The lock held by the one process warming the snapshot whose keys start with ``prefix``."""
+    return WARMING_PREFIX + prefix
+
+
+async def store_answers(client: Redis, codec: AnswerCodec, entries: Sequence[tuple[str, Answer, int]]) -> int:
+    """Write (cache key, answer, ttl) entries in one round trip; return the bytes written.
+
+    For the warm-up, which must know when Redis fails: raises RedisError or OSError.
+    """
+    written = 0
+    async with client.pipeline(transaction=False) as pipe:
+        for key, answer, ttl in entries:
+            packed = codec.pack(key, answer)
+            written += len(packed)
+            pipe.set(ANSWER_PREFIX + key, packed, ex=ttl)
+        await pipe.execute()
+    return written
+
+
 class RedisTier:
     """get/put of packed Answers under ``readiness:answer:<cache key>``, behind a breaker."""
 
-    def __init__(self, client: Redis, breaker: CircuitBreaker, metrics: Metrics) -> None:
+    def __init__(
+        self,
+        client: Redis,
+        breaker: CircuitBreaker,
+        metrics: Metrics,
+        codec: AnswerCodec | None = None,
+        max_answer_bytes: int = MAX_ANSWER_BYTES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         """``client`` must have short socket timeouts (``connect`` makes one): they bound
-        every call, so a slow Redis costs at most one timeout per breaker probe."""
+        every call, so a slow Redis costs at most one timeout per breaker probe. ``codec``
+        signs and checks values (default: the public default key); answers whose body and
+        gzip copy exceed ``max_answer_bytes`` are not written."""
         self.client = client
         self.breaker = breaker
+        self.codec = codec or AnswerCodec()
+        self.max_answer_bytes = max_answer_bytes
+        self._clock = clock
         self._hit = metrics.cache.labels("redis", "hit")
         self._miss = metrics.cache.labels("redis", "miss")
         self._error = metrics.cache.labels("redis", "error")
         self._skipped = metrics.cache.labels("redis", "skipped")
-        self._counts: Counter[tuple[str, str]] = Counter()
+        self._rejected = metrics.cache.labels("redis", "rejected")
+        self._too_large = metrics.redis_writes.labels("too_large")
+        self._written = metrics.redis_writes.labels("written")
+        self._logged_rejection = -float("inf")
+        self._counted: set[tuple[str, str]] = set()
 
     async def get(self, key: str) -> Answer | None:
         """The answer stored under ``key``; None on a miss, an error or an open breaker."""
@@ -63,43 +124,66 @@ class RedisTier:
             self._failed("get", error)
             return None
         self.breaker.success()
-        answer = Answer.unpack(data) if isinstance(data, bytes) else None
-        (self._hit if answer is not None else self._miss).inc()
+        if data is None:
+            self._miss.inc()
+            return None
+        answer = self.codec.unpack(key, data) if isinstance(data, bytes) else None
+        if answer is None:
+            self._rejected.inc()  # a miss: the caller computes the answer and overwrites it
+            self._log_rejection(key)
+            return None
+        self._hit.inc()
         return answer
 
     async def put(self, key: str, answer: Answer, ttl_seconds: int) -> None:
-        """Store an answer for ``ttl_seconds``; failures are counted and forgotten."""
+        """Store an answer for ``ttl_seconds``; failures are counted and forgotten. An answer
+        over ``max_answer_bytes`` is not stored: one-off giant answers must not evict others."""
+        if len(answer.body) + len(answer.gzipped or b"") > self.max_answer_bytes:
+            self._too_large.inc()
+            return
         if not self.breaker.allow():
             return
         try:
-            await self.client.set(ANSWER_PREFIX + key, answer.pack(), ex=ttl_seconds)
+            await self.client.set(ANSWER_PREFIX + key, self.codec.pack(key, answer), ex=ttl_seconds)
         except _FAILURES as error:
             self._failed("set", error)
             return
         self.breaker.success()
+        self._written.inc()
 
     def count(self, snapshot_id: str, member: str) -> None:
-        """Count one request for a query, in memory; ``flush_counts`` sends them to Redis."""
-        entry = (snapshot_id, member)
-        if entry in self._counts or len(self._counts) < MAX_COUNTED_QUERIES:
-            self._counts[entry] += 1
+        """Note that a query was answered from a cache, in memory; ``flush_counts`` sends the
+        notes to Redis. A query counts once per flush, however often it was asked: volume from
+        one client cannot outrank queries asked steadily."""
+        if len(self._counted) < MAX_COUNTED_QUERIES and len(member) <= MAX_COUNTED_LENGTH:
+            self._counted.add((snapshot_id, member))
 
     async def flush_counts(self) -> None:
-        """Add the counted requests to each snapshot's popularity set in one round trip."""
-        if not self._counts or not self.breaker.allow():
+        """Add one to each noted query's score in its snapshot's popularity set, and trim each
+        set to its POPULAR_KEEP highest members, in one round trip."""
+        if not self._counted or not self.breaker.allow():
             return
-        counts, self._counts = self._counts, Counter()
+        counted, self._counted = self._counted, set()
         try:
             async with self.client.pipeline(transaction=False) as pipe:
-                for (snapshot_id, member), number in counts.items():
-                    pipe.zincrby(popular_key(snapshot_id), number, member)
-                for snapshot_id in {snapshot_id for snapshot_id, _ in counts}:
+                for snapshot_id, member in counted:
+                    pipe.zincrby(popular_key(snapshot_id), 1, member)
+                for snapshot_id in {snapshot_id for snapshot_id, _ in counted}:
+                    pipe.zremrangebyrank(popular_key(snapshot_id), 0, -POPULAR_KEEP - 1)
                     pipe.expire(popular_key(snapshot_id), POPULAR_TTL_SECONDS)
                 await pipe.execute()
         except _FAILURES as error:
             self._failed("count", error)
             return
         self.breaker.success()
+
+    def _log_rejection(self, key: str) -> None:
+        now = self._clock()
+        if now - self._logged_rejection >= REJECTION_LOG_SECONDS:
+            self._logged_rejection = now
+            log.warning("redis value under %r failed its check (written by something without the signing "
+                        "key, for another key, or damaged); treated as a miss. Further ones this minute are "
+                        "only counted (readiness_cache_lookups_total{tier=\"redis\",outcome=\"rejected\"})", key)
 
     def _failed(self, operation: str, error: BaseException) -> None:
         self._error.inc()

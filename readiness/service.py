@@ -47,9 +47,19 @@ def request_key(route: Route, query: Query) -> str:
     return f"{route.value}|{query.canonical()}"
 
 
-def cache_key(snapshot_id: str, request: str) -> str:
-    """Snapshot id + route + canonical query (DESIGN §4): equal keys give identical bytes."""
-    return f"{snapshot_id}|{request}"
+CONTENT_DIGEST_CHARS = 16
+"""Hex characters of the snapshot's content digest in a cache key: 64 bits tell apart any two
+data directories that happen to share a snapshot id."""
+
+
+def cache_key(snapshot: Snapshot, request: str) -> str:
+    """Snapshot id + content digest + route + canonical query (DESIGN §4; docs/CACHING.md):
+    equal keys give identical bytes, even across data directories sharing one Redis.
+
+    The one function that builds keys: the servers and the warm-up must agree on them. The id
+    comes first so that one snapshot's keys share the prefix ``<id>|``.
+    """
+    return f"{snapshot.id}|{snapshot.digest[:CONTENT_DIGEST_CHARS]}|{request}"
 
 
 def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
@@ -101,7 +111,7 @@ class ReadinessService:
         if snapshot is None or query.year is not None:
             return None
         request = request_key(route, query)
-        cached = self.memory.get(cache_key(snapshot.id, request))
+        cached = self.memory.get(cache_key(snapshot, request))
         if cached is None:
             return None
         self.metrics.memory_hit.inc()
@@ -117,12 +127,11 @@ class ReadinessService:
         """
         snapshot = await self._snapshot(query)
         request = request_key(route, query)
-        key = cache_key(snapshot.id, request)
-        if self.redis is not None:
-            self.redis.count(snapshot.id, request)
+        key = cache_key(snapshot, request)
         cached = self.memory.get(key)
         if cached is not None:
             self.metrics.memory_hit.inc()
+            self._count(snapshot, request)
             return cached, CacheOutcome.HIT
         self.metrics.memory_miss.inc()
         pending = self._inflight.get(key)
@@ -140,6 +149,8 @@ class ReadinessService:
             raise
         else:
             pending.set_result(result)
+            if result[1] is CacheOutcome.REDIS:
+                self._count(snapshot, request)
             return result
         finally:
             del self._inflight[key]
@@ -160,6 +171,12 @@ class ReadinessService:
             self._writes.add(write)  # the client does not wait for the shared copy
             write.add_done_callback(self._writes.discard)
         return answer, CacheOutcome.MISS
+
+    def _count(self, snapshot: Snapshot, request: str) -> None:
+        """Popularity counts only answers served from a cache: asked before and answered
+        successfully, so one-off queries and errors never reach the warm-up's list."""
+        if self.redis is not None:
+            self.redis.count(snapshot.id, request)
 
     async def _snapshot(self, query: Query) -> Snapshot:
         if query.year is None:

@@ -17,7 +17,7 @@ import logging
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from collections.abc import Iterator, Sequence
 from urllib.parse import parse_qsl
@@ -35,15 +35,42 @@ from loaders import (
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from readiness.cache import Answer, AnswerCodec
 from readiness.errors import ReadinessError
 from readiness.query import Query, archive_id
-from readiness.redis_tier import ANSWER_PREFIX, connect, popular_key
+from readiness.redis_tier import connect, popular_key, store_answers, warmed_key
 from readiness.service import Route, cache_key, compute, request_key
 
 log = logging.getLogger("readiness.warm")
 
+WARM_TIMEOUT_SECONDS = 5.0
+"""Redis timeout of a warm-up: a batch job, patient, unlike a request."""
+
 BATCH = 100
-"""Answers written to Redis per round trip."""
+"""Answers computed (in a worker thread) and written to Redis per round trip."""
+
+
+@dataclass(frozen=True, slots=True)
+class WarmSettings:
+    """What a warm-up needs besides Redis and the snapshot: the same in the command and in a
+    server's automatic re-warm, so both write what the servers read."""
+
+    top: int
+    ttl_current: int
+    ttl_archive: int
+    max_answer_bytes: int
+    codec: AnswerCodec = field(default_factory=AnswerCodec)
+
+    @classmethod
+    def of(cls, settings: Settings) -> WarmSettings:
+        """The warm-up settings of a server's Settings."""
+        return cls(
+            settings.warm_top_n,
+            settings.redis_ttl_seconds,
+            settings.archive_redis_ttl_seconds,
+            settings.redis_max_answer_bytes,
+            AnswerCodec(settings.redis_signing_key) if settings.redis_signing_key else AnswerCodec(),
+        )
 
 
 @dataclass
@@ -89,76 +116,101 @@ async def warm(
     redis: Redis,
     data_dir: Path,
     snapshot_id: str,
-    top: int,
-    ttl: tuple[int, int],
+    settings: WarmSettings,
     progress: bool = True,
 ) -> Summary:
-    """Write the standard answers and the ``top`` queries most requested of the snapshot
-    CURRENT names: the previous one when warming a new snapshot before the flip, the same one
-    when warming CURRENT again (none if Redis lost its data, and the counts with it).
+    """Read snapshot ``snapshot_id`` of ``data_dir`` (in a worker thread) and ``warm_snapshot`` it.
 
-    ``ttl`` is (current answers, archive answers) in seconds. Raises SnapshotRefused if the
-    snapshot cannot be read, RedisError if Redis cannot be written.
+    Raises SnapshotRefused if the snapshot cannot be read, RedisError if Redis cannot be written.
+    """
+    snapshot = await asyncio.to_thread(load_snapshot, data_dir / "snapshots" / snapshot_id)
+    return await warm_snapshot(redis, data_dir, snapshot, settings, progress)
+
+
+async def warm_snapshot(
+    redis: Redis,
+    data_dir: Path,
+    snapshot: Snapshot,
+    settings: WarmSettings,
+    progress: bool = False,
+) -> Summary:
+    """Write the standard answers and the ``top`` queries most requested of the snapshot
+    CURRENT names (the previous one when warming a new snapshot before the flip, the same one
+    when warming CURRENT again; none if Redis lost its data, and the counts with it), then the
+    snapshot's "warmed" marker, which servers check to notice a Redis that lost them.
+
+    Answers are computed in a worker thread, a batch at a time, so a server running this keeps
+    answering requests. Counted answers over ``max_answer_bytes`` are skipped, as servers
+    skip them. Raises RedisError (or OSError) if Redis cannot be written.
     """
     started = time.monotonic()
-    snapshot = load_snapshot(data_dir / "snapshots" / snapshot_id)
-    years = [int(other[:4]) for other in snapshot_ids(data_dir) if other.endswith("-12")]
-    snapshots = {snapshot_id: snapshot}
-    counted = read_current_id(data_dir)
-    requests = list(standard_requests(snapshot, years))
-    if counted is not None and top:
-        popular = await redis.zrevrange(popular_key(counted), 0, top - 1)
+    years, counted = await asyncio.to_thread(_archive_years_and_current, data_dir)
+    requests = [(request, True) for request in standard_requests(snapshot, years)]
+    if counted is not None and settings.top:
+        popular = await redis.zrevrange(popular_key(counted), 0, settings.top - 1)
         for member in popular:
             parsed = parse_request(_text(member)) if isinstance(member, (bytes, str)) else None
             if parsed is not None:
-                requests.append(parsed)
+                requests.append((parsed, False))
     summary = Summary()
-    seen: set[str] = set()
-    pending: list[tuple[str, bytes, int]] = []
-    for number, (route, query) in enumerate(requests, 1):
-        source = snapshot if query.year is None else _archive(data_dir, snapshots, archive_id(query.year))
-        if source is None:
-            summary.skipped += 1
-            continue
-        key = cache_key(source.id, request_key(route, query))
-        if key in seen:
-            continue
-        seen.add(key)
-        try:
-            answer = compute(source, query, route)
-        except ReadinessError:  # a counted legacy request for a code this snapshot lacks
-            summary.skipped += 1
-            continue
-        packed = answer.pack()
-        pending.append((ANSWER_PREFIX + key, packed, ttl[0] if query.year is None else ttl[1]))
-        summary.written.append(key)
-        summary.bytes += len(packed)
-        if len(pending) >= BATCH:
-            await _write(redis, pending)
-            if progress:
-                print(f"  {number}/{len(requests)} requests, {len(summary.written)} keys", file=sys.stderr, flush=True)
-    await _write(redis, pending)
+    work = _Work(data_dir, snapshot, settings)
+    for first in range(0, len(requests), BATCH):
+        entries = await asyncio.to_thread(work.compute, requests[first : first + BATCH], summary)
+        summary.bytes += await store_answers(redis, settings.codec, entries)
+        if progress:
+            print(f"  {min(first + BATCH, len(requests))}/{len(requests)} requests, {len(summary.written)} keys",
+                  file=sys.stderr, flush=True)
+    await redis.set(warmed_key(cache_key(snapshot, "")), str(len(summary.written)), ex=settings.ttl_current)
     summary.seconds = time.monotonic() - started
     return summary
 
 
-def _archive(data_dir: Path, loaded: dict[str, Snapshot], snapshot_id: str) -> Snapshot | None:
-    if snapshot_id not in loaded:
-        try:
-            loaded[snapshot_id] = load_snapshot(data_dir / "snapshots" / snapshot_id)
-        except SnapshotRefused:
-            return None
-    return loaded[snapshot_id]
+class _Work:
+    """The computing side of a warm-up, run in a worker thread one batch at a time."""
+
+    def __init__(self, data_dir: Path, snapshot: Snapshot, settings: WarmSettings) -> None:
+        self.data_dir = data_dir
+        self.settings = settings
+        self.snapshots: dict[str, Snapshot | None] = {snapshot.id: snapshot}
+        self.current = snapshot
+        self.seen: set[str] = set()
+
+    def compute(self, batch: Sequence[tuple[tuple[Route, Query], bool]], summary: Summary) -> list[tuple[str, Answer, int]]:
+        entries: list[tuple[str, Answer, int]] = []
+        for (route, query), standard in batch:
+            source = self.current if query.year is None else self._archive(archive_id(query.year))
+            if source is None:
+                summary.skipped += 1
+                continue
+            key = cache_key(source, request_key(route, query))
+            if key in self.seen:
+                continue
+            self.seen.add(key)
+            try:
+                answer = compute(source, query, route)
+            except ReadinessError:  # a counted legacy request for a code this snapshot lacks
+                summary.skipped += 1
+                continue
+            if not standard and len(answer.body) + len(answer.gzipped or b"") > self.settings.max_answer_bytes:
+                summary.skipped += 1
+                continue
+            ttl = self.settings.ttl_current if query.year is None else self.settings.ttl_archive
+            entries.append((key, answer, ttl))
+            summary.written.append(key)
+        return entries
+
+    def _archive(self, snapshot_id: str) -> Snapshot | None:
+        if snapshot_id not in self.snapshots:
+            try:
+                self.snapshots[snapshot_id] = load_snapshot(self.data_dir / "snapshots" / snapshot_id)
+            except SnapshotRefused:
+                self.snapshots[snapshot_id] = None
+        return self.snapshots[snapshot_id]
 
 
-async def _write(redis: Redis, pending: list[tuple[str, bytes, int]]) -> None:
-    if not pending:
-        return
-    async with redis.pipeline(transaction=False) as pipe:
-        for key, value, ttl in pending:
-            pipe.set(key, value, ex=ttl)
-        await pipe.execute()
-    pending.clear()
+def _archive_years_and_current(data_dir: Path) -> tuple[list[int], str | None]:
+    years = [int(other[:4]) for other in snapshot_ids(data_dir) if other.endswith("-12")]
+    return years, read_current_id(data_dir)
 
 
 def _text(member: bytes | str) -> str:
@@ -190,8 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("warm: no Redis configured (READINESS_REDIS_URL); nothing to warm", file=sys.stderr)
         return 0
     data_dir = args.data_dir or settings.data_dir
-    top = settings.warm_top_n if args.top is None else args.top
-    ttl = (settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds)
+    warm_settings = WarmSettings.of(settings)
+    if args.top is not None:
+        warm_settings = replace(warm_settings, top=args.top)
     snapshot_id = args.snapshot or read_current_id(data_dir)
     if snapshot_id is None:
         print(f"warm: failed: no usable CURRENT in {data_dir} (missing, or not a YYYY-MM id); "
@@ -199,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(f"warming snapshot {snapshot_id} from {data_dir} into Redis", file=sys.stderr)
     try:
-        summary = asyncio.run(_run(url, data_dir, snapshot_id, top, ttl))
+        summary = asyncio.run(_run(url, data_dir, snapshot_id, warm_settings))
     except (SnapshotRefused, RedisError, OSError) as error:
         print(f"warm: failed: {error}", file=sys.stderr)
         return 1
@@ -207,10 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-async def _run(url: str, data_dir: Path, snapshot_id: str, top: int, ttl: tuple[int, int]) -> Summary:
-    redis = connect(url, timeout=5.0)  # a batch job: patient, unlike a request
+async def _run(url: str, data_dir: Path, snapshot_id: str, settings: WarmSettings) -> Summary:
+    redis = connect(url, timeout=WARM_TIMEOUT_SECONDS)
     try:
-        return await warm(redis, data_dir, snapshot_id, top, ttl)
+        return await warm(redis, data_dir, snapshot_id, settings)
     finally:
         await redis.aclose()
 

@@ -6,7 +6,7 @@ import gzip
 
 import pytest
 
-from readiness.cache import GZIP_MIN_BYTES, Answer, AnswerCache, _cost
+from readiness.cache import GZIP_MIN_BYTES, Answer, AnswerCache, AnswerCodec, _cost
 
 
 def test_answer_etag_is_strong_and_follows_the_body() -> None:
@@ -27,12 +27,12 @@ def test_answer_gzip_copy_of_large_body_only() -> None:
 @pytest.mark.parametrize("body", [b"{}", b'{"k":"' + b"v" * 5000 + b'"}'])
 def test_answer_pack_unpack_round_trip(body: bytes) -> None:
     answer = Answer.of(body)
-    assert Answer.unpack(answer.pack()) == answer
+    assert AnswerCodec().unpack("k", AnswerCodec().pack("k", answer)) == answer
 
 
-@pytest.mark.parametrize("data", [b"", b"plain text set by someone else", Answer.of(b"{}").pack()[:-1]])
+@pytest.mark.parametrize("data", [b"", b"plain text set by someone else", AnswerCodec().pack("k", Answer.of(b"{}"))[:-1]])
 def test_answer_unpack_foreign_or_damaged_is_none(data: bytes) -> None:
-    assert Answer.unpack(data) is None
+    assert AnswerCodec().unpack("k", data) is None
 
 
 def test_cache_get_returns_what_was_put() -> None:
@@ -100,3 +100,18 @@ def test_cache_discard_prefix_drops_one_snapshot() -> None:
     assert cache.discard_prefix("2026-11|") == 2
     assert cache.get("2026-10|v1|") is not None and cache.get("2026-111|v1|") is not None
     assert cache.size == sum(_cost(k, Answer.of(k.encode())) for k in ["2026-10|v1|", "2026-111|v1|"])
+
+
+def test_codec_value_of_another_key_or_signing_key_is_none() -> None:
+    answer = Answer.of(b'{"k":"' + b"v" * 2000 + b'"}')
+    packed = AnswerCodec("fleet secret").pack("2026-11|d|v1|codes=KEN", answer)
+    assert AnswerCodec("fleet secret").unpack("2026-11|d|v1|codes=KEN", packed) == answer
+    assert AnswerCodec("fleet secret").unpack("2026-11|d|v1|codes=BRA", packed) is None
+    assert AnswerCodec("other secret").unpack("2026-11|d|v1|codes=KEN", packed) is None
+    assert AnswerCodec().unpack("2026-11|d|v1|codes=KEN", packed) is None
+
+
+def test_codec_derives_the_etag_from_the_body() -> None:
+    answer = Answer.of(b'{"a":1}')
+    unpacked = AnswerCodec().unpack("k", AnswerCodec().pack("k", Answer(answer.body, '"x"\r\nX: 1', None)))
+    assert unpacked is not None and unpacked.etag == answer.etag

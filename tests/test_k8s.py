@@ -25,7 +25,9 @@ import redis
 import yaml
 
 from config import Settings
+from loaders import load_snapshot
 from readiness.redis_tier import ANSWER_PREFIX
+from readiness.service import cache_key
 from tests.conftest import ROOT, unavailable
 from tests.test_dockerfile import check_server_command
 from tests.worldbank_fake import FakeWorldBank, serve
@@ -898,7 +900,8 @@ def test_warm_command_warms_the_current_snapshot(
     with redis.Redis.from_url(real_redis_url) as cache:
         keys = {key.decode() for key in cache.scan_iter(ANSWER_PREFIX + "*")}
     assert result.stdout.startswith(f"warmed {len(keys)} keys, ")
-    assert {ANSWER_PREFIX + "2025-12|v1|codes=KEN", ANSWER_PREFIX + "2025-12|legacy|"} <= keys
+    warmed = load_snapshot(data_dir / "snapshots" / "2025-12")
+    assert {ANSWER_PREFIX + cache_key(warmed, "v1|codes=KEN"), ANSWER_PREFIX + cache_key(warmed, "legacy|")} <= keys
     assert not any(key.startswith(ANSWER_PREFIX + "2026-11|") for key in keys)
 
 

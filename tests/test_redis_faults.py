@@ -74,7 +74,7 @@ def reference(path: str) -> bytes:
 def redis_key(path: str) -> str:
     """The Redis key the service stores the answer to ``path`` under."""
     query = _query(path)
-    return ANSWER_PREFIX + cache_key(_snapshot_id(query), request_key(Route.V1, query))
+    return ANSWER_PREFIX + cache_key(_snapshot(_snapshot_id(query)), request_key(Route.V1, query))
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from readiness.cache import AnswerCache
 from readiness.errors import ArchiveNotFound, CountryNotFound, NotReady, ReadinessError
 from readiness.metrics import Metrics
 from readiness.query import Query
-from readiness.redis_tier import RedisTier
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, compute
+from readiness.redis_tier import ANSWER_PREFIX, RedisTier
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
 
 from tests.conftest import SAMPLE
 
@@ -85,7 +85,10 @@ async def test_service_archive_answers_get_the_longer_ttl(sample_store: Snapshot
     await service.answer(Query(), Route.V1)
     await asyncio.sleep(0.05)
     ttls = {key.decode(): await client.ttl(key) for key in await client.keys("readiness:answer:*")}
-    assert ttls == {"readiness:answer:2024-12|v1|year=2024": 1000, "readiness:answer:2026-11|v1|": 100}
+    archive = await sample_store.archive("2024-12")
+    assert archive is not None and sample_store.current is not None
+    assert ttls == {ANSWER_PREFIX + cache_key(archive, "v1|year=2024"): 1000,
+                    ANSWER_PREFIX + cache_key(sample_store.current, "v1|"): 100}
 
 
 @pytest.mark.gen_test

@@ -70,5 +70,12 @@ def test_settings_every_number_read_and_bounded(name: str, bounds: tuple[int, in
 
 
 def test_settings_every_field_has_an_environment_reader() -> None:
-    readers = {"data_dir", "host", "port", "behind_proxy", "redis_url", "log_level", *_BOUNDS}
+    readers = {"data_dir", "host", "port", "behind_proxy", "redis_url", "log_level", "redis_signing_key", *_BOUNDS}
     assert readers == {field.name for field in fields(Settings)}
+
+
+def test_settings_signing_key_read_and_kept_out_of_repr() -> None:
+    settings = Settings.from_env({"READINESS_REDIS_SIGNING_KEY": " s3cret "})
+    assert settings.redis_signing_key == "s3cret"
+    assert "s3cret" not in repr(settings)
+    assert Settings.from_env({}).redis_signing_key is None

@@ -12,15 +12,24 @@ import redis
 
 from loaders import SnapshotStore, load_snapshot
 from readiness.breaker import CircuitBreaker
-from readiness.cache import Answer, AnswerCache
+from readiness.cache import AnswerCache, AnswerCodec
 from readiness.metrics import Metrics
 from readiness.query import Query
-from readiness.redis_tier import ANSWER_PREFIX, RedisTier, popular_key
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, compute
-from readiness.warm import main, parse_request, warm
+from readiness.redis_tier import ANSWER_PREFIX, MAX_ANSWER_BYTES, RedisTier, popular_key
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
+from readiness.warm import WarmSettings, main, parse_request, warm
 
 from tests.conftest import ROOT, SAMPLE, copy_tree
 from tests.test_watch import add_snapshot, flip
+
+
+def warming(top: int = 0) -> WarmSettings:
+    return WarmSettings(top, ttl_current=100, ttl_archive=1000, max_answer_bytes=MAX_ANSWER_BYTES)
+
+
+def key(data: Path, snapshot_id: str, request: str) -> str:
+    """The cache key of ``request`` on snapshot ``snapshot_id`` of ``data``."""
+    return cache_key(load_snapshot(data / "snapshots" / snapshot_id), request)
 
 
 @pytest.fixture
@@ -41,19 +50,20 @@ def test_parse_request_reads_counted_members() -> None:
 @pytest.mark.gen_test
 async def test_warm_writes_standard_answers_under_the_new_id(data: Path) -> None:
     async with fakeredis.FakeAsyncRedis() as redis:
-        summary = await warm(redis, data, "2026-12", top=0, ttl=(100, 1000), progress=False)
+        summary = await warm(redis, data, "2026-12", warming(), progress=False)
         snapshot = load_snapshot(data / "snapshots" / "2026-12")
         # 1 all-countries + 7 regions x 2 orders + every country + 4 Decembers (2023, 2024,
         # 2025 and 2026-12 itself, which year=2026 selects), on both routes.
         assert len(summary.written) == 2 * (1 + 14 + len(snapshot.countries) + 4) and summary.bytes > 0
-        assert "2026-12|v1|year=2026" in summary.written
-        stored = Answer.unpack(await redis.get(ANSWER_PREFIX + "2026-12|v1|codes=KEN") or b"")
+        assert key(data, "2026-12", "v1|year=2026") in summary.written
+        kenya = key(data, "2026-12", "v1|codes=KEN")
+        stored = AnswerCodec().unpack(kenya, await redis.get(ANSWER_PREFIX + kenya) or b"")
         assert stored is not None
         assert stored.body == compute(snapshot, Query(codes=("KEN",)), Route.V1).body
         assert b"99.5" in stored.body
-        assert 90 < await redis.ttl(ANSWER_PREFIX + "2026-12|v1|") <= 100
-        assert 990 < await redis.ttl(ANSWER_PREFIX + "2024-12|v1|year=2024") <= 1000
-        assert await redis.exists(ANSWER_PREFIX + "2026-12|v1|region=Sub-Saharan%20Africa&sort=Composite%20Readiness%20Score&order=desc")
+        assert 90 < await redis.ttl(ANSWER_PREFIX + key(data, "2026-12", "v1|")) <= 100
+        assert 990 < await redis.ttl(ANSWER_PREFIX + key(data, "2024-12", "v1|year=2024")) <= 1000
+        assert await redis.exists(ANSWER_PREFIX + key(data, "2026-12", "v1|region=Sub-Saharan%20Africa&sort=Composite%20Readiness%20Score&order=desc"))
 
 
 @pytest.mark.gen_test
@@ -66,9 +76,9 @@ async def test_warm_adds_previous_snapshots_most_requested(data: Path) -> None:
             "v1|": 20,  # already standard
             "v1|sort=Country%20Code&order=desc": 1,  # below the top 3
         })
-        summary = await warm(redis, data, "2026-12", top=3, ttl=(100, 1000), progress=False)
-        assert "2026-12|v1|codes=BRA,KEN&fields=Composite%20Readiness%20Score" in summary.written
-        assert "2026-12|v1|sort=Country%20Code&order=desc" not in summary.written
+        summary = await warm(redis, data, "2026-12", warming(top=3), progress=False)
+        assert key(data, "2026-12", "v1|codes=BRA,KEN&fields=Composite%20Readiness%20Score") in summary.written
+        assert key(data, "2026-12", "v1|sort=Country%20Code&order=desc") not in summary.written
         assert summary.skipped == 1
         assert len(summary.written) == len(set(summary.written))
 
@@ -78,16 +88,16 @@ async def test_warm_of_current_again_replays_its_own_most_requested(data: Path) 
     async with fakeredis.FakeAsyncRedis() as redis:
         await redis.zadd(popular_key("2026-11"), {"v1|sort=Country%20Code&order=desc": 5})
         await redis.zadd(popular_key("2025-12"), {"v1|codes=BRA,KEN": 9})  # not CURRENT's
-        summary = await warm(redis, data, "2026-11", top=10, ttl=(100, 1000), progress=False)
-        assert "2026-11|v1|sort=Country%20Code&order=desc" in summary.written
-        assert "2026-11|v1|codes=BRA,KEN" not in summary.written
+        summary = await warm(redis, data, "2026-11", warming(top=10), progress=False)
+        assert key(data, "2026-11", "v1|sort=Country%20Code&order=desc") in summary.written
+        assert key(data, "2026-11", "v1|codes=BRA,KEN") not in summary.written
 
 
 @pytest.mark.gen_test
 async def test_warm_then_flip_first_request_is_a_redis_hit(data: Path) -> None:
     server = fakeredis.FakeServer()
     async with fakeredis.FakeAsyncRedis(server=server) as writer, fakeredis.FakeAsyncRedis(server=server) as reader:
-        await warm(writer, data, "2026-12", top=0, ttl=(100, 1000), progress=False)
+        await warm(writer, data, "2026-12", warming(), progress=False)
         flip(data, "2026-12")
         store = SnapshotStore(data)
         store.load_current()
@@ -131,7 +141,7 @@ def test_warm_command_against_real_redis(real_redis_url: str, data: Path) -> Non
     done = run_warm("--snapshot", "2026-12", "--data-dir", str(data), "--redis-url", real_redis_url)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(f"warmed {2 * (1 + 14 + 217 + 4)} keys, ")
-    assert redis.Redis.from_url(real_redis_url).exists(ANSWER_PREFIX + "2026-12|v1|codes=KEN")
+    assert redis.Redis.from_url(real_redis_url).exists(ANSWER_PREFIX + key(data, "2026-12", "v1|codes=KEN"))
 
 
 def test_warm_command_unknown_snapshot_fails(real_redis_url: str, data: Path) -> None:
@@ -146,10 +156,11 @@ def test_warm_command_without_snapshot_warms_the_current_one(real_redis_url: str
     assert f"warming snapshot 2026-11 from {data} into Redis" in done.stderr
     assert done.stdout.startswith(f"warmed {2 * (1 + 14 + 217 + 4)} keys, ")
     with redis.Redis.from_url(real_redis_url) as cache:
-        assert cache.exists(ANSWER_PREFIX + "2026-11|v1|codes=KEN")
-        assert not cache.exists(ANSWER_PREFIX + "2026-12|v1|codes=KEN")
+        assert cache.exists(ANSWER_PREFIX + key(data, "2026-11", "v1|codes=KEN"))
+        assert not cache.exists(ANSWER_PREFIX + key(data, "2026-12", "v1|codes=KEN"))
         flip(data, "2026-12")
         again = run_warm("--data-dir", str(data), "--redis-url", real_redis_url)
         assert again.returncode == 0, again.stderr
-        stored = Answer.unpack(cache.get(ANSWER_PREFIX + "2026-12|v1|codes=KEN") or b"")
+        kenya = key(data, "2026-12", "v1|codes=KEN")
+        stored = AnswerCodec().unpack(kenya, cache.get(ANSWER_PREFIX + kenya) or b"")
         assert stored is not None and b"99.5" in stored.body
