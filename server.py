@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from collections.abc import Coroutine, Sequence
 
-from config import Settings, SettingsError
+from config import Settings, SettingsError, port_number
 from loaders import SnapshotStore
 from redis.asyncio import Redis
 from tornado.httpserver import HTTPServer
@@ -62,7 +62,7 @@ def parse_args(argv: Sequence[str], defaults: Settings) -> Settings:
     """Command-line flags over the environment's settings."""
     parser = argparse.ArgumentParser(description="Readiness Index Data Service")
     parser.add_argument("--host", help=f"address to listen on (default {defaults.host})")
-    parser.add_argument("--port", type=int, help=f"port to listen on (default {defaults.port})")
+    parser.add_argument("--port", type=port_number, help=f"port to listen on (default {defaults.port})")
     parser.add_argument("--data-dir", type=Path, help=f"data directory (default {defaults.data_dir})")
     args = parser.parse_args(argv)
     return replace(

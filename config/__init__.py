@@ -1,5 +1,5 @@
 """Settings read from ``READINESS_*`` environment variables over defaults."""
 
-from config.settings import Settings, SettingsError
+from config.settings import Settings, SettingsError, port_number
 
-__all__ = ["Settings", "SettingsError"]
+__all__ = ["Settings", "SettingsError", "port_number"]

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Mapping
+from urllib.parse import urlparse
+
+from redis.asyncio.connection import parse_url
 
 BUNDLED_DATA = Path(__file__).resolve().parent.parent / "data" / "sample"
 """The synthetic sample shipped with the code: the embedded default's data."""
@@ -27,6 +32,8 @@ class Settings:
     data_dir: Path = BUNDLED_DATA
     host: str = "127.0.0.1"
     port: int = 8080
+    admin_port: int = 8081
+    max_connections: int = 10_000
     behind_proxy: bool = False
     redis_url: str | None = None
     cache_bytes: int = 64 * 1024 * 1024
@@ -53,18 +60,24 @@ class Settings:
     redis_max_answer_bytes: int = 128 * 1024
     rewarm_check_seconds: int = 30
 
+    def __post_init__(self) -> None:
+        """Checks between fields, which also hold when flags override the environment."""
+        if self.port == self.admin_port:
+            raise SettingsError(
+                f"{PREFIX}ADMIN_PORT={self.admin_port} is the public port too; use another port"
+            )
+
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
         """Read ``READINESS_*`` over the defaults. Raises SettingsError naming the variable."""
         default = cls()
         return cls(
-            data_dir=Path(_text(env, "data_dir") or default.data_dir),
-            host=_text(env, "host") or default.host,
-            port=_number(env, "port", default.port, 1, 65535),
+            data_dir=_path(env, "data_dir", default.data_dir),
+            host=_host(env, default.host),
             behind_proxy=_flag(env, "behind_proxy", default.behind_proxy),
-            redis_url=_text(env, "redis_url") or default.redis_url,
+            redis_url=_redis_url(env),
             log_level=_log_level(env, default.log_level),
-            redis_signing_key=_text(env, "redis_signing_key") or default.redis_signing_key,
+            redis_signing_key=_signing_key(env) or default.redis_signing_key,
             **{
                 name: _number(env, name, getattr(default, name), low, high)
                 for name, (low, high) in _BOUNDS.items()
@@ -74,6 +87,9 @@ class Settings:
 
 _DAY = 86400
 _BOUNDS: dict[str, tuple[int, int]] = {
+    "port": (1, 65535),
+    "admin_port": (1, 65535),
+    "max_connections": (1, 1_000_000),
     "cache_bytes": (0, 2**40),
     "archive_slots": (0, 1000),
     "max_age_seconds": (0, 365 * _DAY),
@@ -93,7 +109,13 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "redis_max_answer_bytes": (0, 2**30),
     "rewarm_check_seconds": (0, 3600),
 }
-"""Inclusive range of each whole-number setting other than the port."""
+"""Inclusive range of each whole-number setting."""
+
+_DIGITS = re.compile(r"[0-9]{1,15}")
+"""A whole number as the settings accept it: ASCII digits only. ``str.isdigit`` and ``int``
+also take other scripts' digits ("６４", "²"), and ``int`` refuses over 4300 digits."""
+
+_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
 
 
 def _text(env: Mapping[str, str], name: str) -> str | None:
@@ -104,7 +126,7 @@ def _number(env: Mapping[str, str], name: str, default: int, low: int, high: int
     raw = _text(env, name)
     if raw is None:
         return default
-    if not raw.isdigit() or not low <= int(raw) <= high:
+    if not _DIGITS.fullmatch(raw) or not low <= int(raw) <= high:
         raise SettingsError(
             f"{PREFIX}{name.upper()}={raw!r} is not valid; use a whole number from {low} to {high}"
         )
@@ -115,15 +137,78 @@ def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
     raw = _text(env, name)
     if raw is None:
         return default
-    if raw.lower() not in ("true", "false", "1", "0"):
+    if not raw.isascii() or raw.lower() not in ("true", "false", "1", "0"):
         raise SettingsError(f"{PREFIX}{name.upper()}={raw!r} is not valid; use true, false, 1 or 0")
     return raw.lower() in ("true", "1")
 
 
 def _log_level(env: Mapping[str, str], default: str) -> str:
-    raw = (_text(env, "log_level") or default).upper()
-    if raw not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+    raw = _text(env, "log_level") or default
+    # ASCII first: "ınfo".upper() is "INFO".
+    if not raw.isascii() or raw.upper() not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise SettingsError(
             f"{PREFIX}LOG_LEVEL={raw!r} is not valid; use DEBUG, INFO, WARNING or ERROR"
         )
+    return raw.upper()
+
+
+def _path(env: Mapping[str, str], name: str, default: Path) -> Path:
+    raw = _text(env, name)
+    if raw is None:
+        return default
+    if "\0" in raw:
+        raise SettingsError(f"{PREFIX}{name.upper()}={raw!r} is not valid; use a directory path")
+    return Path(raw)
+
+
+def _host(env: Mapping[str, str], default: str) -> str:
+    raw = _text(env, "host")
+    if raw is None:
+        return default
+    try:
+        ipaddress.ip_address(raw)
+    except ValueError:
+        if not _HOST_NAME.fullmatch(raw):
+            raise SettingsError(
+                f"{PREFIX}HOST={raw!r} is not valid; use an IP address such as 0.0.0.0 or a host name"
+            ) from None
     return raw
+
+
+def _redis_url(env: Mapping[str, str]) -> str | None:
+    """The URL as redis-py reads it (which refuses other schemes); a database number in its
+    path in ASCII digits, which redis-py would otherwise ignore or read as another script's."""
+    raw = _text(env, "redis_url")
+    if raw is None:
+        return None
+    try:
+        if not raw.isascii():  # a host or password beyond ASCII fails only when connecting
+            raise ValueError(raw)
+        parse_url(raw)
+        url = urlparse(raw)
+    except ValueError:
+        raise SettingsError(
+            f"{PREFIX}REDIS_URL={raw!r} is not valid; use redis://HOST:PORT/DB, rediss://… or unix://PATH"
+        ) from None
+    database = url.path.lstrip("/")
+    if url.scheme != "unix" and database and not _DIGITS.fullmatch(database):
+        raise SettingsError(f"{PREFIX}REDIS_URL={raw!r} is not valid; its database is a whole number")
+    return raw
+
+
+def _signing_key(env: Mapping[str, str]) -> str | None:
+    """Any text that encodes as UTF-8 (an environment's undecodable bytes do not)."""
+    raw = _text(env, "redis_signing_key")
+    try:
+        raw is None or raw.encode("utf-8")
+    except UnicodeEncodeError:  # the message leaves the secret out
+        raise SettingsError(f"{PREFIX}REDIS_SIGNING_KEY is not valid text; use UTF-8") from None
+    return raw
+
+
+def port_number(raw: str) -> int:
+    """A TCP port given as a command-line flag, by the rule the environment's ports follow."""
+    low, high = _BOUNDS["port"]
+    if not _DIGITS.fullmatch(raw) or not low <= int(raw) <= high:
+        raise SettingsError(f"{raw!r} is not valid; use a whole number from {low} to {high}")
+    return int(raw)

@@ -46,11 +46,23 @@ def test_server_environment_sets_port_and_data(start: Start, tmp_path: Path) -> 
     assert get(f"http://127.0.0.1:{port}/api/v1/readiness")[0] == 503
 
 
-def test_server_bad_setting_exits_2_naming_variable(start: Start) -> None:
-    process = start(env={"READINESS_PORT": "eighty"})
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [("READINESS_PORT", "eighty"), ("READINESS_PORT", "²"), ("READINESS_REDIS_URL", "http://x")],
+)
+def test_server_bad_setting_exits_2_naming_variable(start: Start, variable: str, value: str) -> None:
+    process = start(env={variable: value})
     _, stderr = process.communicate(timeout=20)
     assert process.returncode == 2
-    assert b"READINESS_PORT='eighty'" in stderr
+    assert f"{variable}={value!r}".encode() in stderr
+    assert b"Traceback" not in stderr
+
+
+@pytest.mark.parametrize("flag", ["²", "70000"])
+def test_server_bad_port_flag_exits_2(start: Start, flag: str) -> None:
+    process = start("--port", flag)
+    _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 2 and b"Traceback" not in stderr, stderr
 
 
 @pytest.mark.parametrize(("behind_proxy", "logged"), [("true", "203.0.113.7"), ("false", "127.0.0.1")])
