@@ -15,10 +15,11 @@ import os
 import signal
 import sys
 import threading
-import time
+from collections.abc import Callable, Coroutine, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
-from collections.abc import Coroutine, Sequence
+from typing import ParamSpec, TypeVar
 
 from config import Settings, SettingsError, port_number
 from loaders import SnapshotStore
@@ -54,8 +55,6 @@ IDLE_CONNECTION_SECONDS = 120
 """A keep-alive connection idle this long is closed (Tornado's default: an hour). Longer than
 load balancers' usual 60 s, so that they close first and never reuse a closing connection."""
 
-IDLE_THREADS_SECONDS = 0.5
-"""At exit, how long idle worker threads get to end before the process exits without them."""
 
 
 def parse_args(argv: Sequence[str], defaults: Settings) -> Settings:
@@ -187,9 +186,12 @@ def _run(main_coroutine: Coroutine[None, None, None]) -> None:
     """``asyncio.run`` without its unbounded wait for worker threads at the end.
 
     A snapshot read stuck in a worker thread (a hung volume) must not keep the process alive
-    past the drain deadline: if one is still busy, exit without waiting for it.
+    past the drain deadline: if one is still running, exit without waiting for it. Otherwise
+    return, so the interpreter exits normally (atexit handlers run, idle workers are joined).
     """
     loop = asyncio.new_event_loop()
+    workers = _Workers()
+    loop.set_default_executor(workers)
     asyncio.set_event_loop(loop)
     try:
         loop.run_until_complete(main_coroutine)
@@ -201,17 +203,46 @@ def _run(main_coroutine: Coroutine[None, None, None]) -> None:
     finally:
         asyncio.set_event_loop(None)
         loop.close()  # shuts the thread pool down without waiting
-    # Idle pool threads (the compute pool's, after any large miss) end as soon as they see
-    # the shutdown: a moment's wait tells them from a stuck read.
-    deadline = time.monotonic() + IDLE_THREADS_SECONDS
-    for thread in threading.enumerate():
-        if thread is not threading.main_thread():
-            thread.join(max(0.0, deadline - time.monotonic()))
-    busy = [thread for thread in threading.enumerate() if thread is not threading.main_thread()]
-    if busy:
-        log.warning("exiting with %d worker threads still busy", len(busy))
+    if workers.busy:
+        log.warning("exiting with %d worker threads still busy", workers.busy)
         logging.shutdown()
         os._exit(0)
+
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+class _Workers(ThreadPoolExecutor):
+    """The event loop's default executor, counting the calls still running.
+
+    An idle worker thread stays alive until the pool shuts down, so the threads alive at exit
+    say nothing about work still running: only this count does.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(thread_name_prefix="readiness-worker")
+        self.busy = 0
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
+        """Submit ``fn``, counted as busy from now until it returns or raises."""
+        with self._lock:
+            self.busy += 1
+
+        def counted() -> _T:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with self._lock:
+                    self.busy -= 1
+
+        try:
+            return super().submit(counted)
+        except BaseException:
+            with self._lock:
+                self.busy -= 1
+            raise
 
 
 if __name__ == "__main__":

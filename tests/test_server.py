@@ -6,7 +6,10 @@ from __future__ import annotations
 import asyncio
 import signal
 import socket
+import subprocess
+import sys
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import orjson
@@ -15,6 +18,7 @@ from tornado.web import Application
 
 from config import Settings
 from server import MAX_BODY_BYTES, http_server, parse_args
+from tests.conftest import ROOT
 from tests.processes import Start, free_port, get, wait_until_up
 
 
@@ -108,3 +112,46 @@ async def test_http_server_closes_an_idle_keep_alive_connection(app: Application
     finally:
         writer.close()
         server.stop()
+
+
+def test_server_sigterm_after_an_archive_read_exits_normally(start: Start) -> None:
+    # The read ran in a worker thread that is idle (but alive) at exit: not "busy", so the
+    # process exits through the interpreter (atexit handlers run), not os._exit.
+    port = free_port()
+    process = start("--port", str(port), env={"READINESS_SHUTDOWN_DELAY_SECONDS": "1"})
+    wait_until_up(port, process)
+    # Three archives at once: three worker threads, all idle once answered.
+    years = ("2023", "2024", "2025")
+    with ThreadPoolExecutor(len(years)) as clients:
+        answers = list(clients.map(lambda year: get(f"http://127.0.0.1:{port}/api/v1/readiness?year={year}"), years))
+    assert [orjson.loads(body)["snapshot"] for _, body in answers] == ["2023-12", "2024-12", "2025-12"]
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
+    log = process.stderr.read()
+    assert b'"stopped"' in log
+    assert b"still busy" not in log, log
+
+
+_IDLE_WORKERS_SCRIPT = """
+import asyncio, atexit, threading
+import server
+atexit.register(print, "atexit ran", flush=True)
+
+async def main():
+    # Four reads at once: four worker threads, all idle (and alive) once they return.
+    together = threading.Barrier(4)
+    loop = asyncio.get_running_loop()
+    await asyncio.gather(*(loop.run_in_executor(None, together.wait) for _ in range(4)))
+
+server._run(main())
+print("returned", flush=True)
+"""
+
+
+def test_run_with_only_idle_worker_threads_returns_and_runs_atexit() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", _IDLE_WORKERS_SCRIPT], cwd=ROOT, capture_output=True, timeout=30, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [b"returned", b"atexit ran"], result.stderr
+    assert b"still busy" not in result.stderr
