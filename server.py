@@ -29,9 +29,10 @@ from tornado.ioloop import PeriodicCallback
 from tornado.web import Application
 
 from readiness import make_app
-from readiness.app import new_metrics
+from readiness.app import make_admin_app, new_metrics
 from readiness.breaker import CircuitBreaker
 from readiness.cache import AnswerCache
+from readiness.connections import LimitedHTTPServer, connection_cap
 from readiness.handlers import Lifecycle
 from readiness.logs import AccessLog, configure
 from readiness.redis_tier import RedisTier, connect
@@ -72,18 +73,33 @@ def parse_args(argv: Sequence[str], defaults: Settings) -> Settings:
     )
 
 
-def http_server(app: Application, behind_proxy: bool, idle_seconds: float = IDLE_CONNECTION_SECONDS) -> HTTPServer:
-    """The HTTP server for ``app``, with the body and idle limits above.
+def http_server(
+    app: Application,
+    behind_proxy: bool,
+    idle_seconds: float = IDLE_CONNECTION_SECONDS,
+    max_connections: int = Settings().max_connections,
+) -> LimitedHTTPServer:
+    """The HTTP server for ``app``, with the body and idle limits above and at most
+    ``max_connections`` connections (readiness/connections.py).
 
     X-Forwarded-For / X-Real-Ip are trusted only ``behind_proxy`` (one that sets them):
     parsing them costs every request, and a direct client could forge them.
     """
-    return HTTPServer(
+    return LimitedHTTPServer(
         app,
         xheaders=behind_proxy,
         max_body_size=MAX_BODY_BYTES,
         idle_connection_timeout=idle_seconds,
+        max_connections=max_connections,
     )
+
+
+def admin_server(app: Application) -> HTTPServer:
+    """The operations port's server: Tornado's own, with the same body and idle limits.
+
+    Only Prometheus and the kubelet reach it (the NetworkPolicy), a few connections at a time.
+    """
+    return HTTPServer(app, max_body_size=MAX_BODY_BYTES, idle_connection_timeout=IDLE_CONNECTION_SECONDS)
 
 
 async def serve(settings: Settings) -> None:
@@ -91,7 +107,8 @@ async def serve(settings: Settings) -> None:
 
     On SIGTERM or SIGINT: /readyz fails at once; the listener stays open for
     ``shutdown_delay_seconds`` (load balancers notice and stop sending); then it closes and
-    requests in flight get up to ``drain_seconds`` to finish.
+    requests in flight get up to ``drain_seconds`` to finish. The operations port (``/metrics``,
+    ``/healthz``, ``/readyz``) stays open until the end.
     """
     store = SnapshotStore(settings.data_dir, settings.archive_slots)
     if store.load_current() is None:
@@ -99,15 +116,21 @@ async def serve(settings: Settings) -> None:
     memory = AnswerCache(settings.cache_bytes)
     lifecycle = Lifecycle()
     redis = None if settings.redis_url is None else _Redis(settings.redis_url, settings)
-    metrics = new_metrics(store, None if redis is None else redis.breaker)
+    metrics = new_metrics(store, None if redis is None else redis.breaker, memory)
     warming = WarmSettings.of(settings)
     tier = None if redis is None else RedisTier(
         redis.client, redis.breaker, metrics, warming.codec, settings.redis_max_answer_bytes)
     access = AccessLog(sys.stderr.buffer, settings.log_level)
     app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
-    server = http_server(app, settings.behind_proxy)
+    server = http_server(app, settings.behind_proxy, max_connections=connection_cap(settings.max_connections))
+    metrics.watch_connections("public", server)
+    admin = admin_server(make_admin_app(store, metrics, lifecycle, access))
+    admin.listen(settings.admin_port, settings.host)
     server.listen(settings.port, settings.host)
-    log.info("listening on http://%s:%d/api/v1/readiness", settings.host, settings.port)
+    log.info(
+        "listening on http://%s:%d/api/v1/readiness (at most %d connections), operations on port %d",
+        settings.host, settings.port, server.max_connections, settings.admin_port,
+    )
 
     watcher = SnapshotWatcher(store, memory)
     periodic = [PeriodicCallback(access.flush, ACCESS_FLUSH_SECONDS * 1000)]
@@ -142,6 +165,8 @@ async def serve(settings: Settings) -> None:
         await redis.close()
     if rewarmer is not None:
         await rewarmer.close()
+    admin.stop()
+    await admin.close_all_connections()
     access.flush()
     log.info("stopped")
 

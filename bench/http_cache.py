@@ -115,8 +115,10 @@ def free_port() -> int:
 class Process:
     """A server subprocess, its output in a file, stopped by its own pid only."""
 
-    def __init__(self, name: str, argv: list[str], env: dict[str, str], log_path: Path) -> None:
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], log_path: Path, admin_port: int = 0) -> None:
         self.name = name
+        self.admin_port = admin_port
+        """server.py's operations port (/metrics); 0 for the baseline, which has none."""
         self.log_path = log_path
         self._log = open(log_path, "ab")  # noqa: SIM115 (open while the process runs; stop() closes it)
         self.popen = subprocess.Popen(
@@ -379,9 +381,9 @@ def run_wrk(port: int, case: Case, headers: dict[str, str], seconds: float, conn
 # --- metrics scraped from the service -----------------------------------------------------
 
 
-def scrape(port: int) -> dict[str, float]:
-    """The service's counters that say where answers came from."""
-    _, _, body = fetch(port, "/metrics")
+def scrape(admin_port: int) -> dict[str, float]:
+    """The service's counters that say where answers came from (its operations port)."""
+    _, _, body = fetch(admin_port, "/metrics")
     wanted = {
         'readiness_cache_lookups_total{outcome="hit",tier="memory"}': "memory_hit",
         'readiness_cache_lookups_total{outcome="miss",tier="memory"}': "memory_miss",
@@ -416,7 +418,7 @@ class Samples:
 def start_server(
     kind: ServerKind, data_dir: Path, redis_port: int, workdir: Path, round_number: int
 ) -> tuple[Process, int]:
-    port = free_port()
+    port, admin_port = free_port(), 0
     log_path = workdir / f"{kind.name}-{round_number}.log"
     env = {name: value for name, value in os.environ.items() if not name.startswith("READINESS_")}
     redis_url = f"redis://{HOST}:{redis_port}/0"
@@ -426,6 +428,8 @@ def start_server(
     else:
         argv = [sys.executable, str(REPO_ROOT / "server.py"), "--host", HOST, "--port", str(port),
                 "--data-dir", str(data_dir)]
+        admin_port = free_port()
+        env["READINESS_ADMIN_PORT"] = str(admin_port)
         env["READINESS_LOG_LEVEL"] = kind.log_level
         env["READINESS_SHUTDOWN_DELAY_SECONDS"] = "0"
         env["READINESS_DRAIN_SECONDS"] = "1"
@@ -433,7 +437,7 @@ def start_server(
             env["READINESS_CACHE_BYTES"] = str(kind.cache_bytes)
         if kind.redis:
             env["READINESS_REDIS_URL"] = redis_url
-    process = Process(kind.name, argv, env, log_path)
+    process = Process(kind.name, argv, env, log_path, admin_port)
     try:
         wait_http(process, port)
     except BenchError:
@@ -556,7 +560,7 @@ def run(
                             headers = request_headers(case, answers)
                             conns = case.connections or connections
                             run_wrk(port, case, headers, warmup, conns)
-                            before = None if kind.baseline else scrape(port)
+                            before = None if kind.baseline else scrape(process.admin_port)
                             result = measured_run(
                                 port, case, headers, seconds, conns, (process.popen.pid, redis_process.popen.pid)
                             )
@@ -567,7 +571,7 @@ def run(
                                 )
                             samples[case.name].runs.append(result)
                             if before is not None:
-                                after = scrape(port)
+                                after = scrape(process.admin_port)
                                 samples[case.name].sources.append({k: after[k] - before[k] for k in after})
                             if progress:
                                 print(

@@ -7,6 +7,7 @@ import sys
 import orjson
 from config import Settings
 from loaders import SnapshotStore
+from tornado.web import Application
 
 from readiness.breaker import CircuitBreaker
 from readiness.cache import Answer, AnswerCache
@@ -31,12 +32,18 @@ from readiness.service import ReadinessService, RedisTtl
 from readiness.work import ComputeLimits, ComputePool
 
 
-def new_metrics(store: SnapshotStore, breaker: CircuitBreaker | None = None) -> Metrics:
-    """Metrics reading the store's current snapshot and the Redis breaker at scrape time."""
-    return Metrics(
+def new_metrics(
+    store: SnapshotStore, breaker: CircuitBreaker | None = None, memory: AnswerCache | None = None
+) -> Metrics:
+    """Metrics reading the store's current snapshot, the Redis breaker and the size of the
+    in-process tier (``memory``) at scrape time."""
+    metrics = Metrics(
         snapshot_id=lambda: None if store.current is None else store.current.id,
         breaker_open=lambda: breaker is not None and breaker.is_open,
     )
+    if memory is not None:
+        metrics.watch_tier("memory", memory)
+    return metrics
 
 
 def make_app(
@@ -56,10 +63,11 @@ def make_app(
     Without ``access`` the access lines go to standard error; whoever owns the log flushes it.
     """
     access = access or AccessLog(sys.stderr.buffer, settings.log_level)
-    metrics = metrics or new_metrics(store, None if redis is None else redis.breaker)
+    memory = AnswerCache(settings.cache_bytes) if memory is None else memory  # an empty cache is falsy
+    metrics = metrics or new_metrics(store, None if redis is None else redis.breaker, memory)
     service = ReadinessService(
         store,
-        memory or AnswerCache(settings.cache_bytes),
+        memory,
         metrics,
         redis,
         RedisTtl(settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds),
@@ -81,11 +89,35 @@ def make_app(
             (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
             (r"/healthz", HealthHandler),
             (r"/readyz", ReadyHandler, {"store": store}),
-            (r"/metrics", MetricsHandler, {"metrics": metrics}),
         ],
         default_handler_class=NotFoundHandler,
         log_function=request_log,
         access_log=access,
         lifecycle=lifecycle,
         dates=dates,
+    )
+
+
+def make_admin_app(
+    store: SnapshotStore,
+    metrics: Metrics,
+    lifecycle: Lifecycle,
+    access: AccessLog,
+) -> Application:
+    """The operations port's routes: ``/metrics``, ``/healthz`` and ``/readyz``.
+
+    A port of their own, so that a NetworkPolicy can admit Prometheus to it and nobody else
+    (docs/DECISIONS.md). ``metrics``, ``lifecycle`` and ``access`` are the public app's, so
+    one scrape describes the whole process and ``/readyz`` fails on both ports at SIGTERM.
+    """
+    return Application(
+        [
+            (r"/metrics", MetricsHandler, {"metrics": metrics}),
+            (r"/healthz", HealthHandler),
+            (r"/readyz", ReadyHandler, {"store": store}),
+        ],
+        default_handler_class=NotFoundHandler,
+        log_function=RequestLog(metrics, access),
+        access_log=access,
+        lifecycle=lifecycle,
     )

@@ -120,6 +120,8 @@ class AnswerCache:
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.size = 0
+        self.evictions = 0
+        """Entries dropped to make room, counted for ``/metrics``."""
         self._entries: OrderedDict[str, Answer] = OrderedDict()
 
     def __len__(self) -> int:
@@ -146,6 +148,7 @@ class AnswerCache:
         while self.size > self.max_bytes:
             old_key, old_answer = self._entries.popitem(last=False)
             self.size -= _cost(old_key, old_answer)
+            self.evictions += 1
 
     def discard_prefix(self, prefix: str) -> int:
         """Drop every entry whose key starts with ``prefix`` (a replaced snapshot's); count them."""

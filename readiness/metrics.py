@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
-from prometheus_client.core import GaugeMetricFamily
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -67,6 +68,13 @@ class Metrics:
             "readiness_compute_queue_bytes", "Estimated bytes of the answers admitted to the compute pool.",
             registry=self.registry,
         )
+        # --- process, cache tier sizes and connections: read at scrape time (server) ---
+        ProcessCollector(registry=self.registry)
+        self._tiers = _TierCollector()
+        self.registry.register(self._tiers)
+        self._connections = _ConnectionCollector()
+        self.registry.register(self._connections)
+        # --- end of that block ---
         self.memory_hit = self.cache.labels("memory", "hit")
         self.memory_miss = self.cache.labels("memory", "miss")
         self._series: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
@@ -85,6 +93,14 @@ class Metrics:
                 self._series[(route, method, status)] = series
         series[0].inc()
         series[1].observe(seconds)
+
+    def watch_tier(self, tier: str, cache: SizedTier) -> None:
+        """Report ``cache``'s entries, bytes, capacity and evictions under ``tier`` at each scrape."""
+        self._tiers.tiers[tier] = cache
+
+    def watch_connections(self, listener: str, counts: ConnectionCounts) -> None:
+        """Report a listener's open, capped, idle-closed and refused connections at each scrape."""
+        self._connections.listeners[listener] = counts
 
     def render(self) -> bytes:
         """The text exposition format, for ``/metrics``."""
@@ -105,3 +121,75 @@ class _SnapshotCollector(Collector):
         if snapshot_id is not None:
             family.add_metric([snapshot_id], 1.0)
         yield family
+
+
+class SizedTier(Protocol):
+    """What a cache tier tells ``/metrics`` (``AnswerCache`` is one)."""
+
+    max_bytes: int
+    size: int
+    evictions: int
+
+    def __len__(self) -> int: ...
+
+
+class ConnectionCounts(Protocol):
+    """What a listener tells ``/metrics`` (``readiness.connections.LimitedHTTPServer`` is one)."""
+
+    @property
+    def open_connections(self) -> int: ...
+
+    @property
+    def max_connections(self) -> int: ...
+
+    @property
+    def closed_idle(self) -> int: ...
+
+    @property
+    def refused(self) -> int: ...
+
+
+class _TierCollector(Collector):
+    """``readiness_cache_{entries,bytes,max_bytes,evictions_total}{tier}``, read at scrape time
+    rather than updated on every put: the hit path pays nothing for them."""
+
+    def __init__(self) -> None:
+        self.tiers: dict[str, SizedTier] = {}
+
+    def collect(self) -> Iterator[Metric]:
+        entries = GaugeMetricFamily("readiness_cache_entries", "Answers a cache tier holds.", labels=["tier"])
+        size = GaugeMetricFamily("readiness_cache_bytes", "Bytes a cache tier holds (bodies, gzip copies, keys).", labels=["tier"])
+        capacity = GaugeMetricFamily("readiness_cache_max_bytes", "Bytes a cache tier may hold.", labels=["tier"])
+        evictions = CounterMetricFamily(
+            "readiness_cache_evictions", "Answers dropped to make room (least recently used first).", labels=["tier"]
+        )
+        for tier, cache in self.tiers.items():
+            entries.add_metric([tier], len(cache))
+            size.add_metric([tier], cache.size)
+            capacity.add_metric([tier], cache.max_bytes)
+            evictions.add_metric([tier], cache.evictions)
+        yield from (entries, size, capacity, evictions)
+
+
+class _ConnectionCollector(Collector):
+    """``readiness_connections_*{listener}``: the connection cap at work (docs/OPERATIONS.md)."""
+
+    def __init__(self) -> None:
+        self.listeners: dict[str, ConnectionCounts] = {}
+
+    def collect(self) -> Iterator[Metric]:
+        open_now = GaugeMetricFamily("readiness_connections_open", "Client connections open.", labels=["listener"])
+        cap = GaugeMetricFamily("readiness_connections_max", "Client connections allowed at once.", labels=["listener"])
+        closed = CounterMetricFamily(
+            "readiness_connections_closed_idle", "Idle connections closed to make room for a new one.", labels=["listener"]
+        )
+        refused = CounterMetricFamily(
+            "readiness_connections_refused", "New connections closed at once: the cap was reached, none idle.",
+            labels=["listener"],
+        )
+        for listener, counts in self.listeners.items():
+            open_now.add_metric([listener], counts.open_connections)
+            cap.add_metric([listener], counts.max_connections)
+            closed.add_metric([listener], counts.closed_idle)
+            refused.add_metric([listener], counts.refused)
+        yield from (open_now, cap, closed, refused)

@@ -83,7 +83,7 @@ def openapi_document() -> Json:
         "info": {"title": "Readiness Index Data Service", "version": API_VERSION, "description": _ABOUT},
         "tags": [
             {"name": "readiness", "description": "The query operation (SPEC 4)."},
-            {"name": "operations", "description": "This document, health, readiness and metrics."},
+            {"name": "operations", "description": "This document, health and readiness. (Metrics are on the operations port only.)"},
         ],
         "paths": _paths(),
         "components": {"parameters": _parameters(), "headers": _headers(), "schemas": _schemas()},
@@ -127,8 +127,6 @@ def _paths() -> Json:
         deprecation, f"{archive} Or a code matches no country.", _ref("schemas", "LegacyError")
     )
     parameters: list[JsonValue] = [_ref("parameters", name) for name in _parameters()]
-    prometheus = _response("The Prometheus text format.", _ERRORS, {"type": "string"}, "text/plain")
-    metrics = _operations("getMetrics", {"tags": ["operations"], "summary": "Metrics"}, {"200": prometheus})
     return {
         V1_PATH: {"parameters": parameters, **_operations(
             "getReadiness", {"tags": ["readiness"], "summary": "Query the readiness index",
@@ -149,7 +147,6 @@ def _paths() -> Json:
             "getReady", {"tags": ["operations"], "summary": "A snapshot is loaded: the service can answer"},
             {"200": _response("Ready.", _COMMON, _ref("schemas", "Ready")),
              "503": _response("No snapshot is loaded, or the process is shutting down.", _ERRORS, error)}),
-        "/metrics": {"get": metrics["get"]},  # GET only: the handler has no HEAD
     }
 
 
@@ -255,7 +252,7 @@ def _headers() -> Json:
                        "back in If-None-Match.", {"type": "string", "pattern": '^"[0-9a-f]{32}(?:-gz)?"$'}),
         "Cache-Control": header("Public caching: archived answers for far longer than current ones.",
                                 {"type": "string", "pattern": "^public, max-age=[0-9]+$"}),
-        "NoStore": header("Errors and metrics are never cached.", {"const": "no-store"}),
+        "NoStore": header("Errors are never cached.", {"const": "no-store"}),
         "Vary": header("The body depends on Accept-Encoding.", {"const": "Accept-Encoding"}),
         "Content-Encoding": header("gzip when the client accepts it and the body is worth it.",
                                    {"const": "gzip"}, required=False),

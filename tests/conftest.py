@@ -140,3 +140,8 @@ def real_redis_url() -> Iterator[str]:
     yield REAL_REDIS
     client.flushdb()
     client.close()
+
+
+def scrape(app: Application) -> str:
+    """What ``/metrics`` on the operations port shows for ``app`` (it shares the app's metrics)."""
+    return str(app.settings["log_function"].metrics.render().decode())

@@ -79,7 +79,10 @@ def start() -> Iterator[Start]:
         try:
             process = subprocess.Popen(
                 [sys.executable, str(ROOT / "server.py"), *args],
-                cwd=ROOT, env={**os.environ, "READINESS_SHUTDOWN_DELAY_SECONDS": "0", **(env or {})},
+                # A free operations port of its own: never the default, which another server
+                # (another test run) may hold.
+                cwd=ROOT, env={**os.environ, "READINESS_SHUTDOWN_DELAY_SECONDS": "0",
+                               "READINESS_ADMIN_PORT": str(free_port()), **(env or {})},
                 stdout=output, stderr=output,
             )
         finally:
@@ -110,18 +113,20 @@ def until(condition: Callable[[], bool], seconds: float, what: str, step: float 
 
 @dataclass(frozen=True)
 class Server:
-    """A running ``server.py`` process, its port and its log file."""
+    """A running ``server.py`` process, its public and operations ports and its log file."""
 
     process: subprocess.Popen[bytes]
     port: int
     log: Path
+    admin_port: int
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
     def metric(self, name: str, **labels: str) -> float:
-        """One sample of ``/metrics`` (0 when absent), e.g. ``metric("readiness_cache_lookups_total", tier="redis", outcome="hit")``."""
-        status, body = get(self.url("/metrics"))
+        """One sample of ``/metrics`` on the operations port (0 when absent), e.g.
+        ``metric("readiness_cache_lookups_total", tier="redis", outcome="hit")``."""
+        status, body = get(f"http://127.0.0.1:{self.admin_port}/metrics")
         assert status == 200, body
         for family in text_string_to_metric_families(body.decode()):
             for sample in family.samples:
@@ -132,11 +137,11 @@ class Server:
 
 def launch(start: Start, log_dir: Path, env: dict[str, str]) -> Server:
     """Start ``server.py`` on a free port with ``env`` (READINESS_* over the defaults); wait until it answers."""
-    port = free_port()
+    port, admin_port = free_port(), free_port()
     log = log_dir / f"server-{port}.log"
-    process = start(env={"READINESS_PORT": str(port), **env}, log=log)
+    process = start(env={"READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(admin_port), **env}, log=log)
     wait_until_up(port, process)
-    return Server(process, port, log)
+    return Server(process, port, log, admin_port)
 
 
 def fetch(port: int, path: str, timeout: float = 5.0) -> tuple[int, bytes]:

@@ -18,7 +18,7 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
 from readiness import make_app
 
-from tests.conftest import access_lines, assert_error_envelope, body
+from tests.conftest import access_lines, assert_error_envelope, body, scrape
 from tests.test_hits import exchange
 from tests.test_query import BAD_INPUT
 
@@ -445,7 +445,7 @@ async def test_readiness_etag_is_ours_computed_once_not_tornados(fetch: Any, mon
         digest = real(response.body, digest_size=16).hexdigest()
         assert response.headers["Etag"] == f'"{digest}"'  # not Tornado's SHA-1 of the body
     assert len(hashed) == 1  # once, when the answer was computed
-    for path in ("/healthz", "/readyz", "/metrics"):
+    for path in ("/healthz", "/readyz"):
         assert "Etag" not in (await fetch(path)).headers
 
 
@@ -456,13 +456,11 @@ async def test_readiness_cors_exposes_validators_and_legacy_headers(fetch: Any) 
 
 
 @pytest.mark.gen_test
-async def test_metrics_requests_cache_outcomes_and_snapshot(fetch: Any) -> None:
+async def test_metrics_requests_cache_outcomes_and_snapshot(fetch: Any, app: Application) -> None:
     await fetch(V1 + "?code=KEN")
     await fetch(V1 + "?code=KEN")
     await fetch(LEGACY + "?code=XXX")
-    response = await fetch("/metrics")
-    assert response.code == 200 and response.headers["Content-Type"].startswith("text/plain")
-    text = response.body.decode()
+    text = scrape(app)
     assert 'readiness_http_requests_total{method="GET",route="v1",status="200"} 2.0' in text
     assert 'readiness_http_requests_total{method="GET",route="legacy",status="404"} 1.0' in text
     assert 'readiness_http_request_duration_seconds_count{route="v1"} 2.0' in text
@@ -473,10 +471,10 @@ async def test_metrics_requests_cache_outcomes_and_snapshot(fetch: Any) -> None:
 
 
 @pytest.mark.gen_test
-async def test_metrics_unknown_paths_share_one_label(fetch: Any) -> None:
+async def test_metrics_unknown_paths_share_one_label(fetch: Any, app: Application) -> None:
     for number in range(3):
         await fetch(f"/no/such/path/{number}")
-    text = (await fetch("/metrics")).body.decode()
+    text = scrape(app)
     assert 'readiness_http_requests_total{method="GET",route="unknown",status="404"} 3.0' in text
     assert "/no/such" not in text
 

@@ -22,7 +22,7 @@ from readiness.hits import to_origin_form
 from readiness.query import Query
 from readiness.service import Route, compute
 
-from tests.conftest import access_lines
+from tests.conftest import access_lines, scrape
 
 V1 = "/api/v1/readiness"
 LEGACY = "/api/readiness"
@@ -159,9 +159,9 @@ async def test_hit_lane_requests_are_counted_and_logged(
     await exchange(http_port, request)
     await exchange(http_port, request_bytes("GET", LEGACY + "?code=KEN"))
     assert handlers_built == [V1, LEGACY]  # each route has its own key: the legacy one missed
-    metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
+    metrics = scrape(app)
     assert 'readiness_http_requests_total{method="GET",route="v1",status="200"} 2.0' in metrics
-    lines = [line for line in access_lines(app) if line["path"] != "/metrics"]
+    lines = access_lines(app)
     assert [(line["path"], line["status"], line["cache"]) for line in lines] == [
         (V1, 200, "miss"),
         (V1, 200, "hit"),

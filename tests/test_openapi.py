@@ -215,7 +215,6 @@ REQUESTS = [
     ("GET", "/api/v1/openapi.json", "", 200),
     ("GET", "/healthz", "", 200),
     ("GET", "/readyz", "", 200),
-    ("GET", "/metrics", "", 200),
 ]
 
 

@@ -1,0 +1,119 @@
+"""The operations port (readiness.app.make_admin_app): /metrics, /healthz and /readyz, apart
+from the public port, which never serves /metrics; and what /metrics reports (process,
+tier-1 size and evictions, connections)."""
+
+from __future__ import annotations
+
+import io
+import signal
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from tornado.httpclient import AsyncHTTPClient
+from tornado.httpserver import HTTPServer
+from tornado.ioloop import IOLoop
+
+from config import Settings
+from loaders import SnapshotStore
+from readiness import make_app
+from readiness.app import make_admin_app, new_metrics
+from readiness.cache import Answer, AnswerCache
+from readiness.handlers import Lifecycle
+from readiness.logs import AccessLog
+from tests.processes import Start, free_port, get, start, wait_until_up  # noqa: F401  (start: fixture)
+
+
+def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of a /metrics body, by name and sorted labels."""
+    return {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+    }
+
+
+@pytest.fixture
+def ports(io_loop: IOLoop, sample_store: SnapshotStore) -> Iterator[tuple[int, int]]:
+    """The public app and the operations app of one process, each on a free port of the
+    test's IOLoop (pytest-tornado's, current while the fixture runs)."""
+    memory = AnswerCache(Settings().cache_bytes)
+    metrics = new_metrics(sample_store, None, memory)
+    lifecycle = Lifecycle()
+    access = AccessLog(io.BytesIO())
+    public = HTTPServer(make_app(Settings(), sample_store, metrics=metrics, lifecycle=lifecycle, memory=memory, access=access))
+    admin = HTTPServer(make_admin_app(sample_store, metrics, lifecycle, access))
+    public_port, admin_port = free_port(), free_port()
+    public.listen(public_port, "127.0.0.1")
+    admin.listen(admin_port, "127.0.0.1")
+    yield public_port, admin_port
+    for server in (public, admin):
+        server.stop()
+
+
+async def fetch(port: int, path: str) -> Any:
+    return await AsyncHTTPClient().fetch(f"http://127.0.0.1:{port}{path}", raise_error=False)
+
+
+@pytest.mark.gen_test
+async def test_metrics_only_on_the_operations_port(ports: tuple[int, int]) -> None:
+    public, admin = ports
+    assert (await fetch(public, "/metrics")).code == 404
+    response = await fetch(admin, "/metrics")
+    assert response.code == 200 and response.headers["Content-Type"].startswith("text/plain")
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+@pytest.mark.gen_test
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+async def test_health_routes_on_both_ports(ports: tuple[int, int], path: str) -> None:
+    for port in ports:
+        assert (await fetch(port, path)).code == 200
+
+
+@pytest.mark.gen_test
+async def test_operations_port_serves_nothing_else(ports: tuple[int, int]) -> None:
+    _, admin = ports
+    assert (await fetch(admin, "/api/v1/readiness?code=KEN")).code == 404
+
+
+@pytest.mark.gen_test
+async def test_metrics_count_public_requests_and_report_tier_one_size(ports: tuple[int, int]) -> None:
+    public, admin = ports
+    assert (await fetch(public, "/api/v1/readiness?code=KEN")).code == 200
+    assert (await fetch(public, "/api/v1/readiness?code=KEN")).code == 200
+    found = samples((await fetch(admin, "/metrics")).body.decode())
+    assert found[("readiness_http_requests_total", (("method", "GET"), ("route", "v1"), ("status", "200")))] == 2
+    memory = (("tier", "memory"),)
+    assert found[("readiness_cache_entries", memory)] == 1
+    assert found[("readiness_cache_bytes", memory)] > 9000  # the KEN answer, ~9.8 KB with its gzip copy
+    assert found[("readiness_cache_max_bytes", memory)] == Settings().cache_bytes
+    assert found[("readiness_cache_evictions_total", memory)] == 0
+    # prometheus_client's process collector (Linux): descriptors are what the connection cap guards.
+    assert found[("process_open_fds", ())] > 0 and found[("process_max_fds", ())] > 0
+
+
+def test_metrics_report_evictions_read_at_scrape_time(sample_store: SnapshotStore) -> None:
+    memory = AnswerCache(3000)
+    metrics = new_metrics(sample_store, None, memory)
+    for key in ("a", "b", "c"):
+        memory.put(key, Answer.of(b"x" * 1000))  # ~1.2 KB each with overhead: two fit
+    found = samples(metrics.render().decode())
+    assert found[("readiness_cache_entries", (("tier", "memory"),))] == len(memory) == 2
+    assert found[("readiness_cache_bytes", (("tier", "memory"),))] == memory.size
+    assert found[("readiness_cache_evictions_total", (("tier", "memory"),))] == memory.evictions == 1
+
+
+def test_server_serves_metrics_on_the_admin_port_only(start: Start, tmp_path: Path) -> None:
+    port, admin = free_port(), free_port()
+    process = start("--port", str(port), env={"READINESS_ADMIN_PORT": str(admin)})
+    wait_until_up(port, process)
+    assert get(f"http://127.0.0.1:{port}/metrics")[0] == 404
+    status, body = get(f"http://127.0.0.1:{admin}/metrics")
+    assert status == 200
+    found = samples(body.decode())
+    assert found[("readiness_connections_max", (("listener", "public"),))] > 0
+    assert get(f"http://127.0.0.1:{admin}/readyz")[0] == 200
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=10) == 0
