@@ -28,6 +28,7 @@ from config import Settings
 from loaders import load_snapshot
 from readiness.redis_tier import ANSWER_PREFIX
 from readiness.service import cache_key
+from server import parse_args
 from tests.conftest import ROOT, unavailable
 from tests.test_dockerfile import check_server_command
 from tests.worldbank_fake import FakeWorldBank, serve
@@ -60,6 +61,15 @@ WORLD_BANK_API = "https://api.worldbank.org/v2"
 """The source the refresh job fetches from (its --source-url)."""
 GRACE_MARGIN_SECONDS = 5
 """What terminationGracePeriodSeconds keeps beyond the stop sequence, for the process to exit."""
+KUBERNETES_FLOOR = (1, 27)
+"""The oldest Kubernetes the manifests support (docs/OPERATIONS.md, "Deploy"): the oldest one
+they are validated against, and no field may need a newer one (NEWER_FIELDS)."""
+NEWER_FIELDS = {
+    "matchLabelKeys": (1, 27),  # topologySpreadConstraints: beta, on by default, from 1.27
+    "sleep": (1, 29),  # the lifecycle hook's sleep action
+}
+"""Fields the API schema accepts on older versions but that only work from these versions:
+the schema check alone would pass them."""
 
 Doc = dict[str, Any]
 
@@ -83,13 +93,30 @@ def _kubectls() -> list[Path]:
 
 
 def _schema_versions() -> list[str]:
-    """The oldest and newest Kubernetes versions whose schemas kubernetes-validate bundles."""
+    """The floor (KUBERNETES_FLOOR) and the newest Kubernetes version whose schemas
+    kubernetes-validate bundles."""
     try:
         from kubernetes_validate.utils import all_versions
     except ImportError:
         return []
-    versions = all_versions()
+    versions = [v for v in all_versions() if _minor(v) >= KUBERNETES_FLOOR]
     return [versions[0], versions[-1]]
+
+
+def _minor(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def _keys(node: object) -> Iterator[str]:
+    """Every mapping key anywhere in a manifest."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield key
+            yield from _keys(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _keys(item)
 
 
 def _render(kubectl: Path, overlay: str) -> str:
@@ -289,12 +316,28 @@ def test_overlay_is_valid_kubernetes_strict(
     assert "WARN" not in report, report
 
 
-def test_validated_versions_span_old_and_new() -> None:
+def test_validated_versions_span_the_floor_and_the_newest() -> None:
     versions = _schema_versions()
     if not versions:
         unavailable("kubernetes-validate is not installed: install requirements-dev.txt")
-    oldest, newest = (tuple(int(part) for part in version.split(".")[:2]) for version in versions)
-    assert oldest <= (1, 25) and newest >= (1, 37)
+    oldest, newest = (_minor(version) for version in versions)
+    assert oldest == KUBERNETES_FLOOR and newest >= (1, 37)
+
+
+def test_documented_kubernetes_floor_is_the_validated_one() -> None:
+    operations = (ROOT / "docs" / "OPERATIONS.md").read_text()
+    floor = ".".join(map(str, KUBERNETES_FLOOR))
+    assert f"| Kubernetes {floor} or newer |" in operations
+    assert re.findall(r"Kubernetes (1\.\d+) or newer", operations) == [floor]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_no_field_needs_a_kubernetes_newer_than_the_floor(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    used = {key for doc in manifests[overlay] for key in _keys(doc)}
+    for field, minimum in NEWER_FIELDS.items():
+        assert field not in used or minimum <= KUBERNETES_FLOOR, (field, minimum)
 
 
 def test_every_available_kubectl_renders_alike(rendered: dict[str, str]) -> None:
@@ -394,12 +437,19 @@ def test_namespaced_objects_share_the_namespace(
 # --- the API Deployment -----------------------------------------------------------------------
 
 
+def _ports(container: Doc) -> dict[str, int]:
+    return {port["name"]: port["containerPort"] for port in container["ports"]}
+
+
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_api_command_uses_the_servers_flags(manifests: dict[str, list[Doc]], overlay: str) -> None:
-    _, container = _api(manifests[overlay])
-    settings = check_server_command(container["command"])
+    docs = manifests[overlay]
+    _, container = _api(docs)
+    check_server_command(container["command"])
+    _, from_env = _settings(docs, container)
+    settings = parse_args(container["command"][2:], from_env)  # flags over the ConfigMap's
     assert settings.host == "0.0.0.0"
-    assert [settings.port] == [port["containerPort"] for port in container["ports"]]
+    assert _ports(container) == {"http": settings.port, "admin": settings.admin_port}
     mounts = {mount["mountPath"]: mount for mount in container["volumeMounts"]}
     assert str(settings.data_dir) in mounts
 
@@ -407,7 +457,6 @@ def test_api_command_uses_the_servers_flags(manifests: dict[str, list[Doc]], ove
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_api_probes_use_the_health_routes(manifests: dict[str, list[Doc]], overlay: str) -> None:
     _, container = _api(manifests[overlay])
-    ports = {port["name"]: port["containerPort"] for port in container["ports"]}
     expected = {
         "startupProbe": "/healthz",
         "readinessProbe": "/readyz",
@@ -415,7 +464,9 @@ def test_api_probes_use_the_health_routes(manifests: dict[str, list[Doc]], overl
     }
     for probe, path in expected.items():
         check = container[probe]["httpGet"]
-        assert check["path"] == path and check["port"] in ports, probe
+        # The operations port: a public port at its connection cap must not fail the probes.
+        assert (check["path"], check["port"]) == (path, "admin"), probe
+        assert "admin" in _ports(container)
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -498,7 +549,7 @@ def test_api_pods_carry_prometheus_scrape_annotations(
     annotations = deployment["spec"]["template"]["metadata"]["annotations"]
     assert annotations["prometheus.io/scrape"] == "true"
     assert annotations["prometheus.io/path"] == "/metrics"
-    assert int(annotations["prometheus.io/port"]) == container["ports"][0]["containerPort"]
+    assert int(annotations["prometheus.io/port"]) == _ports(container)["admin"]  # /metrics is there only
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -642,17 +693,24 @@ def test_only_the_api_and_the_refresh_and_warm_jobs_reach_redis(
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_only_the_ingress_controller_and_prometheus_reach_the_api(
+def test_ingress_controller_reaches_the_public_port_and_prometheus_the_admin_port(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
     docs = manifests[overlay]
     policy, peers = _ingress_peers(docs, "readiness-api")
     assert _selected(docs, policy["spec"]["podSelector"]) == {"Deployment/readiness-api"}
-    namespaces = [
-        peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"] for peer in peers
-    ]
     assert all(set(peer) == {"namespaceSelector"} for peer in peers)
-    assert sorted(namespaces) == ["ingress-nginx", "monitoring"]
+    admitted = {}
+    for rule in policy["spec"]["ingress"]:
+        for peer in rule["from"]:
+            namespace = peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]
+            admitted[namespace] = sorted(port["port"] for port in rule["ports"])
+    assert admitted == {"ingress-nginx": ["http"], "monitoring": ["admin"]}
+    _, container = _api(docs)
+    assert set(_ports(container)) == {"http", "admin"}
+    # Nor does the Service lead to the operations port: the Ingress routes to the Service.
+    service = _one(docs, "Service", "readiness-api")
+    assert [port["targetPort"] for port in service["spec"]["ports"]] == ["http"]
 
 
 # --- snapshots and the refresh ----------------------------------------------------------------
