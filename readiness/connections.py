@@ -94,6 +94,7 @@ class LimitedHTTPServer(HTTPServer):
         """New connections closed at once: at the cap, with none idle."""
         self._idle: OrderedDict[HTTPConnectionLike, None] = OrderedDict()
         self._at_cap = Throttled(log, LOG_EVERY_SECONDS)
+        self._refusing = Throttled(log, LOG_EVERY_SECONDS)
         self._exhausted = Throttled(log, LOG_EVERY_SECONDS)
 
     def add_sockets(self, sockets: Iterable[socket.socket]) -> None:
@@ -168,13 +169,18 @@ class LimitedHTTPServer(HTTPServer):
         return remove
 
     def _admit(self, connection: socket.socket, address: Any) -> None:
-        if self.open_connections >= self.max_connections and not self._close_oldest_idle():
-            self.refused += 1
-            connection.close()
-            self._at_cap.warning(
-                f"connection cap of {self.max_connections} reached and none idle: refusing new connections"
-            )
-            return
+        if self.open_connections >= self.max_connections:
+            if self._close_oldest_idle():
+                self._at_cap.warning(
+                    f"connection cap of {self.max_connections} reached: closing the longest-idle connections"
+                )
+            else:
+                self.refused += 1
+                connection.close()
+                self._refusing.warning(
+                    f"connection cap of {self.max_connections} reached and none idle: refusing new connections"
+                )
+                return
         self.open_connections += 1
         self._handle_connection(connection, address)
 
