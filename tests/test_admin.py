@@ -7,7 +7,8 @@ from __future__ import annotations
 import io
 import signal
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
@@ -22,7 +23,7 @@ from readiness.app import make_admin_app, new_metrics
 from readiness.cache import Answer, AnswerCache
 from readiness.handlers import Lifecycle
 from readiness.logs import AccessLog
-from tests.processes import Start, free_port, get, start, wait_until_up  # noqa: F401  (start: fixture)
+from tests.processes import Start, free_port, get, wait_until_up
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

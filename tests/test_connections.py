@@ -13,7 +13,8 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import orjson
 import pytest
@@ -64,7 +65,8 @@ def test_server_over_its_descriptor_limit_keeps_serving_and_logs_little(
         # completed late would come after the new clients below and could close one of them.
         for _ in range(IDLE_CLIENTS // 50):
             idle += [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(50)]
-            until(lambda: _accepted(admin) >= len(idle), 20, f"the server accepts {len(idle)} idle clients")
+            opened = len(idle)
+            until(lambda opened=opened: _accepted(admin) >= opened, 20, f"the server accepts {opened} idle clients")
         # New clients are served: each closes the connection idle the longest.
         for _ in range(5):
             status, body = fetch(port, "/api/v1/readiness?code=KEN", timeout=5)

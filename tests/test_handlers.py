@@ -539,5 +539,5 @@ async def test_readiness_unexpected_exception_500_envelope_logged_counted(
     logged = [record for record in caplog.records if record.exc_info and isinstance(record.exc_info[1], RuntimeError)]
     assert len(logged) == 1 and str(logged[0].exc_info[1]) == "service bug"  # type: ignore[index]
     assert [(line["status"], line["level"]) for line in access_lines(app)] == [(500, "error")]
-    text = (await fetch("/metrics")).body.decode()
+    text = scrape(app)
     assert 'readiness_http_requests_total{method="GET",route="v1",status="500"} 1.0' in text

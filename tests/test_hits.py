@@ -264,7 +264,7 @@ async def test_hit_lane_failure_before_sending_handler_answers_logged_counted(
     failures = [record for record in caplog.records if record.name == "readiness.hits"]
     assert len(failures) == 1 and "before_sending" in failures[0].getMessage()
     assert failures[0].exc_info is not None and "representation bug" in str(failures[0].exc_info[1])
-    metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
+    metrics = scrape(app)
     assert 'readiness_hit_lane_failures_total{stage="before_sending"} 1.0' in metrics
     assert 'readiness_http_requests_total{method="GET",route="v1",status="200"} 2.0' in metrics
     lines = [line for line in access_lines(app) if line["path"] == V1]
@@ -293,7 +293,7 @@ async def test_hit_lane_and_handler_both_failing_500_envelope(
         "apiVersion": "1", "error": "Internal error. It has been logged; please try again later."
     }
     assert {record.name for record in caplog.records if record.exc_info} == {"readiness.hits", "tornado.application"}
-    metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
+    metrics = scrape(app)
     assert 'readiness_http_requests_total{method="GET",route="v1",status="500"} 1.0' in metrics
     assert [(line["status"], line["level"]) for line in access_lines(app) if line["path"] == V1][-1] == (500, "error")
 
@@ -320,7 +320,7 @@ async def test_hit_lane_failure_while_sending_closes_the_connection_logged_count
         writer.close()
     assert response.body == expected.body  # sent before the failure
     assert ["while_sending" in record.getMessage() for record in caplog.records if record.name == "readiness.hits"] == [True]
-    metrics = (await exchange(http_port, request_bytes("GET", "/metrics"))).body.decode()
+    metrics = scrape(app)
     assert 'readiness_hit_lane_failures_total{stage="while_sending"} 1.0' in metrics
 
 

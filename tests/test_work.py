@@ -29,7 +29,7 @@ from readiness.redis_tier import RedisTier
 from readiness.service import ReadinessService, RedisTtl, Route, compute
 from readiness.work import DETAILS_BYTES, RECORD_BYTES, ComputeLimits, ComputePool, estimated_bytes
 
-from tests.conftest import assert_error_envelope, body
+from tests.conftest import assert_error_envelope, body, scrape
 from tests.test_openapi import DOCUMENT, assert_conforms
 from tests.processes import Start, fetch, launch
 
@@ -246,11 +246,11 @@ def held(monkeypatch: pytest.MonkeyPatch, gate: threading.Event) -> threading.Ev
     return gate
 
 
-async def _queue_depth(http_client: AsyncHTTPClient, base_url: str, depth: int) -> None:
-    """Wait, through /metrics, until ``depth`` computations are admitted to the pool."""
+async def _queue_depth(app: Application, depth: int) -> None:
+    """Wait, through the metrics, until ``depth`` computations are admitted to the pool."""
     line = f"readiness_compute_queue {float(depth)}"
     for _ in range(2000):
-        metrics_text = (await http_client.fetch(base_url + "/metrics")).body.decode()
+        metrics_text = scrape(app)
         if line in metrics_text.splitlines():
             return
         await asyncio.sleep(0.01)
@@ -259,7 +259,7 @@ async def _queue_depth(http_client: AsyncHTTPClient, base_url: str, depth: int) 
 
 @pytest.mark.gen_test(timeout=60)
 async def test_http_miss_beyond_the_pool_is_503_while_cached_answers_flow(
-    http_client: AsyncHTTPClient, base_url: str, held: threading.Event
+    http_client: AsyncHTTPClient, base_url: str, held: threading.Event, app: Application
 ) -> None:
     url = base_url + "/api/v1/readiness"
 
@@ -269,7 +269,7 @@ async def test_http_miss_beyond_the_pool_is_503_while_cached_answers_flow(
     cached = await get("code=DEU")  # computed before anything is held: now a tier-1 hit
     assert cached.code == 200
     first, second = asyncio.ensure_future(get("code=KEN")), asyncio.ensure_future(get("code=BRA"))
-    await _queue_depth(http_client, base_url, 2)  # one running, one waiting: the bound is reached
+    await _queue_depth(app, 2)  # one running, one waiting: the bound is reached
 
     refused = await get("code=USA")
     assert_error_envelope(refused, 503, "busy", "Try again in 1 s")
@@ -288,7 +288,7 @@ async def test_http_miss_beyond_the_pool_is_503_while_cached_answers_flow(
         assert response.code == 200 and body(response)["data"]["Country Code"] == code  # type: ignore[index]
     later = await get("code=USA")  # room again: the same miss is now computed
     assert later.code == 200 and body(later)["data"]["Country Code"] == "USA"  # type: ignore[index]
-    metrics_text = (await http_client.fetch(base_url + "/metrics")).body.decode()
+    metrics_text = scrape(app)
     assert "readiness_compute_shed_total 2.0" in metrics_text.splitlines()
     assert "readiness_compute_queue 0.0" in metrics_text.splitlines()
 
