@@ -86,6 +86,7 @@ class LimitedHTTPServer(HTTPServer):
     """Tornado's HTTPServer with a cap on open connections and an accept loop of its own."""
 
     def initialize(self, *args: Any, max_connections: int = 10_000, **kwargs: Any) -> None:
+        """HTTPServer's arguments, and the cap (``connection_cap`` keeps it under the limit)."""
         super().initialize(*args, **kwargs)
         self.max_connections = max_connections
         self.open_connections = 0
