@@ -184,12 +184,14 @@ def start_server(
 ) -> tuple[Process, int]:
     port = free_port()
     env = {name: value for name, value in os.environ.items() if not name.startswith("READINESS_")}
-    env.update(READINESS_LOG_LEVEL="WARNING", READINESS_SHUTDOWN_DELAY_SECONDS="0", READINESS_DRAIN_SECONDS="1")
+    admin_port = free_port()  # /metrics is on the operations port only
+    env.update(READINESS_LOG_LEVEL="WARNING", READINESS_SHUTDOWN_DELAY_SECONDS="0", READINESS_DRAIN_SECONDS="1",
+               READINESS_ADMIN_PORT=str(admin_port))
     env.update(config.env)
     argv = [sys.executable, str(REPO_ROOT / "server.py"), "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
     if cpus is not None:
         argv = ["taskset", "-c", cpus, *argv]
-    process = Process(config.name, argv, env, workdir / f"{label}.log")
+    process = Process(config.name, argv, env, workdir / f"{label}.log", admin_port)
     try:
         wait_http(process, port)
     except BenchError:
@@ -198,8 +200,8 @@ def start_server(
     return process, port
 
 
-def shed_count(port: int) -> float:
-    _, _, body = fetch(port, "/metrics")
+def shed_count(admin_port: int) -> float:
+    _, _, body = fetch(admin_port, "/metrics")
     for line in body.decode().splitlines():
         if line.startswith("readiness_compute_shed_total "):
             return float(line.split()[1])
@@ -207,9 +209,10 @@ def shed_count(port: int) -> float:
 
 
 def run_phase(
-    pool: ProcessPoolExecutor, config: ServerConfig, port: int, pid: int, flooded: bool, args: argparse.Namespace,
-    flood: list[str],
+    pool: ProcessPoolExecutor, config: ServerConfig, port: int, process: Process, flooded: bool,
+    args: argparse.Namespace, flood: list[str],
 ) -> Phase:
+    pid = process.popen.pid
     start = time.time() + 0.5
     innocent_paths = [INNOCENT_PATH] * int(args.seconds * args.innocent_rate)
     innocent = pool.submit(run_client, port, innocent_paths, args.innocent_rate, start)
@@ -218,7 +221,7 @@ def run_phase(
     innocent_result = innocent.result()
     flood_result = flooding.result() if flooding is not None else None
     cores = (process_cpu(pid) - cpu_before) / (time.monotonic() - wall_before)
-    return Phase(config.name, flooded, innocent_result, flood_result, cores, shed_count(port))
+    return Phase(config.name, flooded, innocent_result, flood_result, cores, shed_count(process.admin_port))
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -330,7 +333,7 @@ def main() -> int:
                     for flooded in (False, True):
                         seed += 1
                         flood = flood_paths(codes, flood_count, min(args.codes, len(codes)), seed)
-                        phases.append(run_phase(pool, config, port, process.popen.pid, flooded, args, flood))
+                        phases.append(run_phase(pool, config, port, process, flooded, args, flood))
                 finally:
                     process.stop()
     rows = summarize(phases)
