@@ -1,4 +1,30 @@
-"""Shared fixtures: tiny in-memory snapshots for domain tests, the real app for HTTP tests."""
+"""Shared fixtures: tiny snapshots for domain tests, the real app for HTTP tests, and the
+one seam between the suite and pytest-tornado.
+
+The suite's rules (docs/TESTING.md): every async test runs under ``gen_test``, whose timeout
+fails it instead of letting it hang; a test slow by nature says so with ``gen_test(timeout=N)``;
+nothing sleeps to let something happen, it awaits it or polls with a generous deadline; a test
+builds tiny snapshots (``tiny_data``) unless the size of the 217-economy sample is its point.
+
+pytest-tornado
+--------------
+The tests use pytest-tornado only through this module: the ``gen_test`` marker below and five
+fixtures, ``io_loop``, ``http_port``, ``base_url``, ``http_server`` and ``http_client``, which
+override the plugin's under the same names (each takes the plugin's and returns it). pytest-
+tornado needs ``setuptools<81`` (it imports ``pkg_resources``) and registers its hooks in a way
+pytest 10 removes. To replace it, change this file only:
+
+1. Give the five fixtures bodies of their own (a fresh ``IOLoop`` made current and closed after
+   the test; ``tornado.testing.bind_unused_port()``; ``HTTPServer(app)`` on that socket, stopped
+   after the test; an ``AsyncHTTPClient`` closed after the test; ``http://127.0.0.1:<port>``).
+2. Register the ``gen_test`` marker (``pytest_configure``) and run marked tests with a
+   ``pytest_pyfunc_call`` hook: ``io_loop.run_sync(lambda: test(**arguments), timeout=...)``
+   with the marker's ``timeout`` (every use here gives one: ``gen_test`` sets ASYNC_TIMEOUT).
+3. Remove pytest-tornado and ``setuptools<81`` from requirements-dev.txt and the warning
+   filters that name them from pyproject.toml.
+
+``tests/test_suite_rules.py`` checks that no other test module names pytest-tornado.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +34,68 @@ import os
 import shutil
 from pathlib import Path
 from typing import NoReturn
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import orjson
 import pytest
 import redis
-from tornado.httpclient import HTTPResponse
+from tornado.httpclient import AsyncHTTPClient, HTTPResponse
+from tornado.httpserver import HTTPServer
+from tornado.ioloop import IOLoop
 from tornado.web import Application
 
+from builder import Economy, Release, build_snapshot
 from config import Settings
 from loaders import Country, JsonValue, Snapshot, SnapshotStore
 from readiness import make_app
 from readiness.logs import AccessLog
 
+from tests.builder_world import STANDARD, world
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = Settings().data_dir
+
+
+# --- the seam to pytest-tornado (see the module docstring) --------------------------------
+
+ASYNC_TIMEOUT = 10.0
+"""Seconds an async test may take unless it says otherwise: twice pytest-tornado's default,
+and a hundred times what a test here takes on an idle machine."""
+
+gen_test = pytest.mark.gen_test(timeout=ASYNC_TIMEOUT)
+"""Run an ``async def`` test on the test's own IOLoop, failing it after ASYNC_TIMEOUT seconds;
+``@gen_test(timeout=60)`` for a test slow by nature (say why next to it)."""
+
+
+@pytest.fixture
+def io_loop(io_loop: IOLoop) -> IOLoop:
+    """The test's own IOLoop, current while it runs and closed after it (pytest-tornado's)."""
+    return io_loop
+
+
+@pytest.fixture
+def http_port(http_port: int) -> int:
+    """The free port ``http_server`` listens on (pytest-tornado's)."""
+    return http_port
+
+
+@pytest.fixture
+def base_url(base_url: str) -> str:
+    """``http://localhost:<http_port>`` (pytest-tornado's)."""
+    return base_url
+
+
+@pytest.fixture
+def http_server(http_server: HTTPServer) -> HTTPServer:
+    """The ``app`` fixture's application served on ``http_port``, stopped after the test
+    (pytest-tornado's)."""
+    return http_server
+
+
+@pytest.fixture
+def http_client(http_client: AsyncHTTPClient) -> AsyncHTTPClient:
+    """An AsyncHTTPClient for ``http_server``, closed after the test (pytest-tornado's)."""
+    return http_client
 
 
 def country(code: str, name: str, region: str = "Sub-Saharan Africa", **fields: JsonValue) -> Country:
@@ -108,6 +181,34 @@ def copy_tree(source: Path, target: Path) -> Path:
     shutil.copytree(source, target)
     return target
 
+
+# --- tiny data directories ----------------------------------------------------------------
+
+TINY_IDS = ("2023-12", "2024-12", "2025-12", "2026-11")
+"""The snapshots of ``tiny_data``: three Decembers (archives for year=2023..2025) and 2026-11."""
+
+
+def place_snapshot(data: Path, snapshot_id: str, positions: Mapping[Economy, float] = STANDARD) -> Path:
+    """Build a snapshot of the tiny world (tests/builder_world.py) into ``data/snapshots``,
+    as the publisher places it before flipping CURRENT; CURRENT is not touched."""
+    release = Release.parse(snapshot_id, None, "SYNTHETIC: test data")
+    return build_snapshot(world(positions, year=release.year), release, data / "snapshots").directory
+
+
+def tiny_data(data: Path, snapshot_ids: tuple[str, ...] = TINY_IDS, current: str = TINY_IDS[-1]) -> Path:
+    """A data directory of tiny snapshots (five economies each, milliseconds to build and to
+    load), CURRENT naming ``current``: for every test where the sample's size is not the point."""
+    for snapshot_id in snapshot_ids:
+        place_snapshot(data, snapshot_id)
+    flip(data, current)
+    return data
+
+
+def flip(data: Path, snapshot_id: str) -> None:
+    """Replace CURRENT atomically, as the publisher does."""
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "CURRENT.tmp").write_text(snapshot_id + "\n")
+    os.replace(data / "CURRENT.tmp", data / "CURRENT")
 
 
 NO_SKIPS = "READINESS_NO_SKIPS"

@@ -23,6 +23,7 @@ from readiness.app import make_admin_app, new_metrics
 from readiness.cache import Answer, AnswerCache
 from readiness.handlers import Lifecycle
 from readiness.logs import AccessLog
+from tests.conftest import gen_test
 from tests.processes import Start, free_port, get, wait_until_up
 
 
@@ -57,7 +58,7 @@ async def fetch(port: int, path: str) -> Any:
     return await AsyncHTTPClient().fetch(f"http://127.0.0.1:{port}{path}", raise_error=False)
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_metrics_only_on_the_operations_port(ports: tuple[int, int]) -> None:
     public, admin = ports
     assert (await fetch(public, "/metrics")).code == 404
@@ -66,20 +67,20 @@ async def test_metrics_only_on_the_operations_port(ports: tuple[int, int]) -> No
     assert response.headers["Cache-Control"] == "no-store"
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("path", ["/healthz", "/readyz"])
 async def test_health_routes_on_both_ports(ports: tuple[int, int], path: str) -> None:
     for port in ports:
         assert (await fetch(port, path)).code == 200
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_operations_port_serves_nothing_else(ports: tuple[int, int]) -> None:
     _, admin = ports
     assert (await fetch(admin, "/api/v1/readiness?code=KEN")).code == 404
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_metrics_count_public_requests_and_report_tier_one_size(ports: tuple[int, int]) -> None:
     public, admin = ports
     assert (await fetch(public, "/api/v1/readiness?code=KEN")).code == 200

@@ -22,7 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tornado.web import Application
 
 from readiness.connections import DESCRIPTOR_RESERVE, LimitedHTTPServer, Throttled, connection_cap
-from tests.conftest import ROOT
+from tests.conftest import ROOT, gen_test
 from tests.processes import fetch, free_port, get, until, wait_until_up
 
 DESCRIPTOR_LIMIT = 128
@@ -139,7 +139,7 @@ class _Exhausted(socket.socket):
         return super().accept()
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_accept_out_of_descriptors_pauses_instead_of_spinning(
     app: Application, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -166,7 +166,7 @@ async def test_accept_out_of_descriptors_pauses_instead_of_spinning(
         server.stop()
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_at_the_cap_a_new_connection_closes_the_oldest_idle_one(app: Application) -> None:
     server = LimitedHTTPServer(app, max_connections=2)
     port = free_port()

@@ -12,7 +12,7 @@ import pytest
 from config import Settings
 from readiness.query import PARAMETERS
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, gen_test
 
 README = (ROOT / "README.md").read_text()
 API = (ROOT / "docs" / "API.md").read_text()
@@ -49,7 +49,7 @@ def test_readme_has_error_examples() -> None:
     assert len(ERROR_EXAMPLES) >= 3
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize(("path", "status", "body"), ERROR_EXAMPLES)
 async def test_readme_error_example_is_what_the_service_says(
     http_client: Any, base_url: str, path: str, status: str, body: str

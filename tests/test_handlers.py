@@ -18,7 +18,7 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
 from readiness import make_app
 
-from tests.conftest import access_lines, assert_error_envelope, body, scrape
+from tests.conftest import access_lines, assert_error_envelope, body, gen_test, scrape
 from tests.test_hits import exchange
 from tests.test_query import BAD_INPUT
 
@@ -62,7 +62,7 @@ def data_list(response: HTTPResponse) -> list[dict[str, JsonValue]]:
     return data  # type: ignore[return-value]
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("shape", SHAPES)
 async def test_readiness_every_spec_shape_answers_on_both_routes(fetch: Any, shape: str) -> None:
     v1 = await fetch(V1 + SHAPES[shape])
@@ -75,7 +75,7 @@ async def test_readiness_every_spec_shape_answers_on_both_routes(fetch: Any, sha
     assert not any(key.lower().endswith("confidence") for key in keys_anywhere(envelope))
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_no_parameters_global_summary_by_name(fetch: Any, sample_store: SnapshotStore) -> None:
     envelope = body(await fetch(V1))
     assert sample_store.current is not None
@@ -86,7 +86,7 @@ async def test_readiness_no_parameters_global_summary_by_name(fetch: Any, sample
     assert all("indicator_details" not in country for country in data_list(await fetch(V1)))
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_one_code_data_is_object_with_details(fetch: Any) -> None:
     envelope = body(await fetch(V1 + "?code=ken"))
     assert (envelope["level"], envelope["count"]) == ("country", 1)
@@ -99,25 +99,25 @@ async def test_readiness_one_code_data_is_object_with_details(fetch: Any) -> Non
     assert all("data_source" in element for element in details)  # type: ignore[operator]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_several_codes_array_by_name(fetch: Any) -> None:
     envelope = body(await fetch(V1 + "?codes=USA,KEN,BRA"))
     assert envelope["level"] == "country" and envelope["count"] == 3
     assert [c["Country Code"] for c in data_list(await fetch(V1 + "?codes=USA,KEN,BRA"))] == ["BRA", "KEN", "USA"]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_codes_wins_over_code(fetch: Any) -> None:
     data = body(await fetch(V1 + "?code=KEN&codes=BRA"))["data"]
     assert isinstance(data, dict) and data["Country Code"] == "BRA"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_level_global_with_code_is_country_mode(fetch: Any) -> None:
     assert body(await fetch(V1 + "?level=global&code=KEN"))["level"] == "country"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_region_alias_sorted_by_score(fetch: Any) -> None:
     countries = data_list(await fetch(V1 + "?region=south%20america&sort=score"))
     assert {c["Region"] for c in countries} == {"Latin America & Caribbean"}
@@ -127,7 +127,7 @@ async def test_readiness_region_alias_sorted_by_score(fetch: Any) -> None:
     assert ascending == countries[::-1]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_sort_country_name_asc_alphabetical(fetch: Any) -> None:
     descending = data_list(await fetch(V1 + "?sort=Country%20Name&order=desc"))
     ascending = data_list(await fetch(V1 + "?sort=country%20name&order=asc"))
@@ -135,7 +135,7 @@ async def test_readiness_sort_country_name_asc_alphabetical(fetch: Any) -> None:
     assert ascending[0]["Country Name"] == "Afghanistan"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_archive_nulls_sort_last_in_both_orders(fetch: Any) -> None:
     for order in ("asc", "desc"):
         ranks = [c["Global Rank"] for c in data_list(await fetch(V1 + f"?year=2024&sort=Global%20Rank&order={order}"))]
@@ -145,19 +145,19 @@ async def test_readiness_archive_nulls_sort_last_in_both_orders(fetch: Any) -> N
         assert len(ranked) < len(ranks)
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_fields_keep_those_fields_case_insensitively(fetch: Any) -> None:
     for country in data_list(await fetch(V1 + "?fields=SCORE,country%20name")):
         assert list(country) == ["Country Name", "Composite Readiness Score"]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_fields_in_country_mode_keep_indicator_details(fetch: Any) -> None:
     kenya = body(await fetch(V1 + "?code=KEN&fields=score"))["data"]
     assert isinstance(kenya, dict) and list(kenya) == ["Composite Readiness Score", "indicator_details"]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_shortnames_add_region_short_and_aliases(fetch: Any) -> None:
     for country in data_list(await fetch(V1 + "?shortnames=true")):
         assert country["score"] == country["Composite Readiness Score"]
@@ -169,7 +169,7 @@ async def test_readiness_shortnames_add_region_short_and_aliases(fetch: Any) -> 
         assert country["RegionShort"] in {"EAP", "ECA", "LAC", "MENA", "NA", "SAS", "SSA"}
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_indicators_filter_details(fetch: Any) -> None:
     kenya = body(await fetch(V1 + "?code=KEN&indicators=ge.est,it.net.user.zs"))["data"]
     assert isinstance(kenya, dict)
@@ -177,7 +177,7 @@ async def test_readiness_indicators_filter_details(fetch: Any) -> None:
     assert sorted(codes) == ["GE.EST", "IT.NET.USER.ZS"]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_archive_year_reads_december_snapshot(fetch: Any) -> None:
     archived = body(await fetch(V1 + "?year=2024&codes=ARG,BRA"))
     current = body(await fetch(V1 + "?codes=ARG,BRA"))
@@ -185,27 +185,27 @@ async def test_readiness_archive_year_reads_december_snapshot(fetch: Any) -> Non
     assert archived["data"] != current["data"]
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("year", ["2022", "2021", "1999"])
 async def test_readiness_year_without_december_archive_404(fetch: Any, year: str) -> None:
     assert_error_envelope(await fetch(V1 + f"?year={year}"), 404, f"year={year}")
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_v1_unmatched_codes_count_zero(fetch: Any) -> None:
     envelope = body(await fetch(V1 + "?code=XXX"))
     assert (envelope["count"], envelope["data"], envelope["level"]) == (0, [], "country")
     assert body(await fetch(V1 + "?codes=XXX,KEN"))["count"] == 1
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_legacy_unmatched_code_404_error_body(fetch: Any) -> None:
     response = await fetch(LEGACY + "?codes=KEN,XXX")
     assert response.code == 404
     assert body(response) == {"error": "Country code not found: XXX"}
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("path", [LEGACY, LEGACY + "?code=XXX", LEGACY + "?year=24"])
 async def test_readiness_legacy_announces_deprecation_and_successor(fetch: Any, path: str) -> None:
     response = await fetch(path)
@@ -214,19 +214,19 @@ async def test_readiness_legacy_announces_deprecation_and_successor(fetch: Any, 
     assert "Sunset" not in response.headers
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_v1_has_no_deprecation(fetch: Any) -> None:
     assert "Deprecation" not in (await fetch(V1)).headers
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("route", [V1, LEGACY])
 async def test_readiness_level_country_without_code_400(fetch: Any, route: str) -> None:
     response = await fetch(route + "?level=country")
     assert_error_envelope(response, 400, "Invalid request.", "level=country")
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize(("params", "names", "accepted"), BAD_INPUT)
 async def test_readiness_malformed_value_400_names_parameter(
     fetch: Any, params: dict[str, str], names: str, accepted: str
@@ -235,13 +235,13 @@ async def test_readiness_malformed_value_400_names_parameter(
     assert_error_envelope(response, 400, "Invalid request. ", names, accepted)
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_bytes_not_utf8_400_names_parameter(fetch: Any) -> None:
     assert_error_envelope(await fetch(V1 + "?code=%FF%FE%FD"), 400, "code=")
     assert (await fetch(V1 + "?unknown=%FF")).code == 200
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize(
     ("target", "shown"),
     [(V1.encode() + b"?sort=sc\xc3\xb6re", "sort='scöre'"), (V1.encode() + b"?sort=sc\xf6re", "sort='sc\ufffdre'")],
@@ -256,20 +256,20 @@ async def test_readiness_raw_bytes_in_query_read_as_utf8_or_replacement(
     assert shown in message, message
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_repeated_parameter_last_wins_empty_absent(fetch: Any) -> None:
     data = body(await fetch(V1 + "?code=KEN&code=BRA"))["data"]
     assert isinstance(data, dict) and data["Country Code"] == "BRA"
     assert body(await fetch(V1 + "?code=KEN&code="))["level"] == "global"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_url_over_8_kib_414(fetch: Any) -> None:
     response = await fetch(V1 + "?fields=" + "score," * 1500)
     assert_error_envelope(response, 414, "longer than 8192")
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("method", ["POST", "PUT", "DELETE", "PATCH"])
 async def test_readiness_other_methods_405_with_allow(fetch: Any, method: str) -> None:
     response = await fetch(V1, method=method, body=None if method == "DELETE" else b"{}")
@@ -277,13 +277,13 @@ async def test_readiness_other_methods_405_with_allow(fetch: Any, method: str) -
     assert response.headers["Allow"] == "GET, HEAD, OPTIONS"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_nonstandard_method_405(fetch: Any) -> None:
     response = await fetch(V1, method="BREW", allow_nonstandard_methods=True)
     assert_error_envelope(response, 405, "BREW")
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_options_is_cors_preflight_204(fetch: Any) -> None:
     response = await fetch(V1, method="OPTIONS")
     assert response.code == 204 and response.body == b""
@@ -291,7 +291,7 @@ async def test_readiness_options_is_cors_preflight_204(fetch: Any) -> None:
     assert response.headers["Access-Control-Allow-Methods"] == "GET, HEAD, OPTIONS"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_head_same_headers_no_body(fetch: Any) -> None:
     for encoding in ("identity", "gzip"):
         options = {"headers": {"Accept-Encoding": encoding}, "decompress_response": False}
@@ -302,7 +302,7 @@ async def test_readiness_head_same_headers_no_body(fetch: Any) -> None:
         assert head.headers["Content-Length"] == str(len(get.body))
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_common_headers(fetch: Any) -> None:
     response = await fetch(V1)
     assert response.headers["Content-Type"] == "application/json; charset=utf-8"
@@ -311,7 +311,7 @@ async def test_readiness_common_headers(fetch: Any) -> None:
     assert "Server" not in response.headers
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_etag_revalidation_304_without_body(fetch: Any) -> None:
     first = await fetch(V1 + "?region=EAP")
     etag = first.headers["Etag"]
@@ -321,7 +321,7 @@ async def test_readiness_etag_revalidation_304_without_body(fetch: Any) -> None:
     assert other.code == 200 and other.headers["Etag"] != etag
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_equivalent_requests_identical_bytes_one_cache_entry(fetch: Any, app: Application) -> None:
     variants = ["?codes=bra,KEN", "?code=KEN,BRA&utm=1", "?codes=KEN,BRA,ken&level=global"]
     bodies = {(await fetch(V1 + variant)).body for variant in variants}
@@ -329,7 +329,7 @@ async def test_readiness_equivalent_requests_identical_bytes_one_cache_entry(fet
     assert [line["cache"] for line in access_lines(app)] == ["miss", "hit", "hit"]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_access_log_one_json_line_with_cache_outcome(fetch: Any, app: Application) -> None:
     await fetch(V1 + "?code=NGA")
     await fetch(V1 + "?code=nga")
@@ -343,12 +343,12 @@ async def test_readiness_access_log_one_json_line_with_cache_outcome(fetch: Any,
     assert first["remote"] == "127.0.0.1" and str(first["time"]).endswith("Z")
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_unknown_path_404_envelope(fetch: Any) -> None:
     assert_error_envelope(await fetch("/api/v2/readiness"), 404, "/api/v2/readiness")
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_health_and_ready(fetch: Any) -> None:
     assert body(await fetch("/healthz")) == {"status": "ok"}
     assert body(await fetch("/readyz")) == {"status": "ready", "snapshot": "2026-11"}
@@ -373,25 +373,25 @@ class TestWithoutSnapshot:
         assert (await fetch("/healthz")).code == 200
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_trailing_slash_same_answer(fetch: Any) -> None:
     assert (await fetch(V1 + "/?code=KEN")).body == (await fetch(V1 + "?code=KEN")).body
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_legacy_found_code_outside_region_count_zero(fetch: Any) -> None:
     response = await fetch(LEGACY + "?code=KEN&region=NA")
     assert response.code == 200
     assert (body(response)["count"], body(response)["data"]) == (0, [])
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_year_of_current_december_not_served_from_current_month(fetch: Any) -> None:
     # CURRENT is 2026-11: there is no 2026-12 yet, so year=2026 has no December archive.
     assert_error_envelope(await fetch(V1 + "?year=2026"), 404, "year=2026")
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_gzip_served_from_stored_copy_when_accepted(fetch: Any) -> None:
     plain = await fetch(V1, headers={"Accept-Encoding": "identity"}, decompress_response=False)
     zipped = await fetch(V1, headers={"Accept-Encoding": "br, gzip;q=0.8"}, decompress_response=False)
@@ -404,14 +404,14 @@ async def test_readiness_gzip_served_from_stored_copy_when_accepted(fetch: Any) 
         assert response.headers["Vary"] == "Accept-Encoding"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_small_answer_not_compressed(fetch: Any) -> None:
     response = await fetch(V1 + "?code=KEN&fields=score&indicators=NONE", headers={"Accept-Encoding": "gzip"},
                            decompress_response=False)
     assert "Content-Encoding" not in response.headers
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_revalidation_matches_either_representation(fetch: Any) -> None:
     zipped = await fetch(V1, headers={"Accept-Encoding": "gzip"}, decompress_response=False)
     for encoding in ("gzip", "identity"):
@@ -422,7 +422,7 @@ async def test_readiness_revalidation_matches_either_representation(fetch: Any) 
     assert weak.code == 304
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_cache_control_current_short_archive_long(fetch: Any) -> None:
     assert (await fetch(V1)).headers["Cache-Control"] == "public, max-age=300"
     assert (await fetch(V1 + "?year=2024")).headers["Cache-Control"] == "public, max-age=86400"
@@ -430,7 +430,7 @@ async def test_readiness_cache_control_current_short_archive_long(fetch: Any) ->
     assert (await fetch(V1 + "?order=up")).headers["Cache-Control"] == "no-store"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_etag_is_ours_computed_once_not_tornados(fetch: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     hashed: list[bytes] = []
     real = hashlib.blake2b
@@ -449,13 +449,13 @@ async def test_readiness_etag_is_ours_computed_once_not_tornados(fetch: Any, mon
         assert "Etag" not in (await fetch(path)).headers
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_cors_exposes_validators_and_legacy_headers(fetch: Any) -> None:
     exposed = (await fetch(V1)).headers["Access-Control-Expose-Headers"]
     assert {name.strip() for name in exposed.split(",")} == {"ETag", "Deprecation", "Link"}
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_metrics_requests_cache_outcomes_and_snapshot(fetch: Any, app: Application) -> None:
     await fetch(V1 + "?code=KEN")
     await fetch(V1 + "?code=KEN")
@@ -470,7 +470,7 @@ async def test_metrics_requests_cache_outcomes_and_snapshot(fetch: Any, app: App
     assert "readiness_redis_breaker_open 0.0" in text
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_metrics_unknown_paths_share_one_label(fetch: Any, app: Application) -> None:
     for number in range(3):
         await fetch(f"/no/such/path/{number}")
@@ -479,7 +479,7 @@ async def test_metrics_unknown_paths_share_one_label(fetch: Any, app: Applicatio
     assert "/no/such" not in text
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_legacy_fields_with_aliases_and_lowercase_names(fetch: Any) -> None:
     # SPEC 4.4: the legacy route's older examples pass aliases and lowercase names in fields.
     for route in (LEGACY, V1):
@@ -487,7 +487,7 @@ async def test_readiness_legacy_fields_with_aliases_and_lowercase_names(fetch: A
             assert list(country) == ["Country Name", "Composite Readiness Score", "Infrastructure Score"]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_country_keys_in_design_order(fetch: Any) -> None:
     order = [field.name for field in COUNTRY_FIELDS] + ["indicator_details"]
     kenya = body(await fetch(V1 + "?code=KEN"))["data"]
@@ -496,7 +496,7 @@ async def test_readiness_country_keys_in_design_order(fetch: Any) -> None:
         assert list(country) == [name for name in order if name in country]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_microstates_scored_not_ranked(fetch: Any) -> None:
     countries = data_list(await fetch(V1))
     microstates = [c for c in countries if c["Microstate"]]
@@ -508,7 +508,7 @@ async def test_readiness_microstates_scored_not_ranked(fetch: Any) -> None:
     assert ranked == list(range(1, len(ranked) + 1))
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("year", [None, "2025", "2024"])
 async def test_readiness_scores_two_decimals_percentiles_ordinal_strings(fetch: Any, year: str | None) -> None:
     query = "" if year is None else f"&year={year}"
@@ -523,7 +523,7 @@ async def test_readiness_scores_two_decimals_percentiles_ordinal_strings(fetch: 
                 assert value is None or (isinstance(value, str) and value[-2:] in ("st", "nd", "rd", "th"))
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_readiness_unexpected_exception_500_envelope_logged_counted(
     fetch: Any, app: Application, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -22,7 +22,7 @@ from readiness.hits import to_origin_form
 from readiness.query import Query
 from readiness.service import Route, compute
 
-from tests.conftest import access_lines, scrape
+from tests.conftest import access_lines, gen_test, scrape
 
 V1 = "/api/v1/readiness"
 LEGACY = "/api/readiness"
@@ -105,7 +105,7 @@ CASES: dict[str, tuple[str, str, dict[str, str], list[str]]] = {
 }
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("path", [V1, LEGACY])
 @pytest.mark.parametrize("case", CASES)
 async def test_hit_lane_sends_what_the_handler_sends(
@@ -134,7 +134,7 @@ async def test_hit_lane_sends_what_the_handler_sends(
         assert "Content-Type" not in from_lane.headers and "Content-Length" not in from_lane.headers
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize(
     ("version", "connection", "expected"),
     [("HTTP/1.0", "keep-alive", "Keep-Alive"), ("HTTP/1.1", "close", "close"), ("HTTP/1.0", None, None)],
@@ -150,7 +150,7 @@ async def test_hit_lane_keeps_tornados_connection_handling(
     assert hit.headers.get("Connection") == expected
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_hit_lane_requests_are_counted_and_logged(
     http_server: Any, http_port: int, app: Application, handlers_built: list[str]
 ) -> None:
@@ -169,7 +169,7 @@ async def test_hit_lane_requests_are_counted_and_logged(
     ]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_hit_lane_leaves_over_long_urls_to_the_handler(http_server: Any, http_port: int) -> None:
     await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))
     # Unknown parameters are ignored, so this is the cached KEN answer's key: only the length differs.
@@ -178,7 +178,7 @@ async def test_hit_lane_leaves_over_long_urls_to_the_handler(http_server: Any, h
     assert b"8192" in response.body
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_hit_lane_leaves_bad_input_archives_and_misses_to_the_handler(
     http_server: Any, http_port: int, handlers_built: list[str]
 ) -> None:
@@ -197,7 +197,7 @@ def no_snapshot(app: Application) -> Iterator[None]:
     service.store.current = current
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_hit_lane_without_a_snapshot_leaves_the_503_to_the_handler(
     http_server: Any, http_port: int, no_snapshot: None
 ) -> None:
@@ -205,7 +205,7 @@ async def test_hit_lane_without_a_snapshot_leaves_the_503_to_the_handler(
     assert response.status.split(b" ")[1] == b"503"
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize(
     ("accept", "gzipped"),
     [("*;q=0, gzip", True), ("*;q=1, gzip;q=0", False), ("gzip;level=1;q=0", False), ("gzip;q=nan", False)],
@@ -245,7 +245,7 @@ def metric_line(text: str, name: str) -> str:
     return next((line for line in text.splitlines() if line.startswith(name)), "")
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_hit_lane_failure_before_sending_handler_answers_logged_counted(
     http_server: Any, http_port: int, app: Application, handlers_built: list[str],
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
@@ -271,7 +271,7 @@ async def test_hit_lane_failure_before_sending_handler_answers_logged_counted(
     assert [(line["status"], line["cache"]) for line in lines] == [(200, "miss"), (200, "hit")]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_hit_lane_and_handler_both_failing_500_envelope(
     http_server: Any, http_port: int, app: Application, monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
@@ -303,7 +303,7 @@ class FailingLog:
         raise RuntimeError("metrics bug")
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_hit_lane_failure_while_sending_closes_the_connection_logged_counted(
     http_server: Any, http_port: int, app: Application, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -324,7 +324,7 @@ async def test_hit_lane_failure_while_sending_closes_the_connection_logged_count
     assert 'readiness_hit_lane_failures_total{stage="while_sending"} 1.0' in metrics
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize(
     ("target", "built"),  # ReadinessHandlers built in all: 1 when the lane answers
     [(V1 + "?code=KEN", 1), (V1 + "?code=BRA", 2), (V1 + "?sort=bogus", 2), ("/no/such/path", 1)],
@@ -345,7 +345,7 @@ async def test_while_draining_every_answer_says_connection_close_and_closes(
     assert len(handlers_built) == built
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_not_draining_answers_keep_the_connection_open(http_server: Any, http_port: int) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", http_port)
     try:
@@ -363,7 +363,7 @@ def padded(target: str, length: int) -> str:
     return f"{target}&pad={'a' * padding}"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_url_limit_boundary_in_the_lane(http_server: Any, http_port: int, handlers_built: list[str]) -> None:
     await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))
     longest = padded(V1 + "?code=KEN", MAX_URL_BYTES)
@@ -375,7 +375,7 @@ async def test_url_limit_boundary_in_the_lane(http_server: Any, http_port: int, 
     assert handlers_built == [V1, V1]  # the lane left it to the handler, which refused it
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_url_limit_boundary_in_the_handler(http_server: Any, http_port: int, handlers_built: list[str]) -> None:
     accepted = await exchange(http_port, request_bytes("GET", padded(V1 + "?code=BRA", MAX_URL_BYTES)))
     assert accepted.status.split(b" ")[1] == b"200"
@@ -384,7 +384,7 @@ async def test_url_limit_boundary_in_the_handler(http_server: Any, http_port: in
     assert handlers_built == [V1, V1]  # both misses: the handler decided both
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize(
     "target",
     ["http://localhost" + V1 + "?code=KEN", "HTTPS://Example.COM:8443" + V1 + "?code=KEN", "http://user@host" + V1 + "?code=KEN"],
@@ -400,7 +400,7 @@ async def test_absolute_form_target_served_like_origin_form(
     assert [line["path"] for line in access_lines(app)] == [V1, V1]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_absolute_form_target_reaches_the_handler_and_its_errors(http_server: Any, http_port: int) -> None:
     miss = await exchange(http_port, request_bytes("GET", "http://localhost" + LEGACY + "?code=BRA"))
     assert miss.status.split(b" ")[1] == b"200" and miss.headers["Deprecation"] == "@1798761600"

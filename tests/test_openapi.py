@@ -37,6 +37,7 @@ from readiness.errors import InvalidParameter
 from readiness.openapi import LEGACY_PATH, V1_PATH, openapi_document
 from readiness.query import MAX_INDICATORS, Query
 from readiness.vocabulary import FIELD_ALIASES, REGION_ALIASES
+from tests.conftest import gen_test
 from tests.openapi_server import serving
 
 DOCUMENT: Any = openapi_document()
@@ -80,7 +81,7 @@ def test_openapi_document_is_valid_openapi_3_1() -> None:
     assert "synthetic" in DOCUMENT["info"]["description"]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_openapi_served_document_equals_builder(http_client: Any, base_url: str) -> None:
     response = await http_client.fetch(f"{base_url}/api/v1/openapi.json")
     assert response.headers["Content-Type"] == "application/json; charset=utf-8"
@@ -218,7 +219,7 @@ REQUESTS = [
 ]
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize(("method", "path", "query", "status"), REQUESTS)
 async def test_openapi_real_answers_conform(
     http_client: Any, base_url: str, method: str, path: str, query: str, status: int
@@ -230,7 +231,7 @@ async def test_openapi_real_answers_conform(
     assert_conforms(method, path, response.code, response.headers, response.body)
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("path", [V1_PATH, LEGACY_PATH, "/api/v1/openapi.json"])
 async def test_openapi_not_modified_conforms(http_client: Any, base_url: str, path: str) -> None:
     first = await http_client.fetch(f"{base_url}{path}")

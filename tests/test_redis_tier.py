@@ -23,6 +23,8 @@ from readiness.redis_tier import (
     popular_key,
 )
 
+from tests.conftest import gen_test
+
 Factory = Callable[[], Redis]
 
 
@@ -45,7 +47,7 @@ def lookups(tier_: RedisTier, outcome: str) -> float:
     return float(getattr(tier_, f"_{outcome}")._value.get())
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_redis_tier_put_then_get_same_answer(new_client: Factory) -> None:
     async with new_client() as client:
         shared = tier(client)
@@ -56,21 +58,21 @@ async def test_redis_tier_put_then_get_same_answer(new_client: Factory) -> None:
         assert (lookups(shared, "hit"), lookups(shared, "miss")) == (1, 1)
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_redis_tier_put_sets_the_ttl(new_client: Factory) -> None:
     async with new_client() as client:
         await tier(client).put("k", Answer.of(b"{}"), ttl_seconds=120)
         assert 0 < await client.ttl(ANSWER_PREFIX + "k") <= 120
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_redis_tier_foreign_value_is_a_miss(new_client: Factory) -> None:
     async with new_client() as client:
         await client.set(ANSWER_PREFIX + "k", b"not a packed answer")
         assert await tier(client).get("k") is None
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_redis_tier_counts_flush_to_popularity_sets(new_client: Factory) -> None:
     async with new_client() as client:
         shared = tier(client)
@@ -112,7 +114,7 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])  # nothing listens once the probe closes
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_redis_tier_dead_redis_misses_fast_then_breaker_skips() -> None:
     async with connect(f"redis://127.0.0.1:{closed_port()}/0", timeout=0.05) as client:
         shared = tier(client, failures=2)
@@ -126,7 +128,7 @@ async def test_redis_tier_dead_redis_misses_fast_then_breaker_skips() -> None:
         assert lookups(shared, "skipped") == 9
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_redis_tier_silent_redis_times_out() -> None:
     # A listener that accepts and never answers: the timeout, not the OS, ends the call.
     with socket.socket() as silent:

@@ -18,7 +18,7 @@ from tornado.web import Application
 
 from config import Settings
 from server import MAX_BODY_BYTES, http_server, parse_args
-from tests.conftest import ROOT
+from tests.conftest import ROOT, gen_test
 from tests.processes import Start, free_port, get, wait_until_up
 
 
@@ -97,7 +97,7 @@ def test_server_refuses_a_request_body_over_the_limit_before_reading_it(start: S
             assert connection.recv(4096).split(b" ")[1] == expected
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_http_server_closes_an_idle_keep_alive_connection(app: Application) -> None:
     server = http_server(app, behind_proxy=False, idle_seconds=0.3)
     port = free_port()

@@ -22,7 +22,7 @@ from readiness.query import Query
 from readiness.redis_tier import ANSWER_PREFIX, RedisTier
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
 
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, gen_test
 
 
 def metrics() -> Metrics:
@@ -46,7 +46,7 @@ def computations(monkeypatch: pytest.MonkeyPatch) -> list[Query]:
     return seen
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_service_second_request_is_a_memory_hit(sample_store: SnapshotStore, computations: list[Query]) -> None:
     service = new_service(sample_store)
     first, outcome = await service.answer(Query(codes=("KEN",)), Route.V1)
@@ -55,7 +55,7 @@ async def test_service_second_request_is_a_memory_hit(sample_store: SnapshotStor
     assert again is first and len(computations) == 1
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_service_concurrent_misses_compute_once(sample_store: SnapshotStore, computations: list[Query]) -> None:
     redis = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), metrics())
     service = new_service(sample_store, redis)
@@ -64,7 +64,7 @@ async def test_service_concurrent_misses_compute_once(sample_store: SnapshotStor
     assert len({answer.body for answer, _ in results}) == 1
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, computations: list[Query]) -> None:
     server = fakeredis.FakeServer()
     one = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
@@ -77,7 +77,7 @@ async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, comput
     assert len(computations) == 1
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_service_archive_answers_get_the_longer_ttl(sample_store: SnapshotStore) -> None:
     client = fakeredis.FakeAsyncRedis()
     service = new_service(sample_store, RedisTier(client, CircuitBreaker(3, 60), metrics()))
@@ -91,7 +91,7 @@ async def test_service_archive_answers_get_the_longer_ttl(sample_store: Snapshot
                     ANSWER_PREFIX + cache_key(sample_store.current, "v1|"): 100}
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_service_dead_redis_answers_from_snapshot(sample_store: SnapshotStore) -> None:
     from readiness.redis_tier import connect
 
@@ -101,7 +101,7 @@ async def test_service_dead_redis_answers_from_snapshot(sample_store: SnapshotSt
         assert outcome is CacheOutcome.MISS and b'"USA"' in answer.body
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_service_legacy_unknown_code_raises_and_is_not_cached(sample_store: SnapshotStore, computations: list[Query]) -> None:
     service = new_service(sample_store)
     for _ in range(2):
@@ -113,7 +113,7 @@ async def test_service_legacy_unknown_code_raises_and_is_not_cached(sample_store
     assert outcome is CacheOutcome.MISS
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_service_missing_archive_and_no_snapshot_raise(sample_store: SnapshotStore) -> None:
     with pytest.raises(ArchiveNotFound):
         await new_service(sample_store).answer(Query(year=2022), Route.V1)

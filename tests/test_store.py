@@ -10,7 +10,7 @@ import pytest
 from loaders import Snapshot, SnapshotStore
 from loaders import reader
 
-from tests.conftest import SAMPLE, copy_tree
+from tests.conftest import SAMPLE, copy_tree, gen_test
 from tests.test_watch import add_snapshot, flip
 
 
@@ -41,7 +41,7 @@ def test_load_current_refused_keeps_the_loaded_one(tmp_path: Path) -> None:
     assert store.load_current() is loaded
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_archive_loads_on_first_use_then_shares() -> None:
     store = loaded(SnapshotStore(SAMPLE))
     first = await store.archive("2024-12")
@@ -49,7 +49,7 @@ async def test_archive_loads_on_first_use_then_shares() -> None:
     assert await store.archive("2024-12") is first
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_archive_newer_than_current_is_not_served(tmp_path: Path) -> None:
     data = copy_tree(SAMPLE, tmp_path / "data")
     add_snapshot(data, "2026-12", kenya_score=99.5)  # placed for publishing, CURRENT unchanged
@@ -61,14 +61,14 @@ async def test_archive_newer_than_current_is_not_served(tmp_path: Path) -> None:
     assert await SnapshotStore(data).archive("2025-12") is None  # nothing current yet: nothing served
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_archive_of_the_current_id_is_current() -> None:
     store = SnapshotStore(SAMPLE)
     store.load_current()
     assert await store.archive("2026-11") is store.current
 
 
-@pytest.mark.gen_test
+@gen_test
 @pytest.mark.parametrize("snapshot_id", ["2022-12", "1999-12", "../2024-12", "2024-12/..", ""])
 async def test_archive_absent_or_malformed_is_none(snapshot_id: str) -> None:
     assert await loaded(SnapshotStore(SAMPLE)).archive(snapshot_id) is None
@@ -87,7 +87,7 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return seen
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_archive_slots_bound_memory_least_recently_used_goes(reads: list[str]) -> None:
     store = loaded(SnapshotStore(SAMPLE, archive_slots=2))
     older = await store.archive("2023-12")
@@ -99,7 +99,7 @@ async def test_archive_slots_bound_memory_least_recently_used_goes(reads: list[s
     assert reads == ["2026-11", "2023-12", "2024-12", "2025-12", "2024-12"]
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_archive_concurrent_first_requests_read_once(reads: list[str]) -> None:
     store = loaded(SnapshotStore(SAMPLE))
     results = await asyncio.gather(*(store.archive("2025-12") for _ in range(10)))
@@ -107,7 +107,7 @@ async def test_archive_concurrent_first_requests_read_once(reads: list[str]) -> 
     assert results[0] is not None and all(result is results[0] for result in results)
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_archive_refused_is_remembered(tmp_path: Path, reads: list[str]) -> None:
     data = copy_tree(SAMPLE, tmp_path / "data")
     (data / "snapshots" / "2024-12" / "manifest.json").write_text("{")

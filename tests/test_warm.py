@@ -19,7 +19,7 @@ from readiness.redis_tier import ANSWER_PREFIX, MAX_ANSWER_BYTES, RedisTier, pop
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
 from readiness.warm import WarmSettings, main, parse_request, warm
 
-from tests.conftest import ROOT, SAMPLE, copy_tree
+from tests.conftest import ROOT, SAMPLE, copy_tree, gen_test
 from tests.test_watch import add_snapshot, flip
 
 
@@ -47,7 +47,7 @@ def test_parse_request_reads_counted_members() -> None:
     assert parse_request("v1|year=12") is None
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_warm_writes_standard_answers_under_the_new_id(data: Path) -> None:
     async with fakeredis.FakeAsyncRedis() as redis:
         summary = await warm(redis, data, "2026-12", warming(), progress=False)
@@ -66,7 +66,7 @@ async def test_warm_writes_standard_answers_under_the_new_id(data: Path) -> None
         assert await redis.exists(ANSWER_PREFIX + key(data, "2026-12", "v1|region=Sub-Saharan%20Africa&sort=Composite%20Readiness%20Score&order=desc"))
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_warm_adds_previous_snapshots_most_requested(data: Path) -> None:
     async with fakeredis.FakeAsyncRedis() as redis:
         await redis.zadd(popular_key("2026-11"), {
@@ -83,7 +83,7 @@ async def test_warm_adds_previous_snapshots_most_requested(data: Path) -> None:
         assert len(summary.written) == len(set(summary.written))
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_warm_of_current_again_replays_its_own_most_requested(data: Path) -> None:
     async with fakeredis.FakeAsyncRedis() as redis:
         await redis.zadd(popular_key("2026-11"), {"v1|sort=Country%20Code&order=desc": 5})
@@ -93,7 +93,7 @@ async def test_warm_of_current_again_replays_its_own_most_requested(data: Path) 
         assert key(data, "2026-11", "v1|codes=BRA,KEN") not in summary.written
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_warm_then_flip_first_request_is_a_redis_hit(data: Path) -> None:
     server = fakeredis.FakeServer()
     async with fakeredis.FakeAsyncRedis(server=server) as writer, fakeredis.FakeAsyncRedis(server=server) as reader:

@@ -15,7 +15,7 @@ from loaders import SnapshotStore
 from readiness.cache import Answer, AnswerCache
 from readiness.watch import SnapshotWatcher, announce
 
-from tests.conftest import SAMPLE, copy_tree
+from tests.conftest import SAMPLE, copy_tree, gen_test
 
 
 def add_snapshot(data: Path, snapshot_id: str, kenya_score: float) -> None:
@@ -45,7 +45,7 @@ def data(tmp_path: Path) -> Path:
     return data
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_refresh_unchanged_current_swaps_nothing(data: Path) -> None:
     store = SnapshotStore(data)
     loaded = store.load_current()
@@ -53,7 +53,7 @@ async def test_refresh_unchanged_current_swaps_nothing(data: Path) -> None:
     assert store.current is loaded
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_refresh_new_current_swaps_and_returns_the_old(data: Path) -> None:
     store = SnapshotStore(data)
     old = store.load_current()
@@ -63,7 +63,7 @@ async def test_refresh_new_current_swaps_and_returns_the_old(data: Path) -> None
     assert store.current.countries["KEN"].record["Composite Readiness Score"] == 99.5
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_refresh_refused_snapshot_keeps_serving_and_is_not_reread(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = SnapshotStore(data)
     old = store.load_current()
@@ -76,7 +76,7 @@ async def test_refresh_refused_snapshot_keeps_serving_and_is_not_reread(data: Pa
     assert store.current is old and len(reads) <= 1
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_refresh_concurrent_calls_load_once(data: Path) -> None:
     store = SnapshotStore(data)
     store.load_current()
@@ -85,7 +85,7 @@ async def test_refresh_concurrent_calls_load_once(data: Path) -> None:
     assert sum(old is not None for old in replaced) == 1
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_refresh_recovers_a_server_that_started_without_data(tmp_path: Path, data: Path) -> None:
     empty = tmp_path / "later"
     store = SnapshotStore(empty)
@@ -95,7 +95,7 @@ async def test_refresh_recovers_a_server_that_started_without_data(tmp_path: Pat
     assert store.current is not None and store.current.id == "2026-11"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_watcher_swap_drops_the_old_snapshots_answers(data: Path) -> None:
     store = SnapshotStore(data)
     store.load_current()
@@ -108,7 +108,7 @@ async def test_watcher_swap_drops_the_old_snapshots_answers(data: Path) -> None:
     assert memory.get("2024-12|v1|year=2024") is not None
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_watcher_listen_refreshes_on_announcement(data: Path) -> None:
     server = fakeredis.FakeServer()
     store = SnapshotStore(data)

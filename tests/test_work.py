@@ -29,7 +29,7 @@ from readiness.redis_tier import RedisTier
 from readiness.service import ReadinessService, RedisTtl, Route, compute
 from readiness.work import DETAILS_BYTES, RECORD_BYTES, ComputeLimits, ComputePool, estimated_bytes
 
-from tests.conftest import assert_error_envelope, body, scrape
+from tests.conftest import assert_error_envelope, body, gen_test, scrape
 from tests.test_openapi import DOCUMENT, assert_conforms
 from tests.processes import Start, fetch, launch
 
@@ -74,19 +74,19 @@ def test_estimated_bytes_is_within_a_fifth_of_the_real_size(sample_current: Snap
 # --- where a computation runs ---------------------------------------------------------------
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_pool_small_answer_runs_on_the_event_loop() -> None:
     where = await pool(inline_bytes=100).run(100, threading.get_ident)
     assert where == threading.get_ident()
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_pool_large_answer_runs_in_a_worker_thread() -> None:
     where = await pool(inline_bytes=100).run(101, threading.get_ident)
     assert where != threading.get_ident()
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_pool_without_threads_runs_everything_inline_and_never_sheds() -> None:
     seen = metrics()
     inline = pool(threads=0, queue_bytes=0, seen=seen)
@@ -95,7 +95,7 @@ async def test_pool_without_threads_runs_everything_inline_and_never_sheds() -> 
     assert inline.admitted == 0 and shed_total(seen) == 0
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_pool_job_error_reaches_the_caller_and_frees_its_place() -> None:
     limited = pool()
 
@@ -118,7 +118,7 @@ def gate() -> Iterator[threading.Event]:
     event.set()
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_pool_sheds_beyond_the_admitted_bytes(gate: threading.Event) -> None:
     seen = metrics()
     limited = pool(threads=1, queue_bytes=10, seen=seen)
@@ -138,7 +138,7 @@ async def test_pool_sheds_beyond_the_admitted_bytes(gate: threading.Event) -> No
     assert await limited.run(1, lambda: "admitted again") == "admitted again"
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_pool_admits_one_oversized_answer_when_idle(gate: threading.Event) -> None:
     limited = pool(threads=1, queue_bytes=10)
     running = asyncio.ensure_future(limited.run(1000, lambda: gate.wait(GATE_SECONDS)))
@@ -149,7 +149,7 @@ async def test_pool_admits_one_oversized_answer_when_idle(gate: threading.Event)
     assert await running is True
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_pool_cancelled_caller_keeps_its_place_until_the_thread_ends(gate: threading.Event) -> None:
     limited = pool(threads=1, queue_bytes=100)
     finished = threading.Event()
@@ -196,7 +196,7 @@ class _SlowRedis(RedisTier):
         """Nothing is shared: these tests are about lookups."""
 
 
-@pytest.mark.gen_test
+@gen_test
 async def test_service_refused_leader_fails_its_followers_too(
     sample_store: SnapshotStore, sample_current: Snapshot, gate: threading.Event
 ) -> None:
@@ -257,7 +257,7 @@ async def _queue_depth(app: Application, depth: int) -> None:
     raise AssertionError(f"never saw {line!r}")
 
 
-@pytest.mark.gen_test(timeout=60)
+@gen_test(timeout=60)
 async def test_http_miss_beyond_the_pool_is_503_while_cached_answers_flow(
     http_client: AsyncHTTPClient, base_url: str, held: threading.Event, app: Application
 ) -> None:
