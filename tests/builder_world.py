@@ -92,3 +92,8 @@ def write_raw(directory: Path, raw: RawData) -> Path:
             for observation in observations:
                 writer.writerow((code, indicator, observation.year, repr(observation.value), observation.source))
     return directory
+
+
+NEXT_MONTH: dict[Economy, float] = {**STANDARD, economy("EEE"): 0.75}
+"""The world a month later: one more economy, EEE, and the others' scores unchanged (the
+positions still span 0 to 1), so a snapshot of it is told from one of STANDARD by EEE."""

@@ -47,6 +47,7 @@ from tornado.web import Application
 from builder import Economy, Release, build_snapshot
 from config import Settings
 from loaders import Country, JsonValue, Snapshot, SnapshotStore
+from loaders import reader
 from readiness import make_app
 from readiness.logs import AccessLog
 
@@ -202,6 +203,19 @@ def tiny_data(data: Path, snapshot_ids: tuple[str, ...] = TINY_IDS, current: str
         place_snapshot(data, snapshot_id)
     flip(data, current)
     return data
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The snapshot ids a SnapshotStore reads from disk, in order; the real reader reads them."""
+    seen: list[str] = []
+
+    def counting(directory: Path) -> Snapshot:
+        seen.append(directory.name)
+        return reader.load_snapshot(directory)
+
+    monkeypatch.setattr("loaders.store.load_snapshot", counting)
+    return seen
 
 
 def flip(data: Path, snapshot_id: str) -> None:

@@ -7,11 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from loaders import Snapshot, SnapshotStore
-from loaders import reader
+from loaders import SnapshotStore
 
-from tests.conftest import SAMPLE, copy_tree, gen_test
-from tests.test_watch import add_snapshot, flip
+from tests.conftest import flip, gen_test, place_snapshot, tiny_data
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    """Tiny snapshots 2023-12, 2024-12, 2025-12 and the current 2026-11: what the store does
+    depends on which snapshots there are, not on their size."""
+    return tiny_data(tmp_path / "data")
 
 
 def loaded(store: SnapshotStore) -> SnapshotStore:
@@ -20,21 +25,19 @@ def loaded(store: SnapshotStore) -> SnapshotStore:
     return store
 
 
-def test_load_current_reads_the_snapshot_current_names() -> None:
-    store = SnapshotStore(SAMPLE)
+def test_load_current_reads_the_snapshot_current_names(data: Path) -> None:
+    store = SnapshotStore(data)
     current = store.load_current()
     assert current is not None and current.id == "2026-11"
     assert store.current is current
 
 
-def test_load_current_without_current_file_is_none(tmp_path: Path) -> None:
-    data = copy_tree(SAMPLE, tmp_path / "data")
+def test_load_current_without_current_file_is_none(data: Path) -> None:
     (data / "CURRENT").unlink()
     assert SnapshotStore(data).load_current() is None
 
 
-def test_load_current_refused_keeps_the_loaded_one(tmp_path: Path) -> None:
-    data = copy_tree(SAMPLE, tmp_path / "data")
+def test_load_current_refused_keeps_the_loaded_one(data: Path) -> None:
     store = SnapshotStore(data)
     loaded = store.load_current()
     (data / "snapshots" / "2026-11" / "manifest.json").write_text("{")
@@ -42,17 +45,16 @@ def test_load_current_refused_keeps_the_loaded_one(tmp_path: Path) -> None:
 
 
 @gen_test
-async def test_archive_loads_on_first_use_then_shares() -> None:
-    store = loaded(SnapshotStore(SAMPLE))
+async def test_archive_loads_on_first_use_then_shares(data: Path) -> None:
+    store = loaded(SnapshotStore(data))
     first = await store.archive("2024-12")
     assert first is not None and first.id == "2024-12"
     assert await store.archive("2024-12") is first
 
 
 @gen_test
-async def test_archive_newer_than_current_is_not_served(tmp_path: Path) -> None:
-    data = copy_tree(SAMPLE, tmp_path / "data")
-    add_snapshot(data, "2026-12", kenya_score=99.5)  # placed for publishing, CURRENT unchanged
+async def test_archive_newer_than_current_is_not_served(data: Path) -> None:
+    place_snapshot(data, "2026-12")  # placed for publishing, CURRENT unchanged
     store = loaded(SnapshotStore(data))
     assert await store.archive("2026-12") is None
     flip(data, "2026-12")
@@ -62,34 +64,21 @@ async def test_archive_newer_than_current_is_not_served(tmp_path: Path) -> None:
 
 
 @gen_test
-async def test_archive_of_the_current_id_is_current() -> None:
-    store = SnapshotStore(SAMPLE)
+async def test_archive_of_the_current_id_is_current(data: Path) -> None:
+    store = SnapshotStore(data)
     store.load_current()
     assert await store.archive("2026-11") is store.current
 
 
 @gen_test
 @pytest.mark.parametrize("snapshot_id", ["2022-12", "1999-12", "../2024-12", "2024-12/..", ""])
-async def test_archive_absent_or_malformed_is_none(snapshot_id: str) -> None:
-    assert await loaded(SnapshotStore(SAMPLE)).archive(snapshot_id) is None
-
-
-@pytest.fixture
-def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The snapshot ids the store reads from disk, in order."""
-    seen: list[str] = []
-
-    def counting(directory: Path) -> Snapshot:
-        seen.append(directory.name)
-        return reader.load_snapshot(directory)
-
-    monkeypatch.setattr("loaders.store.load_snapshot", counting)
-    return seen
+async def test_archive_absent_or_malformed_is_none(data: Path, snapshot_id: str) -> None:
+    assert await loaded(SnapshotStore(data)).archive(snapshot_id) is None
 
 
 @gen_test
-async def test_archive_slots_bound_memory_least_recently_used_goes(reads: list[str]) -> None:
-    store = loaded(SnapshotStore(SAMPLE, archive_slots=2))
+async def test_archive_slots_bound_memory_least_recently_used_goes(data: Path, reads: list[str]) -> None:
+    store = loaded(SnapshotStore(data, archive_slots=2))
     older = await store.archive("2023-12")
     await store.archive("2024-12")
     await store.archive("2023-12")  # used again: 2024-12 is now the least recently used
@@ -100,16 +89,15 @@ async def test_archive_slots_bound_memory_least_recently_used_goes(reads: list[s
 
 
 @gen_test
-async def test_archive_concurrent_first_requests_read_once(reads: list[str]) -> None:
-    store = loaded(SnapshotStore(SAMPLE))
+async def test_archive_concurrent_first_requests_read_once(data: Path, reads: list[str]) -> None:
+    store = loaded(SnapshotStore(data))
     results = await asyncio.gather(*(store.archive("2025-12") for _ in range(10)))
     assert reads == ["2026-11", "2025-12"]
     assert results[0] is not None and all(result is results[0] for result in results)
 
 
 @gen_test
-async def test_archive_refused_is_remembered(tmp_path: Path, reads: list[str]) -> None:
-    data = copy_tree(SAMPLE, tmp_path / "data")
+async def test_archive_refused_is_remembered(data: Path, reads: list[str]) -> None:
     (data / "snapshots" / "2024-12" / "manifest.json").write_text("{")
     store = loaded(SnapshotStore(data))
     assert await store.archive("2024-12") is None

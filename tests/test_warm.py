@@ -19,8 +19,8 @@ from readiness.redis_tier import ANSWER_PREFIX, MAX_ANSWER_BYTES, RedisTier, pop
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
 from readiness.warm import WarmSettings, main, parse_request, warm
 
-from tests.conftest import ROOT, SAMPLE, copy_tree, gen_test
-from tests.test_watch import add_snapshot, flip
+from tests.builder_world import NEXT_MONTH, STANDARD
+from tests.conftest import ROOT, flip, gen_test, place_snapshot, tiny_data
 
 
 def warming(top: int = 0) -> WarmSettings:
@@ -34,8 +34,10 @@ def key(data: Path, snapshot_id: str, request: str) -> str:
 
 @pytest.fixture
 def data(tmp_path: Path) -> Path:
-    data = copy_tree(SAMPLE, tmp_path / "data")
-    add_snapshot(data, "2026-12", kenya_score=99.5)
+    """Tiny snapshots, 2026-11 current, and the next one, 2026-12 (one more economy, EEE),
+    placed but not current: the warm-up's job is the same whatever the snapshots' size."""
+    data = tiny_data(tmp_path / "data")
+    place_snapshot(data, "2026-12", NEXT_MONTH)
     return data
 
 
@@ -56,13 +58,15 @@ async def test_warm_writes_standard_answers_under_the_new_id(data: Path) -> None
         # 2025 and 2026-12 itself, which year=2026 selects), on both routes.
         assert len(summary.written) == 2 * (1 + 14 + len(snapshot.countries) + 4) and summary.bytes > 0
         assert key(data, "2026-12", "v1|year=2026") in summary.written
-        kenya = key(data, "2026-12", "v1|codes=KEN")
-        stored = AnswerCodec().unpack(kenya, await redis.get(ANSWER_PREFIX + kenya) or b"")
+        added = key(data, "2026-12", "v1|codes=EEE")
+        stored = AnswerCodec().unpack(added, await redis.get(ANSWER_PREFIX + added) or b"")
         assert stored is not None
-        assert stored.body == compute(snapshot, Query(codes=("KEN",)), Route.V1).body
-        assert b"99.5" in stored.body
-        assert 90 < await redis.ttl(ANSWER_PREFIX + key(data, "2026-12", "v1|")) <= 100
-        assert 990 < await redis.ttl(ANSWER_PREFIX + key(data, "2024-12", "v1|year=2024")) <= 1000
+        assert stored.body == compute(snapshot, Query(codes=("EEE",)), Route.V1).body
+        assert b'"EEE"' in stored.body
+        # The current TTL for the new snapshot, the archive TTL for archives: told apart with
+        # a margin of 900 s, however slowly this runs.
+        assert 0 < await redis.ttl(ANSWER_PREFIX + key(data, "2026-12", "v1|")) <= 100
+        assert 100 < await redis.ttl(ANSWER_PREFIX + key(data, "2024-12", "v1|year=2024")) <= 1000
         assert await redis.exists(ANSWER_PREFIX + key(data, "2026-12", "v1|region=Sub-Saharan%20Africa&sort=Composite%20Readiness%20Score&order=desc"))
 
 
@@ -70,14 +74,14 @@ async def test_warm_writes_standard_answers_under_the_new_id(data: Path) -> None
 async def test_warm_adds_previous_snapshots_most_requested(data: Path) -> None:
     async with fakeredis.FakeAsyncRedis() as redis:
         await redis.zadd(popular_key("2026-11"), {
-            "v1|codes=BRA,KEN&fields=Composite%20Readiness%20Score": 50,
+            "v1|codes=AAA,BBB&fields=Composite%20Readiness%20Score": 50,
             "legacy|codes=XXX": 40,  # not answerable: skipped
             "v1|nonsense=1&year=12": 30,  # not a request: ignored
             "v1|": 20,  # already standard
             "v1|sort=Country%20Code&order=desc": 1,  # below the top 3
         })
         summary = await warm(redis, data, "2026-12", warming(top=3), progress=False)
-        assert key(data, "2026-12", "v1|codes=BRA,KEN&fields=Composite%20Readiness%20Score") in summary.written
+        assert key(data, "2026-12", "v1|codes=AAA,BBB&fields=Composite%20Readiness%20Score") in summary.written
         assert key(data, "2026-12", "v1|sort=Country%20Code&order=desc") not in summary.written
         assert summary.skipped == 1
         assert len(summary.written) == len(set(summary.written))
@@ -87,10 +91,10 @@ async def test_warm_adds_previous_snapshots_most_requested(data: Path) -> None:
 async def test_warm_of_current_again_replays_its_own_most_requested(data: Path) -> None:
     async with fakeredis.FakeAsyncRedis() as redis:
         await redis.zadd(popular_key("2026-11"), {"v1|sort=Country%20Code&order=desc": 5})
-        await redis.zadd(popular_key("2025-12"), {"v1|codes=BRA,KEN": 9})  # not CURRENT's
+        await redis.zadd(popular_key("2025-12"), {"v1|codes=AAA,BBB": 9})  # not CURRENT's
         summary = await warm(redis, data, "2026-11", warming(top=10), progress=False)
         assert key(data, "2026-11", "v1|sort=Country%20Code&order=desc") in summary.written
-        assert key(data, "2026-11", "v1|codes=BRA,KEN") not in summary.written
+        assert key(data, "2026-11", "v1|codes=AAA,BBB") not in summary.written
 
 
 @gen_test
@@ -104,7 +108,7 @@ async def test_warm_then_flip_first_request_is_a_redis_hit(data: Path) -> None:
         metrics = Metrics(lambda: None, lambda: False)
         service = ReadinessService(store, AnswerCache(1 << 20), metrics,
                                    RedisTier(reader, CircuitBreaker(3, 60), metrics), RedisTtl(100, 1000))
-        for query in (Query(), Query(codes=("KEN",)), Query(region="North America")):
+        for query in (Query(), Query(codes=("EEE",)), Query(region="Europe & Central Asia")):
             answer, outcome = await service.answer(query, Route.V1)
             assert outcome is CacheOutcome.REDIS
             assert answer.body == compute(store.current, query, Route.V1).body  # type: ignore[arg-type]
@@ -120,7 +124,7 @@ def test_warm_command_without_redis_has_nothing_to_do(monkeypatch: pytest.Monkey
 def test_warm_command_without_snapshot_needs_a_usable_current(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], current: str | None
 ) -> None:
-    data = copy_tree(SAMPLE, tmp_path / "data")
+    data = tiny_data(tmp_path / "data")
     if current is None:
         (data / "CURRENT").unlink()
     else:
@@ -140,8 +144,8 @@ def run_warm(*args: str) -> subprocess.CompletedProcess[str]:
 def test_warm_command_against_real_redis(real_redis_url: str, data: Path) -> None:
     done = run_warm("--snapshot", "2026-12", "--data-dir", str(data), "--redis-url", real_redis_url)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.startswith(f"warmed {2 * (1 + 14 + 217 + 4)} keys, ")
-    assert redis.Redis.from_url(real_redis_url).exists(ANSWER_PREFIX + key(data, "2026-12", "v1|codes=KEN"))
+    assert done.stdout.startswith(f"warmed {2 * (1 + 14 + len(NEXT_MONTH) + 4)} keys, ")
+    assert redis.Redis.from_url(real_redis_url).exists(ANSWER_PREFIX + key(data, "2026-12", "v1|codes=EEE"))
 
 
 def test_warm_command_unknown_snapshot_fails(real_redis_url: str, data: Path) -> None:
@@ -154,13 +158,13 @@ def test_warm_command_without_snapshot_warms_the_current_one(real_redis_url: str
     done = run_warm("--data-dir", str(data), "--redis-url", real_redis_url)
     assert done.returncode == 0, done.stderr
     assert f"warming snapshot 2026-11 from {data} into Redis" in done.stderr
-    assert done.stdout.startswith(f"warmed {2 * (1 + 14 + 217 + 4)} keys, ")
+    assert done.stdout.startswith(f"warmed {2 * (1 + 14 + len(STANDARD) + 4)} keys, ")
     with redis.Redis.from_url(real_redis_url) as cache:
-        assert cache.exists(ANSWER_PREFIX + key(data, "2026-11", "v1|codes=KEN"))
-        assert not cache.exists(ANSWER_PREFIX + key(data, "2026-12", "v1|codes=KEN"))
+        assert cache.exists(ANSWER_PREFIX + key(data, "2026-11", "v1|codes=AAA"))
+        assert not cache.exists(ANSWER_PREFIX + key(data, "2026-12", "v1|codes=AAA"))
         flip(data, "2026-12")
         again = run_warm("--data-dir", str(data), "--redis-url", real_redis_url)
         assert again.returncode == 0, again.stderr
-        kenya = key(data, "2026-12", "v1|codes=KEN")
-        stored = AnswerCodec().unpack(kenya, cache.get(ANSWER_PREFIX + kenya) or b"")
-        assert stored is not None and b"99.5" in stored.body
+        added = key(data, "2026-12", "v1|codes=EEE")
+        stored = AnswerCodec().unpack(added, cache.get(ANSWER_PREFIX + added) or b"")
+        assert stored is not None and b'"EEE"' in stored.body
