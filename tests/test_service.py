@@ -33,6 +33,30 @@ def new_service(store: SnapshotStore, redis: RedisTier | None = None, memory_byt
     return ReadinessService(store, AnswerCache(memory_bytes), metrics(), redis, RedisTtl(100, 1000))
 
 
+async def writes_done(service: ReadinessService) -> None:
+    """Await the Redis writes the service started after answering (it does not wait for them)."""
+    await asyncio.gather(*service._writes)
+
+
+def memory_misses(service: ReadinessService) -> float:
+    value = service.metrics.registry.get_sample_value("readiness_cache_lookups_total", {"tier": "memory", "outcome": "miss"})
+    return value or 0.0
+
+
+class GatedRedis:
+    """A Redis client whose reads wait until ``opened`` is set, then miss: it holds the
+    single-flight leader in tier 2 for as long as a test needs."""
+
+    def __init__(self) -> None:
+        self.opened = asyncio.Event()
+
+    async def get(self, key: str) -> None:
+        await self.opened.wait()
+
+    async def set(self, key: str, value: bytes, ex: int) -> None:
+        pass
+
+
 @pytest.fixture
 def computations(monkeypatch: pytest.MonkeyPatch) -> list[Query]:
     """Every query the service computes (instead of finding it in a cache)."""
@@ -65,12 +89,29 @@ async def test_service_concurrent_misses_compute_once(sample_store: SnapshotStor
 
 
 @gen_test
+async def test_service_failing_leader_fails_its_followers(sample_store: SnapshotStore, computations: list[Query]) -> None:
+    gate = GatedRedis()
+    service = new_service(sample_store, RedisTier(gate, CircuitBreaker(3, 60), metrics()))
+    requests = [asyncio.ensure_future(service.answer(Query(codes=("XXX",)), Route.LEGACY)) for _ in range(3)]
+    while memory_misses(service) < 3:  # one leader waiting in Redis, two followers waiting for it
+        await asyncio.sleep(0)  # a yield to the loop, not a wait
+    gate.opened.set()  # the leader misses in Redis, computes, and fails: XXX is not a country
+    try:
+        outcomes = await asyncio.wait_for(asyncio.gather(*requests, return_exceptions=True), timeout=5)
+    except asyncio.TimeoutError:
+        pytest.fail("the followers were never told that the leader failed")
+    assert [type(outcome) for outcome in outcomes] == [CountryNotFound] * 3
+    assert len(computations) == 1  # the followers shared the leader's failure, not recomputed it
+    assert not service._inflight  # the key is free: the next request tries again
+
+
+@gen_test
 async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, computations: list[Query]) -> None:
     server = fakeredis.FakeServer()
     one = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
     other = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
     computed, _ = await one.answer(Query(codes=("BRA",)), Route.V1)
-    await asyncio.sleep(0.05)  # the shared copy is written after the answer
+    await writes_done(one)  # the shared copy is written after the answer
     shared, outcome = await other.answer(Query(codes=("BRA",)), Route.V1)
     assert outcome is CacheOutcome.REDIS and shared == computed
     assert (await other.answer(Query(codes=("BRA",)), Route.V1))[1] is CacheOutcome.HIT
@@ -83,7 +124,7 @@ async def test_service_archive_answers_get_the_longer_ttl(sample_store: Snapshot
     service = new_service(sample_store, RedisTier(client, CircuitBreaker(3, 60), metrics()))
     await service.answer(Query(year=2024), Route.V1)
     await service.answer(Query(), Route.V1)
-    await asyncio.sleep(0.05)
+    await writes_done(service)
     ttls = {key.decode(): await client.ttl(key) for key in await client.keys("readiness:answer:*")}
     archive = await sample_store.archive("2024-12")
     assert archive is not None and sample_store.current is not None
