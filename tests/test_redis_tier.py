@@ -108,6 +108,32 @@ def test_redis_tier_count_skips_overlong_requests() -> None:
     assert not shared._counted
 
 
+CALLS = {
+    "get": lambda shared: shared.get("k"),
+    "put": lambda shared: shared.put("k", Answer.of(b"{}"), 60),
+}
+
+
+@gen_test
+@pytest.mark.parametrize("call", CALLS)
+async def test_redis_tier_answered_call_counts_as_a_breaker_success(call: str) -> None:
+    # A call Redis answers (a miss included) resets the consecutive failures and closes an
+    # open breaker at the probe; fakeredis's ``connected`` switch makes calls fail on demand.
+    server, now = fakeredis.FakeServer(), [100.0]
+    async with fakeredis.FakeAsyncRedis(server=server) as client:
+        shared = RedisTier(client, CircuitBreaker(2, pause=5, clock=lambda: now[0]), Metrics(lambda: None, lambda: False))
+        for connected in (False, True, False):  # failure, success, failure: not two in a row
+            server.connected = connected
+            await CALLS[call](shared)
+        assert not shared.breaker.is_open
+        await CALLS[call](shared)  # a second failure in a row opens it
+        assert shared.breaker.is_open
+        server.connected, now[0] = True, now[0] + 5
+        await CALLS[call](shared)  # the probe, answered: closed again
+        assert not shared.breaker.is_open and shared.breaker.allow() and shared.breaker.allow()
+        assert lookups(shared, "error") == 3
+
+
 def closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
