@@ -120,6 +120,3 @@ CONFIDENCE_LEVELS: tuple[str, ...] = ("High", "Moderate", "Low")
 SNAPSHOT_CHANNEL = "readiness:snapshots"
 """Redis pub/sub channel on which a publisher announces the id CURRENT now names, so every
 server swaps at once instead of at its next poll (DESIGN §2: running servers notice)."""
-
-CONFIDENCE_SUFFIX = "confidence"
-"""Keys ending in this, case-insensitively, are never served (SPEC 4.3 rule 4)."""

@@ -18,7 +18,7 @@ import orjson
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from loaders.contract import CONFIDENCE_SUFFIX, COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS
+from loaders.contract import COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS
 from loaders.model import Country, JsonValue, Snapshot
 from loaders.schema import COUNTRY_SCHEMA, MANIFEST_SCHEMA
 
@@ -106,22 +106,6 @@ def read_snapshot(directory: Path) -> tuple[Snapshot | None, list[Problem]]:
     return Snapshot(str(manifest["id"]), str(manifest["published"]), countries, digest), problems
 
 
-def without_confidence(value: JsonValue) -> JsonValue:
-    """Return ``value`` with every key ending in "confidence" removed at every depth.
-
-    SPEC 4.3 rule 4: the files keep these keys, the service never serves them.
-    """
-    if isinstance(value, dict):
-        return {
-            key: without_confidence(item)
-            for key, item in value.items()
-            if not key.lower().endswith(CONFIDENCE_SUFFIX)
-        }
-    if isinstance(value, list):
-        return [without_confidence(item) for item in value]
-    return value
-
-
 class _BadFile(Exception):
     """One file is unusable; the message says why."""
 
@@ -158,12 +142,16 @@ def _read_country(
 
 
 def _country(code: str, document: dict[str, JsonValue]) -> Country:
-    """Order the fields as they are served and drop confidence keys at every depth."""
-    clean = cast(dict[str, JsonValue], without_confidence(document))  # a dict stays a dict
-    record = {field.name: clean[field.name] for field in COUNTRY_FIELDS if field.name in clean}
+    """Keep exactly the contract's served fields, in serving order, at both depths.
+
+    This projection is what keeps the "<Dimension> Confidence" keys of the files (and any
+    other key) out of every answer (SPEC 4.3 rule 4): no served field is a confidence key
+    (docs/DECISIONS.md, "Where confidence keys are removed").
+    """
+    record = {field.name: document[field.name] for field in COUNTRY_FIELDS if field.name in document}
     details = tuple(
         {key: element[key] for key in INDICATOR_FIELDS if key in element}
-        for element in _as_list(clean.get(DETAILS))
+        for element in _as_list(document.get(DETAILS))
         if isinstance(element, dict)
     )
     return Country(code, record, details)

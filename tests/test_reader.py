@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from loaders import COUNTRY_FIELDS, INDICATOR_FIELDS, SnapshotRefused, load_snapshot, read_snapshot
-from loaders.reader import read_current_id, snapshot_ids, without_confidence
+from loaders.reader import read_current_id, snapshot_ids
 
 from tests.conftest import SAMPLE, copy_tree
 
@@ -73,18 +73,16 @@ def test_load_countries_keep_serving_order_without_confidence(current: Path) -> 
     assert all(list(element) == [k for k in INDICATOR_FIELDS if k in element] for element in kenya.details)
 
 
+def test_contract_serves_no_confidence_key() -> None:
+    # The reader keeps only the contract's fields (docs/DECISIONS.md): that keeps confidence
+    # keys out of every answer only while none of those fields is one.
+    served = [field.name for field in COUNTRY_FIELDS] + list(INDICATOR_FIELDS)
+    assert not [name for name in served if name.lower().endswith("confidence")]
+
+
 def test_load_countries_iterate_in_code_order(current: Path) -> None:
     codes = list(load_snapshot(current).countries)
     assert codes == sorted(codes)
-
-
-def test_without_confidence_removes_keys_at_every_depth() -> None:
-    document = {
-        "Score": 1,
-        "Governance Confidence": "High",
-        "nested": {"confidence": "Low", "CONFIDENCE": 1, "keep": [{"x confidence": 2, "y": 3}]},
-    }
-    assert without_confidence(document) == {"Score": 1, "nested": {"keep": [{"y": 3}]}}
 
 
 def test_read_missing_country_file_skipped(current: Path) -> None:
