@@ -29,12 +29,13 @@ pytest 10 removes. To replace it, change this file only:
 from __future__ import annotations
 
 import asyncio
+import inspect
 import io
 import os
 import shutil
 from pathlib import Path
 from typing import NoReturn
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 
 import orjson
 import pytest
@@ -66,6 +67,20 @@ and a hundred times what a test here takes on an idle machine."""
 gen_test = pytest.mark.gen_test(timeout=ASYNC_TIMEOUT)
 """Run an ``async def`` test on the test's own IOLoop, failing it after ASYNC_TIMEOUT seconds;
 ``@gen_test(timeout=60)`` for a test slow by nature (say why next to it)."""
+
+
+async def eventually(condition: Callable[[], bool | Awaitable[bool]], what: str, seconds: float = ASYNC_TIMEOUT / 2) -> None:
+    """Poll ``condition`` (a function or a coroutine function) on the event loop until it
+    holds; fail naming ``what`` after ``seconds``. For what another task or process does."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
+    while True:
+        result = condition()
+        if await result if inspect.isawaitable(result) else result:
+            return
+        if loop.time() > deadline:
+            pytest.fail(f"not within {seconds} s: {what}")
+        await asyncio.sleep(0.01)
 
 
 @pytest.fixture

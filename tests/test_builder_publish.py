@@ -379,12 +379,13 @@ def test_cli_list_current_names_a_missing_snapshot(data: Path, capsys: pytest.Ca
 def test_announce_current_publishes_on_the_snapshot_channel(
     real_redis_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    listener = redis.Redis.from_url(real_redis_url).pubsub(ignore_subscribe_messages=True)
+    listener = redis.Redis.from_url(real_redis_url).pubsub()
     listener.subscribe(SNAPSHOT_CHANNEL)
-    listener.get_message(timeout=1)  # the subscription is in place
+    confirmed = listener.get_message(timeout=10)  # awaited: the subscription is in place
+    assert confirmed is not None and confirmed["type"] == "subscribe"
     monkeypatch.setenv("READINESS_REDIS_URL", real_redis_url)
     announce_current(tmp_path, "2026-12")
-    message = listener.get_message(timeout=5)
+    message = listener.get_message(timeout=10)
     listener.close()
     assert message is not None and message["data"] == b"2026-12"
 

@@ -38,7 +38,10 @@ CHANGED_SCORES = {"KEN": 51.37, "BRA": 63.21}
 """Composite scores rewritten in the new snapshot: two countries, so that a body holding one
 old and one new score (a mix of snapshots) would be caught."""
 
-SWAP_SECONDS = 5.0
+SWAP_SECONDS = 10.0
+"""How soon a server must serve the new snapshot: after CURRENT changes for the polling server
+(1 s poll plus reading the snapshot), after the announcement for the listening one. "Within
+seconds, not at a restart" is the behaviour; 10 s leaves room for a machine twice as slow."""
 
 PATHS = (
     "/api/v1/readiness",  # all countries: both changed scores
@@ -138,7 +141,7 @@ def test_snapshot_swap_under_load_two_servers_swap_fast_never_mix_never_go_back(
     changed = [path for path in PATHS if old[path] != new[path]]
     assert len(changed) == 6, "the new snapshot must change every path but the two controls"
 
-    with Load([listener.port, poller.port], PATHS, max_seconds=25) as load:
+    with Load([listener.port, poller.port], PATHS, max_seconds=60) as load:
         load.wait_for_count(300)
         published = time.monotonic()
         flip_current(data_dir, NEW)
@@ -175,5 +178,6 @@ def test_snapshot_swap_under_load_two_servers_swap_fast_never_mix_never_go_back(
     print(f"poller served {NEW} {poller_swapped - published:.3f} s after CURRENT changed; listener "
           f"{listener_swapped - announced:.3f} s after the announcement, {listener_swapped - published:.3f} s "
           f"after CURRENT changed; {len(samples)} requests")
+    # Each bound covers only the interval under test, not this test's own waiting in between.
     assert poller_swapped - published < SWAP_SECONDS
-    assert listener_swapped - published < SWAP_SECONDS
+    assert listener_swapped - announced < SWAP_SECONDS

@@ -22,7 +22,7 @@ from readiness.query import Query
 from readiness.redis_tier import ANSWER_PREFIX, RedisTier
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
 
-from tests.conftest import SAMPLE, gen_test
+from tests.conftest import SAMPLE, eventually, gen_test
 
 
 def metrics() -> Metrics:
@@ -93,8 +93,7 @@ async def test_service_failing_leader_fails_its_followers(sample_store: Snapshot
     gate = GatedRedis()
     service = new_service(sample_store, RedisTier(gate, CircuitBreaker(3, 60), metrics()))
     requests = [asyncio.ensure_future(service.answer(Query(codes=("XXX",)), Route.LEGACY)) for _ in range(3)]
-    while memory_misses(service) < 3:  # one leader waiting in Redis, two followers waiting for it
-        await asyncio.sleep(0)  # a yield to the loop, not a wait
+    await eventually(lambda: memory_misses(service) == 3, "one leader waiting in Redis, two followers waiting for it")
     gate.opened.set()  # the leader misses in Redis, computes, and fails: XXX is not a country
     try:
         outcomes = await asyncio.wait_for(asyncio.gather(*requests, return_exceptions=True), timeout=5)

@@ -98,7 +98,7 @@ def test_server_sigterm_with_request_in_flight_drains_it_and_exits_0(
     start: Start, fifo_data: tuple[Path, Fifo], tmp_path: Path,
 ) -> None:
     data, fifo = fifo_data
-    delay, drain = 2, 10
+    delay, drain = 4, 10  # the checks below must fit in the delay, with room on a slow machine
     server = launch(start, tmp_path, {
         "READINESS_DATA_DIR": str(data),
         "READINESS_SHUTDOWN_DELAY_SECONDS": str(delay),
@@ -110,7 +110,7 @@ def test_server_sigterm_with_request_in_flight_drains_it_and_exits_0(
         signalled = time.monotonic()
         server.process.send_signal(signal.SIGTERM)
 
-        not_ready = until(lambda: fetch(server.port, "/readyz")[0] == 503, 0.5, "/readyz fails after SIGTERM")
+        not_ready = until(lambda: fetch(server.port, "/readyz")[0] == 503, delay / 2, "/readyz fails after SIGTERM")
         # Still listening during the delay: load balancers may send more before they notice.
         assert fetch(server.port, "/healthz")[0] == 200
         assert fetch(server.port, "/api/v1/readiness?code=KEN")[0] == 200

@@ -13,7 +13,7 @@ from readiness.cache import Answer, AnswerCache
 from readiness.watch import SnapshotWatcher, announce
 
 from tests.builder_world import NEXT_MONTH
-from tests.conftest import copy_tree, flip, gen_test, place_snapshot, tiny_data
+from tests.conftest import copy_tree, eventually, flip, gen_test, place_snapshot, tiny_data
 
 
 @pytest.fixture
@@ -97,12 +97,11 @@ async def test_watcher_listen_refreshes_on_announcement(data: Path) -> None:
         listening = asyncio.ensure_future(watcher.listen(listener, retry_seconds=0.1))
         try:
             flip(data, "2026-12")
-            for _ in range(100):  # until the subscription is in place and the message lands
-                await announce(publisher, "2026-12")
-                if store.current is not None and store.current.id == "2026-12":
-                    break
-                await asyncio.sleep(0.02)
-            assert store.current is not None and store.current.id == "2026-12"
+            # Announced until one listener hears it (the subscription is then in place); the
+            # watcher swaps in its own task.
+            await eventually(lambda: announce(publisher, "2026-12"), "the watcher subscribes")
+            await eventually(lambda: store.current is not None and store.current.id == "2026-12",
+                             "the watcher swaps on the announcement")
         finally:
             watcher.stop()
-            await asyncio.wait_for(listening, timeout=3)
+            await asyncio.wait_for(listening, timeout=5)
