@@ -122,7 +122,7 @@ def servers(start: Start, redis_server: RedisServer, data_dir: Path, tmp_path: P
     listener = launch(start, tmp_path, {**common, "READINESS_SNAPSHOT_POLL_SECONDS": "60"})
     poller = launch(start, tmp_path, {**common, "READINESS_SNAPSHOT_POLL_SECONDS": "1"})
     until(lambda: redis_server.execute("PUBSUB", "NUMSUB", SNAPSHOT_CHANNEL)[1] == 2,
-          5, "both servers subscribed to the snapshot channel")
+          10, "both servers subscribed to the snapshot channel")
     return listener, poller
 
 
