@@ -20,6 +20,8 @@ from readiness.query import Query
 from readiness.redis_tier import POPULAR_KEEP, RedisTier, connect, popular_key
 from readiness.service import ReadinessService, RedisTtl, Route
 
+from tests.conftest import gen_test
+
 
 def service_over(store: SnapshotStore, client: Redis) -> tuple[ReadinessService, RedisTier]:
     metrics = new_metrics(store)
@@ -27,7 +29,7 @@ def service_over(store: SnapshotStore, client: Redis) -> tuple[ReadinessService,
     return ReadinessService(store, AnswerCache(64 << 20), metrics, tier, RedisTtl(100, 1000)), tier
 
 
-@pytest.mark.gen_test(timeout=60)
+@gen_test(timeout=60)
 async def test_flush_trims_the_set_to_its_most_counted(real_redis_url: str) -> None:
     async with connect(real_redis_url, timeout=2.0) as client:
         key = popular_key("2026-11")
@@ -40,7 +42,7 @@ async def test_flush_trims_the_set_to_its_most_counted(real_redis_url: str) -> N
         assert top == [f"v1|codes={POPULAR_KEEP + 2999}".encode()]  # the most counted stay
 
 
-@pytest.mark.gen_test(timeout=60)
+@gen_test(timeout=60)
 async def test_one_query_asked_many_times_counts_once_per_flush(sample_store: SnapshotStore, real_redis_url: str) -> None:
     async with connect(real_redis_url, timeout=2.0) as client:
         service, tier = service_over(sample_store, client)
@@ -50,7 +52,7 @@ async def test_one_query_asked_many_times_counts_once_per_flush(sample_store: Sn
         assert await client.zscore(popular_key("2026-11"), "v1|codes=KEN") == 1.0
 
 
-@pytest.mark.gen_test(timeout=60)
+@gen_test(timeout=60)
 async def test_one_off_queries_and_errors_are_not_counted(sample_store: SnapshotStore, real_redis_url: str) -> None:
     async with connect(real_redis_url, timeout=2.0) as client:
         service, tier = service_over(sample_store, client)

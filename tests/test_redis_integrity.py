@@ -15,7 +15,7 @@ import io
 import struct
 import time
 from pathlib import Path
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
@@ -25,6 +25,7 @@ from tornado.ioloop import IOLoop
 from tornado.web import Application
 
 from config import Settings
+from builder import Economy
 from loaders import Snapshot, SnapshotStore
 from readiness import make_app
 from readiness.app import new_metrics
@@ -35,8 +36,8 @@ from readiness.query import Query
 from readiness.redis_tier import ANSWER_PREFIX, RedisTier, connect
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, compute
 
-from tests.conftest import SAMPLE, copy_tree
-from tests.test_watch import add_snapshot, flip
+from tests.builder_world import NEXT_MONTH, STANDARD
+from tests.conftest import flip, gen_test, place_snapshot
 
 KENYA = "/api/v1/readiness?code=KEN"
 BRAZIL = "/api/v1/readiness?code=BRA"
@@ -119,7 +120,7 @@ def forget_tier_one(app: Application) -> None:
     app.lane.service.memory.discard_prefix("")
 
 
-@pytest.mark.gen_test(timeout=30)
+@gen_test(timeout=30)
 async def test_value_moved_to_another_key_is_not_served(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -132,7 +133,7 @@ async def test_value_moved_to_another_key_is_not_served(
     assert rejected(app) == 1
 
 
-@pytest.mark.gen_test(timeout=30)
+@gen_test(timeout=30)
 async def test_altered_body_is_not_served_with_the_old_etag(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -147,7 +148,7 @@ async def test_altered_body_is_not_served_with_the_old_etag(
     assert rejected(app) == 1
 
 
-@pytest.mark.gen_test(timeout=30)
+@gen_test(timeout=30)
 async def test_zeroed_gzip_copy_is_not_served(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -160,7 +161,7 @@ async def test_zeroed_gzip_copy_is_not_served(
     assert gzip.decompress(response.body) == reference(sample_current, "KEN").body
 
 
-@pytest.mark.gen_test(timeout=30)
+@gen_test(timeout=30)
 async def test_foreign_value_is_not_served_as_json(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -172,7 +173,7 @@ async def test_foreign_value_is_not_served_as_json(
     assert rejected(app) == 1
 
 
-@pytest.mark.gen_test(timeout=30)
+@gen_test(timeout=30)
 async def test_value_with_header_breaking_etag_never_reaches_a_header(
     http_client: Any, base_url: str, app: Application, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -187,7 +188,7 @@ async def test_value_with_header_breaking_etag_never_reaches_a_header(
         assert response.body == expected.body
 
 
-@pytest.mark.gen_test(timeout=30)
+@gen_test(timeout=30)
 async def test_value_signed_with_another_key_is_rejected(
     sample_store: SnapshotStore, real_redis_url: str, cache: redis.Redis, sample_current: Snapshot
 ) -> None:
@@ -206,22 +207,22 @@ async def test_value_signed_with_another_key_is_rejected(
         await tier.client.aclose()
 
 
-def same_id_other_content(tmp_path: Path, name: str, kenya_score: float) -> SnapshotStore:
-    """A data directory whose current snapshot is 2026-12, Kenya's score ``kenya_score``."""
-    data = copy_tree(SAMPLE, tmp_path / name)
-    add_snapshot(data, "2026-12", kenya_score=kenya_score)
+def same_id_other_content(tmp_path: Path, name: str, positions: Mapping[Economy, float]) -> SnapshotStore:
+    """A data directory whose current snapshot is 2026-12, a tiny world at ``positions``."""
+    data = tmp_path / name
+    place_snapshot(data, "2026-12", positions)
     flip(data, "2026-12")
     store = SnapshotStore(data)
     assert store.load_current() is not None
     return store
 
 
-@pytest.mark.gen_test(timeout=30)
+@gen_test(timeout=30)
 async def test_two_data_directories_with_one_snapshot_id_do_not_share_answers(
     tmp_path: Path, real_redis_url: str, cache: redis.Redis
 ) -> None:
-    staging = same_id_other_content(tmp_path, "staging", kenya_score=11.5)
-    production = same_id_other_content(tmp_path, "production", kenya_score=99.5)
+    staging = same_id_other_content(tmp_path, "staging", STANDARD)
+    production = same_id_other_content(tmp_path, "production", NEXT_MONTH)  # has EEE
     services = []
     clients = []
     for store in (staging, production):
@@ -231,11 +232,11 @@ async def test_two_data_directories_with_one_snapshot_id_do_not_share_answers(
         tier = RedisTier(client, CircuitBreaker(3, 60), metrics)
         services.append(ReadinessService(store, AnswerCache(1 << 20), metrics, tier, RedisTtl(100, 1000)))
     try:
-        answer, outcome = await services[0].answer(Query(codes=("KEN",)), Route.V1)
-        assert outcome is CacheOutcome.MISS and b"11.5" in answer.body
-        await stored_name(cache, "v1|codes=KEN")  # staging's answer is in the shared Redis
-        answer, outcome = await services[1].answer(Query(codes=("KEN",)), Route.V1)
-        assert b"99.5" in answer.body and b"11.5" not in answer.body
+        answer, outcome = await services[0].answer(Query(codes=("EEE",)), Route.V1)
+        assert outcome is CacheOutcome.MISS and b'"EEE"' not in answer.body
+        await stored_name(cache, "v1|codes=EEE")  # staging's answer is in the shared Redis
+        answer, outcome = await services[1].answer(Query(codes=("EEE",)), Route.V1)
+        assert b'"EEE"' in answer.body
         assert outcome is CacheOutcome.MISS
     finally:
         for client in clients:

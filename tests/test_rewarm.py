@@ -25,7 +25,7 @@ from readiness.rewarm import Rewarmer
 from readiness.service import ReadinessService, RedisTtl, Route, cache_key
 from readiness.warm import WarmSettings, warm_snapshot
 
-from tests.conftest import SAMPLE
+from tests.conftest import SAMPLE, gen_test
 from tests.processes import (
     RedisServer,
     Server,
@@ -68,7 +68,7 @@ def test_restarted_redis_is_warmed_again_by_one_server(start: Start, redis_serve
     assert warm_keys(redis_server) >= 470
 
 
-@pytest.mark.gen_test(timeout=60)
+@gen_test(timeout=60)
 async def test_warm_up_computes_off_the_event_loop(monkeypatch: pytest.MonkeyPatch, sample_current: Snapshot) -> None:
     threads: set[threading.Thread] = set()
     compute = warm_module.compute
@@ -91,7 +91,7 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.mark.gen_test(timeout=60)
+@gen_test(timeout=60)
 async def test_rewarm_check_with_redis_down_does_nothing(sample_store: SnapshotStore) -> None:
     rewarmer = Rewarmer(connect(f"redis://127.0.0.1:{closed_port()}/0", 0.2), sample_store, SAMPLE, SETTINGS)
     try:
@@ -101,7 +101,7 @@ async def test_rewarm_check_with_redis_down_does_nothing(sample_store: SnapshotS
         await rewarmer.close()
 
 
-@pytest.mark.gen_test(timeout=60)
+@gen_test(timeout=60)
 async def test_rewarm_check_skips_while_another_server_holds_the_lock(
     sample_store: SnapshotStore, real_redis_url: str
 ) -> None:
@@ -122,7 +122,7 @@ async def test_rewarm_check_skips_while_another_server_holds_the_lock(
         await rewarmer.close()
 
 
-@pytest.mark.gen_test(timeout=60)
+@gen_test(timeout=60)
 @pytest.mark.parametrize(("server_key", "outcome"), [("fleet secret", "redis"), ("another secret", "miss")])
 async def test_warm_up_writes_what_servers_with_the_same_signing_key_read(
     sample_store: SnapshotStore, sample_current: Snapshot, server_key: str, outcome: str
