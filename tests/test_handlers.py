@@ -363,11 +363,11 @@ class TestWithoutSnapshot:
         store.load_current()
         return make_app(Settings(data_dir=tmp_path), store)
 
-    @pytest.mark.gen_test
+    @gen_test
     async def test_readyz_503(self, fetch: Any) -> None:
         assert_error_envelope(await fetch("/readyz"), 503, "not ready")
 
-    @pytest.mark.gen_test
+    @gen_test
     async def test_readiness_503_not_500(self, fetch: Any) -> None:
         assert_error_envelope(await fetch(V1), 503, "No snapshot is loaded")
         assert (await fetch("/healthz")).code == 200
