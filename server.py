@@ -30,7 +30,6 @@ from tornado.web import Application
 from readiness import make_app
 from readiness.app import new_metrics
 from readiness.breaker import CircuitBreaker
-from readiness.cache import AnswerCache
 from readiness.handlers import Lifecycle
 from readiness.logs import AccessLog, configure
 from readiness.redis_tier import RedisTier, connect
@@ -94,10 +93,10 @@ async def serve(settings: Settings) -> None:
     ``shutdown_delay_seconds`` (load balancers notice and stop sending); then it closes and
     requests in flight get up to ``drain_seconds`` to finish.
     """
-    store = SnapshotStore(settings.data_dir, settings.archive_slots)
-    if store.load_current() is None:
+    store = SnapshotStore(settings.data_dir, settings.archive_slots, read_timeout=settings.read_timeout_seconds)
+    await store.refresh()  # off the event loop and bounded, like every later read
+    if store.current is None:
         log.error("no usable snapshot in %s; /readyz fails until one is published", settings.data_dir)
-    memory = AnswerCache(settings.cache_bytes)
     lifecycle = Lifecycle()
     redis = None if settings.redis_url is None else _Redis(settings.redis_url, settings)
     metrics = new_metrics(store, None if redis is None else redis.breaker)
@@ -105,12 +104,12 @@ async def serve(settings: Settings) -> None:
     tier = None if redis is None else RedisTier(
         redis.client, redis.breaker, metrics, warming.codec, settings.redis_max_answer_bytes)
     access = AccessLog(sys.stderr.buffer, settings.log_level)
-    app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
+    app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, access=access)
     server = http_server(app, settings.behind_proxy)
     server.listen(settings.port, settings.host)
     log.info("listening on http://%s:%d/api/v1/readiness", settings.host, settings.port)
 
-    watcher = SnapshotWatcher(store, memory)
+    watcher = SnapshotWatcher(app.lane.service)  # the cache the service answers from, not a copy
     periodic = [PeriodicCallback(access.flush, ACCESS_FLUSH_SECONDS * 1000)]
     if settings.snapshot_poll_seconds:
         periodic.append(PeriodicCallback(watcher.refresh, settings.snapshot_poll_seconds * 1000))
@@ -143,6 +142,7 @@ async def serve(settings: Settings) -> None:
         await redis.close()
     if rewarmer is not None:
         await rewarmer.close()
+    store.close()
     access.flush()
     log.info("stopped")
 

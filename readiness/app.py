@@ -23,7 +23,7 @@ from readiness.handlers import (
 )
 from readiness.hits import HitLane, ReadinessApplication
 from readiness.logs import AccessLog, RequestLog
-from readiness.metrics import Metrics
+from readiness.metrics import Metrics, StoreCollector
 from readiness.openapi import openapi_document
 from readiness.redis_tier import RedisTier
 from readiness.representation import HttpDate
@@ -32,11 +32,13 @@ from readiness.work import ComputeLimits, ComputePool
 
 
 def new_metrics(store: SnapshotStore, breaker: CircuitBreaker | None = None) -> Metrics:
-    """Metrics reading the store's current snapshot and the Redis breaker at scrape time."""
-    return Metrics(
+    """Metrics reading the store's snapshots and the Redis breaker at scrape time."""
+    metrics = Metrics(
         snapshot_id=lambda: None if store.current is None else store.current.id,
         breaker_open=lambda: breaker is not None and breaker.is_open,
     )
+    metrics.registry.register(StoreCollector(store))
+    return metrics
 
 
 def make_app(
@@ -59,7 +61,7 @@ def make_app(
     metrics = metrics or new_metrics(store, None if redis is None else redis.breaker)
     service = ReadinessService(
         store,
-        memory or AnswerCache(settings.cache_bytes),
+        AnswerCache(settings.cache_bytes) if memory is None else memory,  # an empty cache is falsy
         metrics,
         redis,
         RedisTtl(settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds),
@@ -80,7 +82,7 @@ def make_app(
             (r"/api/readiness/?", LegacyReadinessHandler, query_api),
             (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
             (r"/healthz", HealthHandler),
-            (r"/readyz", ReadyHandler, {"store": store}),
+            (r"/readyz", ReadyHandler, {"store": store, "max_skipped_percent": settings.max_skipped_percent}),
             (r"/metrics", MetricsHandler, {"metrics": metrics}),
         ],
         default_handler_class=NotFoundHandler,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import io
 import os
 from pathlib import Path
 
@@ -11,7 +12,10 @@ import fakeredis
 import orjson
 import pytest
 
+from config import Settings
 from loaders import SnapshotStore
+from readiness import make_app
+from readiness.logs import AccessLog
 from readiness.cache import Answer, AnswerCache
 from readiness.watch import SnapshotWatcher, announce
 
@@ -30,6 +34,11 @@ def add_snapshot(data: Path, snapshot_id: str, kenya_score: float) -> None:
     manifest["id"] = snapshot_id
     manifest["checksums"]["KEN"] = "sha256:" + hashlib.sha256(raw).hexdigest()
     (target / "manifest.json").write_bytes(orjson.dumps(manifest))
+
+
+def watcher_of(store: SnapshotStore, memory: AnswerCache) -> SnapshotWatcher:
+    """A watcher over the service ``make_app`` builds on ``store`` and ``memory``."""
+    return SnapshotWatcher(make_app(Settings(), store, memory=memory, access=AccessLog(io.BytesIO())).lane.service)
 
 
 def flip(data: Path, snapshot_id: str) -> None:
@@ -103,7 +112,7 @@ async def test_watcher_swap_drops_the_old_snapshots_answers(data: Path) -> None:
     memory.put("2026-11|v1|", Answer.of(b"old"))
     memory.put("2024-12|v1|year=2024", Answer.of(b"archive"))
     flip(data, "2026-12")
-    await SnapshotWatcher(store, memory).refresh()
+    await watcher_of(store, memory).refresh()
     assert memory.get("2026-11|v1|") is None
     assert memory.get("2024-12|v1|year=2024") is not None
 
@@ -113,7 +122,7 @@ async def test_watcher_listen_refreshes_on_announcement(data: Path) -> None:
     server = fakeredis.FakeServer()
     store = SnapshotStore(data)
     store.load_current()
-    watcher = SnapshotWatcher(store, AnswerCache(1 << 20))
+    watcher = watcher_of(store, AnswerCache(1 << 20))
     async with fakeredis.FakeAsyncRedis(server=server) as listener, fakeredis.FakeAsyncRedis(server=server) as publisher:
         listening = asyncio.ensure_future(watcher.listen(listener, retry_seconds=0.1))
         try:
