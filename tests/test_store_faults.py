@@ -19,6 +19,7 @@ from readiness.query import Query
 from readiness.service import Route, compute
 
 from tests.conftest import SAMPLE, copy_tree
+from tests.test_swap import rewrite_kenya
 from tests.test_watch import add_snapshot, flip
 
 
@@ -67,20 +68,6 @@ def release(fifo: Path) -> None:
         os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
     except OSError:  # no reader is waiting: nothing is stuck on it
         pass
-
-
-def rewrite_kenya(directory: Path, score: float) -> None:
-    """Change Kenya's composite in a snapshot directory, manifest checksum included."""
-    import hashlib
-
-    path = directory / "countries" / "KEN.json"
-    kenya = orjson.loads(path.read_bytes())
-    kenya["Composite Readiness Score"] = score
-    raw = orjson.dumps(kenya)
-    path.write_bytes(raw)
-    manifest = orjson.loads((directory / "manifest.json").read_bytes())
-    manifest["checksums"]["KEN"] = "sha256:" + hashlib.sha256(raw).hexdigest()
-    (directory / "manifest.json").write_bytes(orjson.dumps(manifest))
 
 
 def kenya(store: SnapshotStore) -> object:
