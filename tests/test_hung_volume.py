@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 import pytest
 
 from tests.conftest import SAMPLE
-from tests.processes import Server, Start, fetch, launch, percentile, start, until  # noqa: F401  (start: a fixture)
+from tests.processes import Server, Start, fetch, launch, percentile, until
 from tests.test_watch import add_snapshot, flip
 
 TIMEOUT_SECONDS = 2

@@ -16,7 +16,7 @@ import pytest
 from builder import Conflict, publish
 
 from tests.conftest import SAMPLE
-from tests.processes import Server, Start, fetch, get, launch, start, until  # noqa: F401  (start: a fixture)
+from tests.processes import Server, Start, fetch, get, launch, until
 from tests.test_watch import add_snapshot, flip
 
 KENYA = "/api/v1/readiness?code=KEN&fields=Composite%20Readiness%20Score"
