@@ -5,17 +5,29 @@ its directory exists is served once it does, with /readyz saying so meanwhile.""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import shutil
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import orjson
 import pytest
 
-from builder import Conflict, publish
+from tornado.httpclient import AsyncHTTPClient
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
 
-from tests.conftest import SAMPLE
+from builder import Conflict, publish
+from config import Settings
+from loaders import SnapshotStore
+from readiness import make_app
+from readiness.logs import AccessLog
+from readiness.watch import SnapshotWatcher
+
+from tests.conftest import SAMPLE, copy_tree
 from tests.processes import Server, Start, fetch, get, launch, until
 from tests.test_watch import add_snapshot, flip
 
@@ -97,3 +109,62 @@ def test_current_naming_a_missing_directory_is_reported_then_served(
     until(lambda: kenya_score(server) == 99.5, 20, "the server serves 2026-12 once it exists")
     assert ready(server) == {"status": "ready", "snapshot": "2026-12"}
     assert server.metric("readiness_snapshot_current_unservable") == 0
+
+
+# --- the same, in process: the app as server.py builds it ------------------------------------------
+
+
+@asynccontextmanager
+async def served(store: SnapshotStore) -> AsyncIterator[tuple[str, SnapshotWatcher]]:
+    """``make_app`` over ``store`` with its default cache, as server.py builds it, listening on
+    a free port; yields its base URL and the watcher server.py builds from it."""
+    app = make_app(Settings(data_dir=store.data_dir), store, access=AccessLog(io.BytesIO()))
+    sockets = bind_sockets(0, "127.0.0.1")
+    server = HTTPServer(app)
+    server.add_sockets(sockets)
+    try:
+        yield f"http://127.0.0.1:{sockets[0].getsockname()[1]}", SnapshotWatcher(app.lane.service)
+    finally:
+        server.stop()
+        await server.close_all_connections()
+        store.close()
+
+
+async def http_json(url: str) -> tuple[int, dict[str, object]]:
+    response = await AsyncHTTPClient().fetch(url, raise_error=False)
+    document: dict[str, object] = json.loads(response.body)
+    return response.code, document
+
+
+@pytest.mark.gen_test(timeout=60)
+async def test_app_same_query_after_a_replace_gives_the_new_body(data: Path, tmp_path: Path) -> None:
+    store = SnapshotStore(data)
+    store.load_current()
+    async with served(store) as (url, watcher):
+        first = await http_json(url + KENYA)
+        assert first == await http_json(url + KENYA)  # the second is a tier-1 hit
+        replacement = copy_tree(data / "snapshots" / "2026-11", tmp_path / "2026-11")
+        rewrite_kenya(replacement, 12.34)
+        shutil.rmtree(data / "snapshots" / "2026-11")
+        os.rename(replacement, data / "snapshots" / "2026-11")
+        await watcher.refresh()
+        assert len(watcher.service.memory) == 0, "the served cache lost the replaced answers"
+        status, after = await http_json(url + KENYA)
+    assert status == 200 and isinstance(after["data"], dict)
+    assert after["data"]["Composite Readiness Score"] == 12.34 != first[1]["data"]["Composite Readiness Score"]  # type: ignore[index]
+
+
+@pytest.mark.gen_test(timeout=60)
+async def test_app_snapshot_missing_files_counted_and_readyz_warns(data: Path) -> None:
+    countries = data / "snapshots" / "2026-11" / "countries"
+    for path in sorted(countries.iterdir())[:30]:
+        path.unlink()
+    store = SnapshotStore(data)
+    store.load_current()
+    async with served(store) as (url, _):
+        status, report = await http_json(url + "/readyz")
+        metrics = (await AsyncHTTPClient().fetch(url + "/metrics")).body.decode()
+    assert status == 200 and report["snapshot"] == "2026-11"
+    assert "without 30 of its 217 country files" in str(report["warnings"])
+    assert 'readiness_snapshot_skipped_files{snapshot="2026-11"} 30.0' in metrics
+    assert 'readiness_snapshot_loads_total{kind="current",outcome="disk"} 1.0' in metrics
