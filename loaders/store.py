@@ -27,7 +27,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
+from collections.abc import Callable
 
 from loaders.compact import Packed
 from loaders.model import Snapshot
@@ -361,9 +362,9 @@ class SnapshotStore:
         remaining = pending.started + self.read_timeout - loop.time()
         try:
             if remaining <= 0:
-                raise asyncio.TimeoutError
+                raise TimeoutError
             result = await asyncio.wait_for(asyncio.shield(pending.future), remaining)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             stuck = loop.time() - pending.started
             if not pending.reported:
                 pending.reported = True

@@ -10,7 +10,7 @@ import shutil
 import signal
 import time
 from pathlib import Path
-from typing import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 
@@ -57,13 +57,12 @@ def data(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def server(start: Start, data: Path, tmp_path: Path) -> Iterator[Server]:
-    server = launch(start, tmp_path, {
+def server(start: Start, data: Path, tmp_path: Path) -> Server:
+    return launch(start, tmp_path, {
         "READINESS_DATA_DIR": str(data),
         "READINESS_SNAPSHOT_POLL_SECONDS": "1",
         "READINESS_READ_TIMEOUT_SECONDS": str(TIMEOUT_SECONDS),
     })
-    yield server
 
 
 def latencies(server: Server, seconds: float, also: str | None = None) -> list[float]:

@@ -8,7 +8,7 @@ import logging
 import os
 import shutil
 from pathlib import Path
-from typing import Iterator
+from collections.abc import Iterator
 
 import orjson
 import pytest
