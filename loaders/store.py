@@ -140,8 +140,8 @@ class SnapshotStore:
         self._executor = ThreadPoolExecutor(_IO_THREADS, thread_name_prefix="snapshot-io")
 
     def load_current(self) -> Snapshot | None:
-        """Start-up: load the snapshot CURRENT names, in this thread, before serving; keep the
-        one already loaded if that fails (logged)."""
+        """Load the snapshot CURRENT names in the calling thread, without a timeout (tools and
+        tests; the server starts with ``refresh``); keep the one already loaded if that fails."""
         self._listed = _list_ids(self.data_dir) or self._listed
         snapshot_id = read_current_id(self.data_dir)
         if snapshot_id is None:
