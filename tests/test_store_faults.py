@@ -43,22 +43,28 @@ def data(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def fifos() -> Iterator[list[Path]]:
-    """FIFOs a test makes; each is released at the end, so no worker thread stays stuck."""
-    made: list[Path] = []
+def fifos() -> Iterator[list[tuple[Path, Path, bytes]]]:
+    """FIFOs a test makes, as (path, second name, the file's bytes before). At the end each path
+    gets its file back and then each FIFO is released, so no worker thread stays stuck on
+    either this read or the next one (the reader opens a manifest twice)."""
+    made: list[tuple[Path, Path, bytes]] = []
     yield made
-    for fifo in made:
+    for path, fifo, raw in made:
+        temporary = path.with_name(path.name + ".restored")
+        temporary.write_bytes(raw)
+        os.replace(temporary, path)
         release(fifo)
 
 
-def make_fifo(path: Path, fifos: list[Path]) -> Path:
+def make_fifo(path: Path, fifos: list[tuple[Path, Path, bytes]]) -> Path:
     """Put a FIFO at ``path`` (replacing a file): reading it blocks like a hung NFS read.
     Returns a second name of the FIFO, which ``release`` opens once ``path`` is a file again."""
+    raw = path.read_bytes()
     fifo = path.with_name(path.name + ".fifo")
     os.mkfifo(fifo)
-    path.unlink(missing_ok=True)
+    path.unlink()
     os.link(fifo, path)
-    fifos.append(fifo)
+    fifos.append((path, fifo, raw))
     return fifo
 
 
@@ -80,7 +86,7 @@ def kenya(store: SnapshotStore) -> object:
 
 @pytest.mark.gen_test(timeout=60)
 async def test_refresh_current_stuck_times_out_keeps_serving_and_waits_once(
-    data: Path, fifos: list[Path], caplog: pytest.LogCaptureFixture
+    data: Path, fifos: list[tuple[Path, Path, bytes]], caplog: pytest.LogCaptureFixture
 ) -> None:
     store = SnapshotStore(data, read_timeout=0.3)
     served = store.load_current()
@@ -96,7 +102,7 @@ async def test_refresh_current_stuck_times_out_keeps_serving_and_waits_once(
 
 @pytest.mark.gen_test(timeout=60)
 async def test_refresh_country_file_stuck_times_out_then_swaps_when_it_reads(
-    data: Path, fifos: list[Path]
+    data: Path, fifos: list[tuple[Path, Path, bytes]]
 ) -> None:
     store = SnapshotStore(data, read_timeout=LOAD_TIMEOUT)
     served = store.load_current()
@@ -120,7 +126,7 @@ async def test_refresh_country_file_stuck_times_out_then_swaps_when_it_reads(
 
 
 @pytest.mark.gen_test(timeout=60)
-async def test_archive_manifest_stuck_is_none_after_timeout_others_served(data: Path, fifos: list[Path]) -> None:
+async def test_archive_manifest_stuck_is_none_after_timeout_others_served(data: Path, fifos: list[tuple[Path, Path, bytes]]) -> None:
     store = SnapshotStore(data, read_timeout=LOAD_TIMEOUT)
     store.load_current()
     make_fifo(data / "snapshots" / "2024-12" / "manifest.json", fifos)
