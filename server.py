@@ -14,15 +14,13 @@ import logging
 import os
 import signal
 import sys
-import threading
-from collections.abc import Callable, Coroutine, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Coroutine, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import ParamSpec, TypeVar
 
 from config import Settings, SettingsError, port_number
 from loaders import SnapshotStore
+from loaders.workers import CountingExecutor, busy_workers
 from redis.asyncio import Redis
 from tornado.httpserver import HTTPServer
 from tornado.ioloop import PeriodicCallback
@@ -110,8 +108,9 @@ async def serve(settings: Settings) -> None:
     requests in flight get up to ``drain_seconds`` to finish. The operations port (``/metrics``,
     ``/healthz``, ``/readyz``) stays open until the end.
     """
-    store = SnapshotStore(settings.data_dir, settings.archive_slots)
-    if store.load_current() is None:
+    store = SnapshotStore(settings.data_dir, settings.archive_slots, read_timeout=settings.read_timeout_seconds)
+    await store.refresh()  # off the event loop and bounded, like every later read
+    if store.current is None:
         log.error("no usable snapshot in %s; /readyz fails until one is published", settings.data_dir)
     memory = AnswerCache(settings.cache_bytes)
     lifecycle = Lifecycle()
@@ -124,7 +123,7 @@ async def serve(settings: Settings) -> None:
     app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
     server = http_server(app, settings.behind_proxy, max_connections=connection_cap(settings.max_connections))
     metrics.watch_connections("public", server)
-    admin = admin_server(make_admin_app(store, metrics, lifecycle, access))
+    admin = admin_server(make_admin_app(store, metrics, lifecycle, access, settings.max_skipped_percent))
     admin.listen(settings.admin_port, settings.host)
     server.listen(settings.port, settings.host)
     log.info(
@@ -132,7 +131,7 @@ async def serve(settings: Settings) -> None:
         settings.host, settings.port, server.max_connections, settings.admin_port,
     )
 
-    watcher = SnapshotWatcher(store, memory)
+    watcher = SnapshotWatcher(app.lane.service)  # the cache the service answers from, not a copy
     periodic = [PeriodicCallback(access.flush, ACCESS_FLUSH_SECONDS * 1000)]
     if settings.snapshot_poll_seconds:
         periodic.append(PeriodicCallback(watcher.refresh, settings.snapshot_poll_seconds * 1000))
@@ -167,6 +166,7 @@ async def serve(settings: Settings) -> None:
         await rewarmer.close()
     admin.stop()
     await admin.close_all_connections()
+    store.close()
     access.flush()
     log.info("stopped")
 
@@ -215,8 +215,7 @@ def _run(main_coroutine: Coroutine[None, None, None]) -> None:
     return, so the interpreter exits normally (atexit handlers run, idle workers are joined).
     """
     loop = asyncio.new_event_loop()
-    workers = _Workers()
-    loop.set_default_executor(workers)
+    loop.set_default_executor(CountingExecutor(thread_name_prefix="readiness-worker"))
     asyncio.set_event_loop(loop)
     try:
         loop.run_until_complete(main_coroutine)
@@ -228,46 +227,11 @@ def _run(main_coroutine: Coroutine[None, None, None]) -> None:
     finally:
         asyncio.set_event_loop(None)
         loop.close()  # shuts the thread pool down without waiting
-    if workers.busy:
-        log.warning("exiting with %d worker threads still busy", workers.busy)
+    busy = busy_workers()  # the loop's default executor and the store's reads alike
+    if busy:
+        log.warning("exiting with %d worker threads still busy", busy)
         logging.shutdown()
         os._exit(0)
-
-
-_P = ParamSpec("_P")
-_T = TypeVar("_T")
-
-
-class _Workers(ThreadPoolExecutor):
-    """The event loop's default executor, counting the calls still running.
-
-    An idle worker thread stays alive until the pool shuts down, so the threads alive at exit
-    say nothing about work still running: only this count does.
-    """
-
-    def __init__(self) -> None:
-        super().__init__(thread_name_prefix="readiness-worker")
-        self.busy = 0
-        self._lock = threading.Lock()
-
-    def submit(self, fn: Callable[_P, _T], /, *args: _P.args, **kwargs: _P.kwargs) -> Future[_T]:
-        """Submit ``fn``, counted as busy from now until it returns or raises."""
-        with self._lock:
-            self.busy += 1
-
-        def counted() -> _T:
-            try:
-                return fn(*args, **kwargs)
-            finally:
-                with self._lock:
-                    self.busy -= 1
-
-        try:
-            return super().submit(counted)
-        except BaseException:
-            with self._lock:
-                self.busy -= 1
-            raise
 
 
 if __name__ == "__main__":

@@ -47,6 +47,8 @@ class Settings:
     breaker_failures: int = 3
     breaker_pause_seconds: int = 5
     snapshot_poll_seconds: int = 2
+    read_timeout_seconds: int = 30
+    max_skipped_percent: int = 10
     shutdown_delay_seconds: int = 5
     drain_seconds: int = 20
     warm_top_n: int = 200
@@ -100,6 +102,8 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "breaker_failures": (1, 1000),
     "breaker_pause_seconds": (1, 3600),
     "snapshot_poll_seconds": (0, 3600),
+    "read_timeout_seconds": (1, 3600),
+    "max_skipped_percent": (0, 100),
     "shutdown_delay_seconds": (0, 300),
     "drain_seconds": (0, 600),
     "warm_top_n": (0, 2_000),

@@ -34,10 +34,18 @@ class Snapshot:
     ``countries`` iterates in Country Code order, which the query API relies on to break
     sort ties (DESIGN §3, sort). ``digest`` names the content: two snapshots with the same id
     but other files (another data directory, a replaced publish) have different digests, so
-    cached answers are keyed by it as well as by the id (docs/CACHING.md).
+    cached answers are keyed by it as well as by the id (docs/CACHING.md). ``skipped`` counts
+    the country files the manifest lists but the reader could not serve (docs/DATA.md).
     """
 
     id: str
     published: str
     countries: Mapping[str, Country]
     digest: str = ""
+    skipped: int = 0
+
+    @property
+    def skipped_percent(self) -> float:
+        """Share of the manifest's country files that were skipped, 0 to 100."""
+        listed = len(self.countries) + self.skipped
+        return 100.0 * self.skipped / listed if listed else 0.0

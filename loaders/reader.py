@@ -101,9 +101,23 @@ def read_snapshot(directory: Path) -> tuple[Snapshot | None, list[Problem]]:
     if not countries:
         problems.append(Problem("countries/", "no valid country file; snapshot refused"))
         return None, problems
+    skipped = len({str(code) for code in _as_list(manifest["countries"])}) - len(countries)
     # The manifest holds every file's checksum; the codes loaded tell apart a copy with a bad file.
     digest = hashlib.sha256(raw_manifest + b"\n" + ",".join(countries).encode()).hexdigest()
-    return Snapshot(str(manifest["id"]), str(manifest["published"]), countries, digest), problems
+    return Snapshot(str(manifest["id"]), str(manifest["published"]), countries, digest, skipped), problems
+
+
+def manifest_digest(directory: Path) -> str | None:
+    """SHA-256 of the snapshot's ``manifest.json`` bytes, or None when it cannot be read.
+
+    The manifest lists every country file's checksum, so this names the snapshot's whole
+    content: two directories of one id with other content (a publish with ``--replace``)
+    have different digests. Cheap enough to compare on every poll.
+    """
+    try:
+        return hashlib.sha256((directory / "manifest.json").read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 class _BadFile(Exception):

@@ -1,83 +1,225 @@
 """SnapshotStore: the current snapshot, and archives loaded on first use.
 
-Archives are read in a worker thread so a cold archive never stalls other requests, one
-read per archive at a time, and kept in a small LRU so that any number of requests for old
-years holds at most ``archive_slots`` snapshots in memory.
+Every file-system access after start-up runs in the store's own worker threads and is
+awaited for at most ``read_timeout`` seconds: a hung volume (a stuck NFS read) costs a log
+line and an unchanged snapshot, never the event loop (docs/OPERATIONS.md, hung volume). A
+read still stuck is shared, not repeated, so a hung volume holds a few threads, not one per
+poll or request.
+
+A snapshot that cannot be served (refused, or loaded with country files skipped) is read
+again after a backoff, or at once when its manifest changes; so a later valid state of the
+same id is picked up without a restart (docs/DATA.md). The current snapshot is also read
+again when its manifest changes under the same id (a publish with ``--replace``).
+
+Archives are kept in a small LRU of ``archive_slots`` snapshots, and every archive read once
+is also kept packed (``loaders.compact``), so an evicted archive comes back in milliseconds
+instead of a second of CPU.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import OrderedDict
+import os
+import time
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
+from typing import TypeVar
+from collections.abc import Callable
 
+from loaders.compact import Packed
+from loaders.workers import CountingExecutor
 from loaders.model import Snapshot
-from loaders.reader import SNAPSHOT_ID, SnapshotRefused, load_snapshot, read_current_id
+from loaders.reader import SNAPSHOT_ID, SnapshotRefused, load_snapshot, manifest_digest, read_current_id
 
 log = logging.getLogger("readiness.loaders")
 
+T = TypeVar("T")
+
+RETRY_FIRST_SECONDS = 2.0
+RETRY_MAX_SECONDS = 300.0
+"""Backoff before reading an unservable snapshot again with an unchanged manifest: 2 s,
+doubling on each failure, at most 5 minutes. A changed manifest is read at once."""
+
+_IO_THREADS = 4
+"""Worker threads for file reads. Reads are shared per file, so a hung volume blocks at most
+CURRENT, the listing, one manifest and the snapshots being loaded, never a thread per poll."""
+
+
+class ReadTimeout(Exception):
+    """A file-system read took longer than the store's ``read_timeout``; it may still be stuck."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Retry:
+    """When to read an unservable snapshot again, unless its manifest changes first."""
+
+    identity: str | None
+    attempts: int
+    due: float
+
+    def next(self, identity: str | None, now: float) -> _Retry:
+        """The retry after one more failure with the manifest ``identity``."""
+        attempts = self.attempts + 1 if identity == self.identity else 1
+        return _Retry(identity, attempts, now + _backoff(attempts))
+
+
+_FIRST = _Retry(None, 0, 0.0)
+
+
+def _backoff(attempts: int) -> float:
+    return min(RETRY_MAX_SECONDS, RETRY_FIRST_SECONDS * 2.0 ** (attempts - 1))
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    """What one read of a snapshot directory gave, in a worker thread."""
+
+    snapshot: Snapshot | None
+    identity: str | None
+    source: str
+    """``disk`` (the files), ``packed`` (the packed form), ``refused``."""
+    seconds: float
+    reason: str = ""
+    packed: Packed | None = None
+
+
+class LoadCounts:
+    """Snapshot reads by kind (``current``, ``archive``) and outcome (``disk``, ``packed``,
+    ``refused``, ``timeout``), and the seconds they took, read by ``/metrics``."""
+
+    def __init__(self) -> None:
+        self.loads: Counter[tuple[str, str]] = Counter()
+        self.seconds: dict[str, float] = {}
+
+    def add(self, kind: str, outcome: str, seconds: float = 0.0) -> None:
+        """Count one read."""
+        self.loads[(kind, outcome)] += 1
+        self.seconds[kind] = self.seconds.get(kind, 0.0) + seconds
+
+
+@dataclass(slots=True)
+class _Pending:
+    future: asyncio.Future[object]
+    started: float
+    reported: bool = False
+
 
 class SnapshotStore:
-    """Snapshots of one data directory (DESIGN §2): ``current`` and archives by id."""
+    """Snapshots of one data directory (docs/DATA.md): ``current`` and archives by id.
 
-    def __init__(self, data_dir: Path, archive_slots: int = 4) -> None:
+    ``problem`` says, in a sentence, why the snapshot CURRENT names is not the one served
+    (None when it is): readiness reports it (docs/DECISIONS.md, readiness).
+    """
+
+    def __init__(
+        self,
+        data_dir: Path,
+        archive_slots: int = 4,
+        *,
+        read_timeout: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.data_dir = data_dir
         self.archive_slots = archive_slots
+        self.read_timeout = read_timeout
         self.current: Snapshot | None = None
-        self._archives: OrderedDict[str, Snapshot] = OrderedDict()
-        self._refused: set[str] = set()
+        self.problem: str | None = None
+        self.counts = LoadCounts()
+        self._clock = clock
+        self._identity: str | None = None
+        self._listed: frozenset[str] | None = None
+        self._archives: OrderedDict[str, tuple[Snapshot, str]] = OrderedDict()
+        self._packed: dict[str, Packed] = {}
+        self._retries: dict[str, _Retry] = {}
         self._loading: dict[str, asyncio.Future[Snapshot | None]] = {}
+        self._pending: dict[str, _Pending] = {}
         self._refreshing = asyncio.Lock()
+        self._executor = CountingExecutor(_IO_THREADS, thread_name_prefix="snapshot-io")
 
     def load_current(self) -> Snapshot | None:
-        """Load the snapshot CURRENT names; keep the one already loaded if that fails (logged)."""
+        """Load the snapshot CURRENT names in the calling thread, without a timeout (tools and
+        tests; the server starts with ``refresh``); keep the one already loaded if that fails."""
+        self._listed = _list_ids(self.data_dir) or self._listed
         snapshot_id = read_current_id(self.data_dir)
         if snapshot_id is None:
+            self.problem = _NO_CURRENT
             return self.current
-        snapshot = self._load(snapshot_id)
-        if snapshot is not None:
-            self.current = snapshot
-            log.info("current snapshot %s: %d countries", snapshot.id, len(snapshot.countries))
+        loaded = self._read(snapshot_id, None)
+        self._count("current", loaded)
+        if loaded.snapshot is None:
+            self._refused(snapshot_id, loaded)
+        else:
+            self._swap(loaded.snapshot, loaded.identity)
         return self.current
 
     async def refresh(self) -> Snapshot | None:
-        """Swap to the snapshot CURRENT names if it changed; return the replaced one, if any.
+        """Swap to the snapshot CURRENT names if it, or its content, changed; return the
+        replaced one, if any (possibly of the same id).
 
         The new snapshot is read in a worker thread while the old one keeps serving; the swap
         is one assignment, so every request sees one snapshot or the other, never a mix.
-        A refused snapshot is not read again on every call; the old one stays current.
         """
         async with self._refreshing:
-            snapshot_id = read_current_id(self.data_dir)
-            old = self.current
-            if snapshot_id is None or snapshot_id in self._refused or (old is not None and old.id == snapshot_id):
+            self._listed = await self._quietly("snapshots/", partial(_list_ids, self.data_dir)) or self._listed
+            try:
+                snapshot_id = await self._off_loop("CURRENT", partial(read_current_id, self.data_dir))
+                if snapshot_id is None:
+                    self.problem = _NO_CURRENT
+                    return None
+                identity = await self._off_loop(
+                    f"{snapshot_id}/manifest.json", partial(manifest_digest, self._directory(snapshot_id))
+                )
+                if not self._worth_reading(snapshot_id, identity):
+                    return None
+                loaded = await self._off_loop(f"snapshot {snapshot_id}", partial(self._read, snapshot_id, None))
+            except ReadTimeout as stuck:
+                self.problem = str(stuck)
                 return None
-            snapshot = await asyncio.get_running_loop().run_in_executor(None, self._load, snapshot_id)
-            if snapshot is None:
-                self._refused.add(snapshot_id)
-                return None
-            self.current = snapshot
-            self._archives.pop(snapshot_id, None)
-            log.info("swapped to snapshot %s (was %s)", snapshot_id, old.id if old else None)
-            return old
+            return self._take(snapshot_id, loaded)
+
+    async def replaced_archives(self) -> list[str]:
+        """Drop the archives in memory whose manifest changed on disk (a publish with
+        ``--replace``); return their ids, so their cached answers can be dropped too."""
+        replaced = []
+        for snapshot_id, (_, identity) in list(self._archives.items()):
+            digest = await self._quietly(
+                f"{snapshot_id}/manifest.json", partial(manifest_digest, self._directory(snapshot_id))
+            )
+            if digest is not None and digest != identity:
+                self._archives.pop(snapshot_id, None)
+                self._packed.pop(snapshot_id, None)
+                log.info("archive %s changed on disk; it will be read again", snapshot_id)
+                replaced.append(snapshot_id)
+        return replaced
 
     async def archive(self, snapshot_id: str) -> Snapshot | None:
-        """Return the snapshot with this id, or None when it is absent, refused, or newer than
-        the current one (placed for publishing but not yet published: DESIGN §2)."""
-        if self.current is None or snapshot_id > self.current.id:
+        """Return the snapshot with this id, or None when it is absent, refused, unreadable
+        within the timeout, or newer than the current one (placed for publishing but not yet
+        published: docs/DATA.md).
+
+        Whether the directory exists is answered from the listing refreshed with CURRENT, so
+        an unknown year never touches the file system on the event loop.
+        """
+        current = self.current
+        if current is None or snapshot_id > current.id:
             return None
-        if self.current.id == snapshot_id:
-            return self.current
+        if current.id == snapshot_id:
+            return current
         cached = self._archives.get(snapshot_id)
         if cached is not None:
             self._archives.move_to_end(snapshot_id)
-            return cached
-        if (
-            not SNAPSHOT_ID.match(snapshot_id)  # never let a malformed id near the file system
-            or snapshot_id in self._refused
-            or not self._directory(snapshot_id).is_dir()
-        ):
+            return cached[0]
+        if not SNAPSHOT_ID.match(snapshot_id):  # never let a malformed id near the file system
+            return None
+        if self._listed is None:  # not listed yet: a store that was never refreshed
+            self._listed = await self._quietly("snapshots/", partial(_list_ids, self.data_dir))
+        if self._listed is None or snapshot_id not in self._listed:
+            return None
+        retry = self._retries.get(snapshot_id)
+        if retry is not None and self._clock() < retry.due:
             return None
         pending = self._loading.get(snapshot_id)
         if pending is None:
@@ -85,27 +227,171 @@ class SnapshotStore:
             self._loading[snapshot_id] = pending
         return await asyncio.shield(pending)
 
+    def warnings(self, max_skipped_percent: float) -> list[str]:
+        """What readiness should tell about the data: CURRENT unservable, or the current
+        snapshot missing more than ``max_skipped_percent`` of its country files."""
+        found = [] if self.problem is None else [self.problem]
+        current = self.current
+        if current is not None and current.skipped_percent > max_skipped_percent:
+            found.append(
+                f"snapshot {current.id} is served without {current.skipped} of its "
+                f"{current.skipped + len(current.countries)} country files "
+                f"({current.skipped_percent:.0f} %, more than {max_skipped_percent:g} %)"
+            )
+        return found
+
+    def loaded(self) -> list[Snapshot]:
+        """The snapshots in memory: the current one, then the archives."""
+        return ([] if self.current is None else [self.current]) + [held for held, _ in self._archives.values()]
+
+    def close(self) -> None:
+        """Stop the worker threads, without waiting for a read that is stuck."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    def _worth_reading(self, snapshot_id: str, identity: str | None) -> bool:
+        """Whether the snapshot CURRENT names should be read now; sets ``problem`` if not."""
+        current = self.current
+        retry = self._retries.get(snapshot_id)
+        served = current is not None and current.id == snapshot_id and identity == self._identity
+        if served and retry is None:
+            self.problem = None
+            return False
+        if identity is None:
+            self.problem = f"snapshot {snapshot_id}, named by CURRENT, has no readable manifest.json"
+            return False
+        return retry is None or retry.identity != identity or self._clock() >= retry.due
+
+    def _take(self, snapshot_id: str, loaded: _Loaded) -> Snapshot | None:
+        """Swap to what a read of the snapshot CURRENT names gave, if it is better."""
+        self._count("current", loaded)
+        old = self.current
+        if loaded.snapshot is None:
+            self._refused(snapshot_id, loaded)
+            return None
+        same = old is not None and old.id == snapshot_id and loaded.identity == self._identity
+        if same and old is not None and loaded.snapshot.skipped >= old.skipped:
+            self._retries[snapshot_id] = self._retries.get(snapshot_id, _FIRST).next(loaded.identity, self._clock())
+            self.problem = None
+            return None
+        self._swap(loaded.snapshot, loaded.identity)
+        log.info("swapped to snapshot %s (was %s)", snapshot_id, old.id if old else None)
+        return old
+
+    def _swap(self, snapshot: Snapshot, identity: str | None) -> None:
+        self.current = snapshot
+        self._identity = identity
+        self.problem = None
+        self._archives.pop(snapshot.id, None)
+        self._packed.pop(snapshot.id, None)
+        self._retries.pop(snapshot.id, None)
+        if snapshot.skipped:  # files may still arrive (a copy in progress): look again later
+            self._retries[snapshot.id] = _FIRST.next(identity, self._clock())
+        log.info("current snapshot %s: %d countries, %d skipped", snapshot.id, len(snapshot.countries), snapshot.skipped)
+
+    def _refused(self, snapshot_id: str, loaded: _Loaded) -> None:
+        retry = self._retries.get(snapshot_id, _FIRST).next(loaded.identity, self._clock())
+        self._retries[snapshot_id] = retry
+        self.problem = (
+            f"snapshot {snapshot_id}, named by CURRENT, cannot be served ({loaded.reason}); "
+            f"next attempt in {_backoff(retry.attempts):g} s or when its manifest changes"
+        )
+
     async def _load_archive(self, snapshot_id: str) -> Snapshot | None:
         try:
-            snapshot = await asyncio.get_running_loop().run_in_executor(
-                None, self._load, snapshot_id
+            loaded = await self._off_loop(
+                f"snapshot {snapshot_id}", partial(self._read, snapshot_id, self._packed.get(snapshot_id))
             )
+        except ReadTimeout:
+            self.counts.add("archive", "timeout")
+            return None
         finally:
             del self._loading[snapshot_id]
-        if snapshot is None:
-            self._refused.add(snapshot_id)
-        else:
-            self._archives[snapshot_id] = snapshot
-            while len(self._archives) > self.archive_slots:
-                self._archives.popitem(last=False)
-        return snapshot
+        self._count("archive", loaded)
+        if loaded.snapshot is None or loaded.identity is None:
+            self._retries[snapshot_id] = self._retries.get(snapshot_id, _FIRST).next(loaded.identity, self._clock())
+            return None
+        self._retries.pop(snapshot_id, None)
+        if loaded.packed is not None:
+            self._packed[snapshot_id] = loaded.packed
+        self._archives[snapshot_id] = (loaded.snapshot, loaded.identity)
+        while len(self._archives) > self.archive_slots:
+            self._archives.popitem(last=False)
+        return loaded.snapshot
 
-    def _load(self, snapshot_id: str) -> Snapshot | None:
+    def _read(self, snapshot_id: str, packed: Packed | None) -> _Loaded:
+        """Read one snapshot: from ``packed`` if the manifest is unchanged, else from its files
+        (and pack it, if ``packed`` was asked for by passing the old one or for archives)."""
+        began = time.perf_counter()
+        directory = self._directory(snapshot_id)
+        identity = manifest_digest(directory)
+        if packed is not None and packed.identity == identity:
+            return _Loaded(packed.unpack(), identity, "packed", time.perf_counter() - began, packed=packed)
         try:
-            return load_snapshot(self._directory(snapshot_id))
+            snapshot = load_snapshot(directory)
         except SnapshotRefused as refused:
             log.error("%s", refused)
+            return _Loaded(None, identity, "refused", time.perf_counter() - began, reason=str(refused.problems[-1]) if refused.problems else "refused")
+        if snapshot is None:  # only a stand-in reader in tests returns nothing
+            return _Loaded(None, identity, "refused", time.perf_counter() - began, reason="not readable")
+        fresh = None if identity is None else Packed.of(snapshot, identity)
+        return _Loaded(snapshot, identity, "disk", time.perf_counter() - began, packed=fresh)
+
+    def _count(self, kind: str, loaded: _Loaded) -> None:
+        self.counts.add(kind, loaded.source, loaded.seconds)
+
+    async def _quietly(self, what: str, work: Callable[[], T | None]) -> T | None:
+        """``_off_loop``, with None for a read that timed out (already logged)."""
+        try:
+            return await self._off_loop(what, work)
+        except ReadTimeout:
             return None
+
+    async def _off_loop(self, what: str, work: Callable[[], T]) -> T:
+        """Run ``work`` in a worker thread and await it at most ``read_timeout`` seconds.
+
+        Concurrent calls for the same ``what`` share one run. Raises ReadTimeout, logged once
+        per stuck read; a caller that finds the read still stuck past its timeout is not made
+        to wait again.
+        """
+        loop = asyncio.get_running_loop()
+        pending = self._pending.get(what)
+        if pending is None:
+            future: asyncio.Future[object] = loop.run_in_executor(self._executor, work)
+            pending = self._pending[what] = _Pending(future, loop.time())
+            future.add_done_callback(partial(self._finished, what, pending))
+        remaining = pending.started + self.read_timeout - loop.time()
+        try:
+            if remaining <= 0:
+                raise TimeoutError
+            result = await asyncio.wait_for(asyncio.shield(pending.future), remaining)
+        except TimeoutError:
+            stuck = loop.time() - pending.started
+            if not pending.reported:
+                pending.reported = True
+                log.error("reading %s in %s timed out after %.0f s; the volume may be hung", what, self.data_dir, stuck)
+            raise ReadTimeout(f"reading {what} has not finished after {stuck:.0f} s (volume hung?)") from None
+        return result  # type: ignore[return-value]  # the future holds what ``work`` returned
+
+    def _finished(self, what: str, pending: _Pending, future: asyncio.Future[object]) -> None:
+        if self._pending.get(what) is pending:
+            del self._pending[what]
+        if pending.reported:
+            log.warning("reading %s in %s finished after all", what, self.data_dir)
+        if not future.cancelled():
+            future.exception()  # retrieved, even when every caller gave up waiting
 
     def _directory(self, snapshot_id: str) -> Path:
         return self.data_dir / "snapshots" / snapshot_id
+
+
+_NO_CURRENT = "CURRENT is missing or does not name a snapshot (YYYY-MM)"
+
+
+def _list_ids(data_dir: Path) -> frozenset[str] | None:
+    """Names of the snapshot directories, None when they cannot be listed (not logged: a data
+    directory has no ``snapshots/`` before its first publish)."""
+    try:
+        with os.scandir(data_dir / "snapshots") as entries:
+            return frozenset(entry.name for entry in entries if SNAPSHOT_ID.match(entry.name) and entry.is_dir())
+    except OSError:
+        return None

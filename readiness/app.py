@@ -24,7 +24,7 @@ from readiness.handlers import (
 )
 from readiness.hits import HitLane, ReadinessApplication
 from readiness.logs import AccessLog, RequestLog
-from readiness.metrics import Metrics
+from readiness.metrics import Metrics, StoreCollector
 from readiness.openapi import openapi_document
 from readiness.redis_tier import RedisTier
 from readiness.representation import HttpDate
@@ -35,14 +35,15 @@ from readiness.work import ComputeLimits, ComputePool
 def new_metrics(
     store: SnapshotStore, breaker: CircuitBreaker | None = None, memory: AnswerCache | None = None
 ) -> Metrics:
-    """Metrics reading the store's current snapshot, the Redis breaker and the size of the
-    in-process tier (``memory``) at scrape time."""
+    """Metrics reading the store's snapshots, the Redis breaker and the size of the in-process
+    tier (``memory``) at scrape time."""
     metrics = Metrics(
         snapshot_id=lambda: None if store.current is None else store.current.id,
         breaker_open=lambda: breaker is not None and breaker.is_open,
     )
     if memory is not None:
         metrics.watch_tier("memory", memory)
+    metrics.registry.register(StoreCollector(store))
     return metrics
 
 
@@ -88,7 +89,7 @@ def make_app(
             (r"/api/readiness/?", LegacyReadinessHandler, query_api),
             (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
             (r"/healthz", HealthHandler),
-            (r"/readyz", ReadyHandler, {"store": store}),
+            (r"/readyz", ReadyHandler, {"store": store, "max_skipped_percent": settings.max_skipped_percent}),
         ],
         default_handler_class=NotFoundHandler,
         log_function=request_log,
@@ -103,6 +104,7 @@ def make_admin_app(
     metrics: Metrics,
     lifecycle: Lifecycle,
     access: AccessLog,
+    max_skipped_percent: int,
 ) -> Application:
     """The operations port's routes: ``/metrics``, ``/healthz`` and ``/readyz``.
 
@@ -114,7 +116,7 @@ def make_admin_app(
         [
             (r"/metrics", MetricsHandler, {"metrics": metrics}),
             (r"/healthz", HealthHandler),
-            (r"/readyz", ReadyHandler, {"store": store}),
+            (r"/readyz", ReadyHandler, {"store": store, "max_skipped_percent": max_skipped_percent}),
         ],
         default_handler_class=NotFoundHandler,
         log_function=RequestLog(metrics, access),

@@ -234,17 +234,26 @@ class HealthHandler(BaseHandler):
 
 
 class ReadyHandler(BaseHandler):
-    """``/readyz``: a snapshot is loaded and the process is not shutting down (DESIGN §5)."""
+    """``/readyz``: a snapshot is loaded and the process is not shutting down (DESIGN §5).
+
+    Still 200 when CURRENT names a snapshot this process cannot serve, or the one served lost
+    too many country files: every pod reads the same volume, so a 503 would take them all out
+    of the Service at once. ``warnings`` says what is wrong (docs/DECISIONS.md, readiness).
+    """
 
     route_label = "readyz"
 
-    def initialize(self, store: SnapshotStore) -> None:
+    def initialize(self, store: SnapshotStore, max_skipped_percent: int) -> None:
         self.store = store
+        self.max_skipped_percent = max_skipped_percent
 
     def get(self) -> None:
-        if self.store.current is None or self.application.settings["lifecycle"].draining:
+        current = self.store.current
+        if current is None or self.application.settings["lifecycle"].draining:
             raise NotReady()
-        self.finish(orjson.dumps({"status": "ready", "snapshot": self.store.current.id}))
+        warnings = self.store.warnings(self.max_skipped_percent)
+        body = {"status": "ready", "snapshot": current.id}
+        self.finish(orjson.dumps({**body, "warnings": warnings} if warnings else body))
 
     head = get
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
+from loaders import SnapshotStore
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, SummaryMetricFamily
 from prometheus_client.registry import Collector
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -193,3 +194,48 @@ class _ConnectionCollector(Collector):
             closed.add_metric([listener], counts.closed_idle)
             refused.add_metric([listener], counts.refused)
         yield from (open_now, cap, closed, refused)
+# --- snapshot store: loads, skipped files, an unservable CURRENT -------------------------------
+
+
+class StoreCollector(Collector):
+    """The store's state, read at scrape time (docs/CACHING.md, metrics):
+
+    - ``readiness_snapshot_skipped_files{snapshot}``: country files the manifest lists but the
+      server could not serve, per snapshot in memory;
+    - ``readiness_snapshot_current_unservable``: 1 while CURRENT names a snapshot this process
+      cannot serve (it serves an older one, or none);
+    - ``readiness_snapshot_loads_total{kind,outcome}``: reads of the current snapshot and of
+      archives, by outcome (``disk``, ``packed``, ``refused``, ``timeout``);
+    - ``readiness_snapshot_load_seconds{kind}``: a summary of the time those reads took.
+    """
+
+    def __init__(self, store: SnapshotStore) -> None:
+        self._store = store
+
+    def collect(self) -> Iterator[Metric]:
+        store = self._store
+        skipped = GaugeMetricFamily(
+            "readiness_snapshot_skipped_files", "Country files skipped when the snapshot was read.",
+            labels=["snapshot"],
+        )
+        for snapshot in store.loaded():
+            skipped.add_metric([snapshot.id], float(snapshot.skipped))
+        yield skipped
+        yield GaugeMetricFamily(
+            "readiness_snapshot_current_unservable",
+            "1 while CURRENT names a snapshot this process cannot serve.",
+            value=0.0 if store.problem is None else 1.0,
+        )
+        loads = CounterMetricFamily(
+            "readiness_snapshot_loads", "Snapshot reads by kind and outcome.", labels=["kind", "outcome"]
+        )
+        for (kind, outcome), number in sorted(store.counts.loads.items()):
+            loads.add_metric([kind, outcome], float(number))
+        yield loads
+        seconds = SummaryMetricFamily(
+            "readiness_snapshot_load_seconds", "Time spent reading snapshots.", labels=["kind"]
+        )
+        for kind, total in sorted(store.counts.seconds.items()):
+            count = sum(number for (counted, _), number in store.counts.loads.items() if counted == kind)
+            seconds.add_metric([kind], count, total)
+        yield seconds

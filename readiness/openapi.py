@@ -322,5 +322,9 @@ def _schemas() -> Json:
         "Health": {"type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}},
         "Ready": {"type": "object", "required": ["status", "snapshot"],
                   "properties": {"status": {"const": "ready"},
-                                 "snapshot": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$"}}},
+                                 "snapshot": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$"},
+                                 "warnings": {"type": "array", "items": {"type": "string"},
+                                              "description": "Present when CURRENT names a snapshot "
+                                                             "this server cannot serve, or the one "
+                                                             "served lost too many country files."}}},
     }

@@ -12,25 +12,36 @@ from loaders import SNAPSHOT_CHANNEL, SnapshotStore
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from readiness.cache import AnswerCache
+from readiness.service import ReadinessService
 
 log = logging.getLogger("readiness.watch")
 
 
 class SnapshotWatcher:
-    """Swaps the store to a new current snapshot and forgets the old one's cached answers."""
+    """Swaps the service's store to a new current snapshot and forgets the replaced one's
+    answers in the service's own tier 1.
 
-    def __init__(self, store: SnapshotStore, memory: AnswerCache) -> None:
-        self.store = store
-        self.memory = memory
+    It takes the service, not a store and a cache, so that it can only ever empty the cache
+    the service answers from (docs/CACHING.md, live swap).
+    """
+
+    def __init__(self, service: ReadinessService) -> None:
+        self.service = service
         self.stopped = False
 
+    @property
+    def store(self) -> SnapshotStore:
+        """The store the service answers from."""
+        return self.service.store
+
     async def refresh(self) -> None:
-        """Check CURRENT once; on a swap, drop the replaced snapshot's in-process answers."""
+        """Check CURRENT once, and the archives in memory; drop the in-process answers of
+        every snapshot replaced, including one replaced under the same id (``--replace``)."""
         replaced = await self.store.refresh()
-        if replaced is not None:
-            dropped = self.memory.discard_prefix(f"{replaced.id}|")
-            log.info("dropped %d cached answers of snapshot %s", dropped, replaced.id)
+        ids = ([] if replaced is None else [replaced.id]) + await self.store.replaced_archives()
+        for snapshot_id in ids:
+            dropped = self.service.memory.discard_prefix(f"{snapshot_id}|")
+            log.info("dropped %d cached answers of snapshot %s", dropped, snapshot_id)
 
     async def listen(self, client: Redis, retry_seconds: float) -> None:
         """Refresh whenever the publisher announces a snapshot; reconnect after failures.

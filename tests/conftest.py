@@ -29,6 +29,7 @@ pytest 10 removes. To replace it, change this file only:
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import inspect
 import io
 import os
@@ -238,6 +239,21 @@ def flip(data: Path, snapshot_id: str) -> None:
     data.mkdir(parents=True, exist_ok=True)
     (data / "CURRENT.tmp").write_text(snapshot_id + "\n")
     os.replace(data / "CURRENT.tmp", data / "CURRENT")
+
+
+def add_snapshot(data: Path, snapshot_id: str, kenya_score: float) -> None:
+    """Copy the data directory's 2026-11 snapshot as ``snapshot_id`` with Kenya's composite
+    changed (and its checksum with it), for tests that need a second real-size snapshot."""
+    target = data / "snapshots" / snapshot_id
+    copy_tree(data / "snapshots" / "2026-11", target)
+    kenya = orjson.loads((target / "countries" / "KEN.json").read_bytes())
+    kenya["Composite Readiness Score"] = kenya_score
+    raw = orjson.dumps(kenya)
+    (target / "countries" / "KEN.json").write_bytes(raw)
+    manifest = orjson.loads((target / "manifest.json").read_bytes())
+    manifest["id"] = snapshot_id
+    manifest["checksums"]["KEN"] = "sha256:" + hashlib.sha256(raw).hexdigest()
+    (target / "manifest.json").write_bytes(orjson.dumps(manifest))
 
 
 NO_SKIPS = "READINESS_NO_SKIPS"

@@ -84,8 +84,9 @@ async def test_archive_slots_bound_memory_least_recently_used_goes(data: Path, r
     await store.archive("2023-12")  # used again: 2024-12 is now the least recently used
     await store.archive("2025-12")  # evicts 2024-12
     assert await store.archive("2023-12") is older
-    await store.archive("2024-12")
-    assert reads == ["2026-11", "2023-12", "2024-12", "2025-12", "2024-12"]
+    await store.archive("2024-12")  # evicted: revived from its packed form, not read again
+    assert [snapshot.id for snapshot in store.loaded()] == ["2026-11", "2023-12", "2024-12"]
+    assert reads == ["2026-11", "2023-12", "2024-12", "2025-12"]
 
 
 @gen_test

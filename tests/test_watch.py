@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
 
 import fakeredis
 import pytest
 
+from config import Settings
 from loaders import SnapshotStore
+from readiness import make_app
+from readiness.logs import AccessLog
 from readiness.cache import Answer, AnswerCache
 from readiness.watch import SnapshotWatcher, announce
 
 from tests.builder_world import NEXT_MONTH
 from tests.conftest import copy_tree, eventually, flip, gen_test, place_snapshot, tiny_data
+
+
+def watcher_of(store: SnapshotStore, memory: AnswerCache) -> SnapshotWatcher:
+    """A watcher over the service ``make_app`` builds on ``store`` and ``memory``."""
+    return SnapshotWatcher(make_app(Settings(), store, memory=memory, access=AccessLog(io.BytesIO())).lane.service)
 
 
 @pytest.fixture
@@ -82,7 +91,7 @@ async def test_watcher_swap_drops_the_old_snapshots_answers(data: Path) -> None:
     memory.put("2026-11|v1|", Answer.of(b"old"))
     memory.put("2024-12|v1|year=2024", Answer.of(b"archive"))
     flip(data, "2026-12")
-    await SnapshotWatcher(store, memory).refresh()
+    await watcher_of(store, memory).refresh()
     assert memory.get("2026-11|v1|") is None
     assert memory.get("2024-12|v1|year=2024") is not None
 
@@ -92,7 +101,7 @@ async def test_watcher_listen_refreshes_on_announcement(data: Path) -> None:
     server = fakeredis.FakeServer()
     store = SnapshotStore(data)
     store.load_current()
-    watcher = SnapshotWatcher(store, AnswerCache(1 << 20))
+    watcher = watcher_of(store, AnswerCache(1 << 20))
     async with fakeredis.FakeAsyncRedis(server=server) as listener, fakeredis.FakeAsyncRedis(server=server) as publisher:
         listening = asyncio.ensure_future(watcher.listen(listener, retry_seconds=0.1))
         try:
