@@ -1,4 +1,4 @@
-"""What a servers' data directory holds (DESIGN §2): which snapshot is current, and a listing."""
+"""What a servers' data directory holds (docs/DATA.md): which snapshot is current, and a listing."""
 
 from __future__ import annotations
 

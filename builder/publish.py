@@ -1,7 +1,7 @@
 """Publish a built snapshot into a data directory, safely.
 
 A publish either completes or leaves CURRENT and the published snapshots as they were
-(DESIGN §2, §5):
+(docs/DATA.md, docs/OPERATIONS.md):
 
 1. Copy the snapshot into a hidden staging directory under ``snapshots/`` and validate the
    copy with the servers' own reader; any problem refuses the publish. Write the change

@@ -1,4 +1,4 @@
-"""Turn a scored snapshot into the files of the data contract (DESIGN §2).
+"""Turn a scored snapshot into the files of the data contract (docs/DATA.md).
 
 Country files hold the fields of ``loaders.contract.COUNTRY_FIELDS`` in that order, each
 "<Dimension> Confidence" right after its "<Dimension> Score", then indicator_details with
@@ -35,7 +35,7 @@ _CONFIDENCE_AFTER = {f"{dimension} Score": f"{dimension} Confidence" for dimensi
 
 
 def indicator_element(entry: Entry) -> dict[str, JsonValue]:
-    """One indicator_details element, keys in the contract's order (SPEC 2.3)."""
+    """One indicator_details element, keys in the contract's order (docs/API.md, indicator_details)."""
     reported = entry.reported
     values: dict[str, JsonValue] = {
         "indicator_code": entry.indicator.code,

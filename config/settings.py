@@ -23,7 +23,7 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """Everything configurable, with the embedded defaults (DESIGN §5).
+    """Everything configurable, with the embedded defaults (docs/OPERATIONS.md).
 
     Each field is read from ``READINESS_<FIELD NAME IN CAPITALS>``; ``docs/CONFIGURATION.md``
     describes them all.

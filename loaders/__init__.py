@@ -1,4 +1,4 @@
-"""Snapshot files (DESIGN §2) to validated, immutable in-memory snapshots."""
+"""Snapshot files (docs/DATA.md) to validated, immutable in-memory snapshots."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Read snapshot directories (DESIGN §2) into validated in-memory Snapshots.
+"""Read snapshot directories (docs/DATA.md) into validated in-memory Snapshots.
 
 Bad files never stop the service: a country file that is missing, not JSON, fails its
 checksum or breaks the schema is skipped with a Problem; only a snapshot with an unusable
@@ -159,7 +159,7 @@ def _country(code: str, document: dict[str, JsonValue]) -> Country:
     """Keep exactly the contract's served fields, in serving order, at both depths.
 
     This projection is what keeps the "<Dimension> Confidence" keys of the files (and any
-    other key) out of every answer (SPEC 4.3 rule 4): no served field is a confidence key
+    other key) out of every answer (docs/API.md, Country object): no served field is a confidence key
     (docs/DECISIONS.md, "Where confidence keys are removed").
     """
     record = {field.name: document[field.name] for field in COUNTRY_FIELDS if field.name in document}

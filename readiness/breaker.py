@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 class CircuitBreaker:
     """Opens after ``failures`` consecutive failures; while open, lets one call through per
-    ``pause`` seconds as a probe, and closes on the first success (DESIGN §4: Redis is never on
+    ``pause`` seconds as a probe, and closes on the first success (docs/CACHING.md: Redis is never on
     the critical path, so a dead Redis costs one timeout per pause, not one per request).
     """
 

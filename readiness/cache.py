@@ -1,6 +1,6 @@
 """Cached answers: serialized bodies with their ETag and gzip copy, and the in-process tier.
 
-Values are bytes, never Python objects (DESIGN §4): a tier-1 hit costs a dict lookup, and a
+Values are bytes, never Python objects (docs/CACHING.md): a tier-1 hit costs a dict lookup, and a
 tier-2 (Redis) value is the same bytes packed into one string, so one GET fetches it. A packed
 value carries a keyed digest over its cache key, body and gzip copy, and no ETag (the reader
 derives it from the body): whatever else is in Redis under that name is a miss, never served

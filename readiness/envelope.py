@@ -1,4 +1,4 @@
-"""The response envelope (SPEC 2.1) and the error envelope, serialized with orjson."""
+"""The response envelope (docs/API.md, The response) and the error envelope, serialized with orjson."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def answer_body(query: Query, snapshot_label: str, data: Sequence[dict[str, Json
     """Serialize a successful answer.
 
     ``data`` is an object only in country mode with exactly one match, an array otherwise
-    (SPEC 4.3 rule 2, DESIGN §3). ``snapshot_label`` is "current" or the archive's id.
-    The confidence keys were removed when the snapshot was loaded (SPEC 4.3 rule 4).
+    (docs/API.md, The response, docs/DECISIONS.md). ``snapshot_label`` is "current" or the archive's id.
+    The confidence keys were removed when the snapshot was loaded (docs/API.md, Country object).
     """
     one = query.country_mode and len(data) == 1
     return orjson.dumps(
@@ -34,10 +34,10 @@ def answer_body(query: Query, snapshot_label: str, data: Sequence[dict[str, Json
 
 
 def error_body(error: ReadinessError) -> bytes:
-    """Serialize the error envelope: ``{"apiVersion": "1", "error": "..."}`` (SPEC 2.1).
+    """Serialize the error envelope: ``{"apiVersion": "1", "error": "..."}`` (docs/API.md, The response).
 
     The legacy route's unknown-code body has no apiVersion, as its older clients expect
-    (SPEC 7, DESIGN §3 legacy route).
+    (docs/API.md, Errors, docs/DECISIONS.md legacy route).
     """
     if isinstance(error, CountryNotFound):
         return orjson.dumps({"error": error.message})

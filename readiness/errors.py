@@ -14,7 +14,7 @@ class ReadinessError(Exception):
 
 
 class InvalidParameter(ReadinessError):
-    """A query parameter has a value the API does not accept (DESIGN §3: 400)."""
+    """A query parameter has a value the API does not accept (docs/DECISIONS.md: 400)."""
 
     status = 400
 
@@ -26,7 +26,7 @@ class InvalidParameter(ReadinessError):
 
 
 class InvalidRequest(ReadinessError):
-    """The parameters are valid one by one but not together (SPEC 7: level=country, no code)."""
+    """The parameters are valid one by one but not together (docs/API.md, Errors: level=country, no code)."""
 
     status = 400
 
@@ -35,7 +35,7 @@ class InvalidRequest(ReadinessError):
 
 
 class ArchiveNotFound(ReadinessError):
-    """A valid year whose December archive is unavailable (SPEC 4.3 rule 6: 404)."""
+    """A valid year whose December archive is unavailable (docs/API.md, Parameters: year: 404)."""
 
     status = 404
 
@@ -44,7 +44,7 @@ class ArchiveNotFound(ReadinessError):
 
 
 class CountryNotFound(ReadinessError):
-    """Legacy route only: a requested code matches no country (DESIGN §3, legacy route)."""
+    """Legacy route only: a requested code matches no country (docs/DECISIONS.md, legacy route)."""
 
     status = 404
 
@@ -62,7 +62,7 @@ class NotFound(ReadinessError):
 
 
 class MethodNotAllowed(ReadinessError):
-    """An HTTP method other than GET, HEAD or OPTIONS (DESIGN §3, methods)."""
+    """An HTTP method other than GET, HEAD or OPTIONS (docs/DECISIONS.md, methods)."""
 
     status = 405
 

@@ -31,7 +31,7 @@ from readiness.representation import JSON_HEADERS, LEGACY_HEADERS, answer_head, 
 from readiness.service import ReadinessService, Route
 
 MAX_URL_BYTES = 8192
-"""Longer request URLs get 414 before any parsing (DESIGN §3 bad input)."""
+"""Longer request URLs get 414 before any parsing (docs/DECISIONS.md bad input)."""
 
 ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 
@@ -98,7 +98,7 @@ class BaseHandler(RequestHandler):
     as for the handler, so do not add headers by overriding ``set_default_headers``."""
 
     def set_default_headers(self) -> None:
-        """The route's default headers; no Server header (DESIGN §4)."""
+        """The route's default headers; no Server header (docs/CACHING.md)."""
         self.clear_header("Server")
         for name, value in self.default_headers:
             self.set_header(name, value)
@@ -127,7 +127,7 @@ class BaseHandler(RequestHandler):
             lifecycle.in_flight -= 1
 
     def compute_etag(self) -> str | None:
-        """No per-request hashing: answers carry the ETag computed once when cached (DESIGN §4);
+        """No per-request hashing: answers carry the ETag computed once when cached (docs/CACHING.md);
         probes, metrics and errors need none."""
         return None
 
@@ -142,7 +142,7 @@ class BaseHandler(RequestHandler):
     def write_answer(self, answer: Answer, cache_control: str) -> None:
         """Send a cached answer: gzip copy if accepted, its own ETag, 304 if the client has it.
 
-        Setting the ETag ourselves keeps Tornado from hashing every body again (DESIGN §4).
+        Setting the ETag ourselves keeps Tornado from hashing every body again (docs/CACHING.md).
         """
         headers = self.request.headers
         chosen = represent(answer, headers.get("Accept-Encoding", ""), headers.get("If-None-Match", ""))
@@ -156,7 +156,7 @@ class BaseHandler(RequestHandler):
         self.finish(chosen.body if chosen.status == 200 else None)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
-        """Render every error, ours or the framework's, as the error envelope (SPEC 2.1)."""
+        """Render every error, ours or the framework's, as the error envelope (docs/API.md, The response)."""
         error = _client_error(status_code, kwargs.get("exc_info"), self.request.method or "")
         self.set_status(error.status)
         self.set_header("Cache-Control", "no-store")
@@ -178,7 +178,7 @@ class BaseHandler(RequestHandler):
 
 
 class ReadinessHandler(BaseHandler):
-    """``/api/v1/readiness``: the query operation (SPEC 4)."""
+    """``/api/v1/readiness``: the query operation (docs/API.md)."""
 
     route = Route.V1
     route_label = "v1"
@@ -200,12 +200,12 @@ class ReadinessHandler(BaseHandler):
 
 
 class LegacyReadinessHandler(ReadinessHandler):
-    """``/api/readiness``: v1 compatibility route, deprecated from 2027-01-01 (SPEC 9)."""
+    """``/api/readiness``: v1 compatibility route, deprecated from 2027-01-01 (docs/API.md)."""
 
     route = Route.LEGACY
     route_label = "legacy"
     default_headers = LEGACY_HEADERS
-    """Every legacy response announces its deprecation and successor (DESIGN §3)."""
+    """Every legacy response announces its deprecation and successor (docs/DECISIONS.md)."""
 
 
 class DocumentHandler(BaseHandler):
@@ -234,7 +234,7 @@ class HealthHandler(BaseHandler):
 
 
 class ReadyHandler(BaseHandler):
-    """``/readyz``: a snapshot is loaded and the process is not shutting down (DESIGN §5).
+    """``/readyz``: a snapshot is loaded and the process is not shutting down (docs/OPERATIONS.md).
 
     Still 200 when CURRENT names a snapshot this process cannot serve, or the one served lost
     too many country files: every pod reads the same volume, so a 503 would take them all out

@@ -47,7 +47,7 @@ def configure(level: str) -> None:
 
 class AccessLog:
     """The access log: one JSON line per request, shaped like every other log line, written
-    in batches (DESIGN §5).
+    in batches (docs/OPERATIONS.md).
 
     Python's logging costs about 40 µs a line (a record, a lock, a write and a flush per
     line): a fifth of a cache hit. These lines are formatted with orjson and written

@@ -20,7 +20,7 @@ _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 
 class Metrics:
     """Request counts and latency by route and status, cache lookups by tier and outcome,
-    computations, the Redis breaker and the served snapshot (DESIGN §5).
+    computations, the Redis breaker and the served snapshot (docs/OPERATIONS.md).
     """
 
     def __init__(self, snapshot_id: Callable[[], str | None], breaker_open: Callable[[], bool]) -> None:

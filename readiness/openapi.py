@@ -50,7 +50,7 @@ _INDICATOR_DESCRIPTIONS = {
     "regional_percentile": 'Ordinal string such as "3rd"; never a number.',
     "notes": "Notes; may be the empty string.",
 }
-"""SPEC 2.3's descriptions; the keys and their schemas come from INDICATOR_FIELDS."""
+"""docs/API.md, indicator_details's descriptions; the keys and their schemas come from INDICATOR_FIELDS."""
 
 _ABOUT = (
     "Public, read-only JSON API over an education-readiness index: per-country records, the "
@@ -82,7 +82,7 @@ def openapi_document() -> Json:
         "openapi": "3.1.0",
         "info": {"title": "Readiness Index Data Service", "version": API_VERSION, "description": _ABOUT},
         "tags": [
-            {"name": "readiness", "description": "The query operation (SPEC 4)."},
+            {"name": "readiness", "description": "The query operation (docs/API.md)."},
             {"name": "operations", "description": "This document, health and readiness. (Metrics are on the operations port only.)"},
         ],
         "paths": _paths(),
@@ -99,14 +99,14 @@ _COMMON: Json = {
     name: _ref("headers", name)
     for name in ("Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "X-Content-Type-Options")
 }
-"""Headers on every response, errors included (DESIGN §4)."""
+"""Headers on every response, errors included (docs/CACHING.md)."""
 _ERRORS: Json = {**_COMMON, "Cache-Control": _ref("headers", "NoStore")}
 """Headers of every error response: never cached."""
 _CACHED: Json = {
     **_COMMON,
     **{name: _ref("headers", name) for name in ("ETag", "Cache-Control", "Vary", "Content-Encoding")},
 }
-"""Headers of a cached answer and of its 304 (DESIGN §4)."""
+"""Headers of a cached answer and of its 304 (docs/CACHING.md)."""
 
 
 def _response(text: str, headers: Json, schema: Json | None, media_type: str = "application/json") -> Json:
@@ -118,7 +118,7 @@ def _response(text: str, headers: Json, schema: Json | None, media_type: str = "
 
 
 def _paths() -> Json:
-    """Both readiness routes (SPEC 4.1), this document and the operations routes (DESIGN §5)."""
+    """Both readiness routes (docs/API.md), this document and the operations routes (docs/OPERATIONS.md)."""
     error = _ref("schemas", "Error")
     deprecation: Json = {"Deprecation": _ref("headers", "Deprecation"), "Link": _ref("headers", "Link")}
     archive = "The year's December archive is unavailable."
@@ -151,7 +151,7 @@ def _paths() -> Json:
 
 
 def _readiness(route_headers: Json, not_found: str, not_found_body: Json) -> dict[str, Json]:
-    """The responses of a readiness route; ``route_headers`` are on all of them (DESIGN §3, §4)."""
+    """The responses of a readiness route; ``route_headers`` are on all of them (docs/CACHING.md)."""
     cached, errors = {**_CACHED, **route_headers}, {**_ERRORS, **route_headers}
     error = _ref("schemas", "Error")
     return {
@@ -196,7 +196,7 @@ def _any_case(*words: str) -> str:
 
 
 def _parameters() -> Json:
-    """Every query parameter of SPEC 4.2 with the rules ``Query.parse`` applies (DESIGN §3)."""
+    """Every query parameter (docs/API.md, Parameters) with the rules ``Query.parse`` applies."""
     codes = (
         f"Comma-separated ISO 3166-1 alpha-3 codes, case-insensitive, at most {MAX_CODES} distinct. "
         "Selects country mode: data is an object when exactly one country matches, else an array. "
@@ -272,7 +272,7 @@ def _described(schema: Mapping[str, JsonValue], text: str) -> Json:
 
 
 def _schemas() -> Json:
-    """The envelope, country object, indicator_details element and error bodies (SPEC 2)."""
+    """The envelope, country object, indicator_details element and error bodies (docs/API.md)."""
     country: Json = {field.name: _described(field.schema, field.description) for field in COUNTRY_FIELDS}
     country["RegionShort"] = {"type": "string", "enum": list(REGION_SHORT.values()),
                               "description": "Short region code; only with shortnames=true."}
@@ -314,7 +314,7 @@ def _schemas() -> Json:
             "additionalProperties": False,
         },
         "Error": {"type": "object", "required": ["apiVersion", "error"], "properties": error,
-                  "additionalProperties": False, "description": "The error envelope (SPEC 2.1)."},
+                  "additionalProperties": False, "description": "The error envelope."},
         "LegacyError": {"type": "object", "required": ["error"], "properties": error,
                         "additionalProperties": False,
                         "description": "The error envelope, or the legacy unknown-code body "

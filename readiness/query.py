@@ -1,7 +1,7 @@
-"""Query: the parsed, validated and canonical form of a request's parameters (SPEC 4.2).
+"""Query: the parsed, validated and canonical form of a request's parameters (docs/API.md, Parameters).
 
 Two requests that must get the same answer parse to equal Queries, so ``canonical()`` is the
-cache key's query part (DESIGN §4). Parsing is pure: no I/O, no clock, no snapshot.
+cache key's query part (docs/CACHING.md). Parsing is pure: no I/O, no clock, no snapshot.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from readiness.vocabulary import canonical_region, field_list, folded, sort_fiel
 PARAMETERS: tuple[str, ...] = (
     "code", "codes", "level", "region", "year", "sort", "order", "fields", "shortnames", "indicators",
 )
-"""The query parameters of SPEC 4.2; any other name is ignored."""
+"""The query parameters of docs/API.md, Parameters; any other name is ignored."""
 
 MAX_CODES = 300
 MAX_INDICATORS = 100
@@ -64,14 +64,14 @@ class Query:
 
     @property
     def country_mode(self) -> bool:
-        """True when code or codes selected countries (SPEC 4.3 rule 2)."""
+        """True when code or codes selected countries (docs/API.md, The response)."""
         return bool(self.codes)
 
     @classmethod
     def parse(cls, params: Mapping[str, str]) -> Query:
         """Validate and canonicalize request parameters (one value per name).
 
-        Unknown names are ignored; an empty value counts as absent (DESIGN §3). Raises
+        Unknown names are ignored; an empty value counts as absent (docs/DECISIONS.md). Raises
         InvalidParameter naming the parameter and what it accepts, or InvalidRequest for
         level=country without a code.
         """
@@ -147,7 +147,7 @@ def _text(as_bytes: str) -> str:
 
 
 def archive_id(year: int) -> str:
-    """The snapshot a year selects: its December (SPEC 4.3 rule 6)."""
+    """The snapshot a year selects: its December (docs/API.md, Parameters: year)."""
     return f"{year:04d}-12"
 
 

@@ -2,7 +2,7 @@
 
 Every call has a short timeout and goes through a circuit breaker; any Redis error becomes a
 miss (the answer is then computed locally) and a metric, never an error for the client
-(DESIGN §4). This module is the one boundary that knows Redis key names (the snapshot
+(docs/CACHING.md). This module is the one boundary that knows Redis key names (the snapshot
 announcement channel is part of the data contract, in ``loaders``).
 """
 

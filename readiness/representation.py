@@ -21,13 +21,13 @@ JSON_HEADERS: tuple[tuple[str, str], ...] = (
     ("Access-Control-Expose-Headers", "ETag, Deprecation, Link"),
     ("X-Content-Type-Options", "nosniff"),
 )
-"""On every response: JSON, CORS and nosniff (DESIGN §4)."""
+"""On every response: JSON, CORS and nosniff (docs/CACHING.md)."""
 
 DEPRECATION = "@1798761600"
-"""RFC 9745 date of the legacy route's deprecation: 2027-01-01T00:00:00Z (SPEC 9)."""
+"""RFC 9745 date of the legacy route's deprecation: 2027-01-01T00:00:00Z (docs/API.md)."""
 
 SUCCESSOR_LINK = '</api/v1/readiness>; rel="successor-version"'
-"""RFC 8288 link from the legacy route to its successor (DESIGN §3, legacy route)."""
+"""RFC 8288 link from the legacy route to its successor (docs/DECISIONS.md, legacy route)."""
 
 LEGACY_HEADERS: tuple[tuple[str, str], ...] = JSON_HEADERS + (
     ("Deprecation", DEPRECATION),

@@ -17,8 +17,8 @@ Record = dict[str, JsonValue]
 def select(snapshot: Snapshot, query: Query) -> list[Country]:
     """Countries passing the query's code and region filters, in the query's order.
 
-    Codes that match nothing are skipped (SPEC 4.3 rule 3); with both codes and a region,
-    both filters apply (DESIGN §3).
+    Codes that match nothing are skipped (docs/API.md, The response); with both codes and a
+    region, both filters apply (docs/DECISIONS.md).
     """
     if query.country_mode:
         found = [snapshot.countries[code] for code in query.codes if code in snapshot.countries]
@@ -39,7 +39,7 @@ def sort_countries(countries: Iterable[Country], field: str, descending: bool) -
 
     Text compares case- and accent-insensitively, so "Côte d'Ivoire" sorts among the C's.
     The input must be in Country Code order (snapshots iterate that way): Python's sort is
-    stable even in reverse, which keeps equal values in code order (DESIGN §3, sort).
+    stable even in reverse, which keeps equal values in code order (docs/DECISIONS.md, sort).
     """
     present: list[Country] = []
     missing: list[Country] = []
@@ -55,7 +55,7 @@ def sort_countries(countries: Iterable[Country], field: str, descending: bool) -
 def project(countries: Sequence[Country], query: Query) -> list[Record]:
     """Turn countries into the objects served: fields kept, aliases added, details filtered.
 
-    Implements SPEC 4.2 fields, shortnames and indicators, and SPEC 4.3 rule 5:
+    Implements docs/API.md, Parameters fields, shortnames and indicators, and docs/API.md, Parameters: fields:
     indicator_details appears in country mode only and survives fields filtering.
     """
     if query.fields is None and not query.shortnames and not query.country_mode:

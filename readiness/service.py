@@ -20,7 +20,7 @@ from readiness.work import ComputeLimits, ComputePool, estimated_bytes
 
 
 class Route(Enum):
-    """The two routes of SPEC 4.1; they differ only for unmatched codes (DESIGN §3)."""
+    """The two routes of docs/API.md; they differ only for unmatched codes (docs/DECISIONS.md)."""
 
     V1 = "v1"
     LEGACY = "legacy"
@@ -53,7 +53,7 @@ data directories that happen to share a snapshot id."""
 
 
 def cache_key(snapshot: Snapshot, request: str) -> str:
-    """Snapshot id + content digest + route + canonical query (DESIGN §4; docs/CACHING.md):
+    """Snapshot id + content digest + route + canonical query (docs/CACHING.md; docs/CACHING.md):
     equal keys give identical bytes, even across data directories sharing one Redis.
 
     The one function that builds keys: the servers and the warm-up must agree on them. The id
@@ -65,8 +65,8 @@ def cache_key(snapshot: Snapshot, request: str) -> str:
 def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
     """Compute and serialize the answer to ``query`` from one snapshot, without any cache.
 
-    On the legacy route an unmatched code is an error (DESIGN §3); on v1 it only lowers
-    the count (SPEC 4.3 rule 3).
+    On the legacy route an unmatched code is an error (docs/DECISIONS.md); on v1 it only lowers
+    the count (docs/API.md, The response: unmatched codes).
     """
     if route is Route.LEGACY:
         missing = missing_codes(snapshot, query)
@@ -123,7 +123,7 @@ class ReadinessService:
         """Return the answer for ``query`` on ``route`` and where it came from.
 
         Raises NotReady without a current snapshot, ArchiveNotFound for an unavailable
-        year (SPEC 4.3 rule 6) and, on the legacy route only, CountryNotFound.
+        year (docs/API.md, Parameters: year) and, on the legacy route only, CountryNotFound.
         """
         snapshot = await self._snapshot(query)
         request = request_key(route, query)

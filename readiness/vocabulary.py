@@ -1,4 +1,4 @@
-"""Names a client may use: field aliases, region aliases and short codes (SPEC 2.4, DESIGN §3).
+"""Names a client may use: field aliases, region aliases and short codes (docs/API.md, docs/DECISIONS.md).
 
 The one place that maps what a client types to the names in the data; everything else works
 with the canonical names only.
@@ -18,10 +18,10 @@ FIELD_ALIASES: dict[str, str] = {
     "human": "Human Capital Score",
     "governance": "Governance Score",
 }
-"""Short alias to actual field (SPEC 2.4)."""
+"""Short alias to actual field (docs/API.md, aliases)."""
 
 ALIAS_OF: dict[str, str] = {field: alias for alias, field in FIELD_ALIASES.items()}
-"""Actual field to its short alias: the keys shortnames=true adds (SPEC 4.2)."""
+"""Actual field to its short alias: the keys shortnames=true adds (docs/API.md, Parameters)."""
 
 REGION_ALIASES: dict[str, str] = {
     "LAC": "Latin America & Caribbean",
@@ -31,7 +31,7 @@ REGION_ALIASES: dict[str, str] = {
     "MENA": "Middle East & North Africa",
     "NA": "North America",
 }
-"""Region aliases of SPEC 2.4. "SA" means Latin America & Caribbean, as SPEC says."""
+"""Region aliases (docs/API.md, Regions). "SA" means Latin America & Caribbean, as the specification says."""
 
 _SPACE = " \t\n\r\x0b\x0c"
 
@@ -90,7 +90,7 @@ _MOST_PIECES = max(field.name.count(",") for field in COUNTRY_FIELDS) + 1
 def canonical_region(value: str) -> str:
     """Map a region name, alias or short code, in any (ASCII) case, to its full name.
 
-    Raises InvalidParameter listing accepted names (DESIGN §3, region).
+    Raises InvalidParameter listing accepted names (docs/DECISIONS.md, region).
     """
     region = _REGIONS.get(folded(trimmed(value)))
     if region is None:
@@ -101,7 +101,7 @@ def canonical_region(value: str) -> str:
 def sort_field(value: str) -> str:
     """Map a field name (any ASCII case) or alias to the actual field to sort by.
 
-    Raises InvalidParameter listing the sortable fields (DESIGN §3, sort).
+    Raises InvalidParameter listing the sortable fields (docs/DECISIONS.md, sort).
     """
     field = _SORTABLE.get(folded(trimmed(value)))
     if field is None:

@@ -181,7 +181,7 @@ def body(response: HTTPResponse) -> dict[str, JsonValue]:
 
 
 def assert_error_envelope(response: HTTPResponse, status: int, *fragments: str) -> None:
-    """The response is the SPEC 2.1 error envelope with this status and message fragments."""
+    """The response is the docs/API.md, The response error envelope with this status and message fragments."""
     assert response.code == status, response.body
     assert response.headers["Content-Type"] == "application/json; charset=utf-8"
     parsed = body(response)

@@ -57,3 +57,24 @@ async def test_readme_error_example_is_what_the_service_says(
     response = await http_client.fetch(base_url + path, raise_error=False)
     assert response.code == int(status)
     assert orjson.loads(response.body) == orjson.loads(body)
+
+
+OUTSIDE_REFERENCE = re.compile(r"\b(SPEC|DESIGN)\b( ?§? ?\d)?|shared/(SPEC|DESIGN)\.md")
+"""A citation of the product owner's documents, which are not in this repository."""
+
+
+def test_code_and_docs_cite_only_documents_in_the_repository() -> None:
+    tracked = [
+        path
+        for pattern in ("*.py", "*.md", "*.yaml")
+        for path in ROOT.rglob(pattern)
+        if not {".venv", ".venv-tools", "node_modules"} & set(path.relative_to(ROOT).parts)
+        and path != ROOT / "tests" / "test_docs.py"
+    ]
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in tracked
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if OUTSIDE_REFERENCE.search(line)
+    ]
+    assert not offenders, f"cite docs/API.md, DECISIONS.md, DATA.md, ... instead: {offenders}"

@@ -1,4 +1,4 @@
-"""The response and error envelopes of SPEC 2.1."""
+"""The response and error envelopes of docs/API.md, The response."""
 
 from __future__ import annotations
 

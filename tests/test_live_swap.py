@@ -1,4 +1,4 @@
-"""Live snapshot swap across real servers (DESIGN §2, §5): after CURRENT is replaced and the new
+"""Live snapshot swap across real servers (docs/DATA.md, OPERATIONS.md): after CURRENT is replaced and the new
 id announced on ``readiness:snapshots``, every server swaps within seconds, under load, without
 an error, without a body mixing two snapshots, and without going back to the old snapshot.
 """

@@ -1,4 +1,4 @@
-"""Query.parse and Query.canonical: every parameter rule of SPEC 4.2 and DESIGN §3."""
+"""Query.parse and Query.canonical: every parameter rule of docs/API.md, Parameters and docs/DECISIONS.md."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def test_parse_indicators_at_global_level_ignored() -> None:
     assert Query.parse({"indicators": "GE.EST"}) == Query.parse({})
 
 
-# Every malformed value DESIGN §3 names: 400 with a message naming the parameter and what is accepted.
+# Every malformed value docs/DECISIONS.md names: 400 with a message naming the parameter and what is accepted.
 BAD_INPUT = [
     ({"code": "KE"}, "code='KE'", "three-letter ISO3 codes"),
     ({"code": "KENY"}, "code='KENY'", "three-letter ISO3 codes"),

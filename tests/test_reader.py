@@ -1,4 +1,4 @@
-"""loaders.reader: the data contract of DESIGN §2, and bad files skipped, never fatal."""
+"""loaders.reader: the data contract of docs/DATA.md, and bad files skipped, never fatal."""
 
 from __future__ import annotations
 

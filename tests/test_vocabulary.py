@@ -1,4 +1,4 @@
-"""What a client may type: aliases, region names, field lists (SPEC 2.4, DESIGN §3)."""
+"""What a client may type: aliases, region names, field lists (docs/API.md, docs/DECISIONS.md)."""
 
 from __future__ import annotations
 
