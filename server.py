@@ -31,7 +31,7 @@ from readiness.app import make_admin_app, new_metrics
 from readiness.breaker import CircuitBreaker
 from readiness.cache import AnswerCache
 from readiness.connections import LimitedHTTPServer, connection_cap
-from readiness.handlers import Lifecycle
+from readiness.app import Lifecycle
 from readiness.logs import AccessLog, configure
 from readiness.redis_tier import RedisTier, connect
 from readiness.rewarm import Rewarmer

@@ -1,28 +1,32 @@
-"""The route table: builds the Tornado Application from a store, settings and cache tiers."""
+"""The application: the route table built from a store, settings and cache tiers, and the
+process-wide pieces the handlers and the hit lane share (``CachePolicy``, ``Lifecycle``,
+``ReadinessApplication``). Handlers and the lane import these for their types only."""
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from dataclasses import dataclass
+from typing import Any
 
 import orjson
 from config import Settings
 from loaders import SnapshotStore
-from tornado.web import Application
+from tornado.httputil import HTTPMessageDelegate, HTTPServerRequest, split_host_and_port
+from tornado.web import Application, RequestHandler
 
 from readiness.breaker import CircuitBreaker
 from readiness.cache import Answer, AnswerCache
 from readiness.handlers import (
-    CachePolicy,
     DocumentHandler,
     HealthHandler,
     LegacyReadinessHandler,
-    Lifecycle,
     MetricsHandler,
     NotFoundHandler,
     ReadinessHandler,
     ReadyHandler,
 )
-from readiness.hits import HitLane, ReadinessApplication
+from readiness.hits import HitDelegate, HitLane
 from readiness.logs import AccessLog, RequestLog
 from readiness.metrics import Metrics, StoreCollector
 from readiness.openapi import openapi_document
@@ -123,3 +127,92 @@ def make_admin_app(
         access_log=access,
         lifecycle=lifecycle,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    """``Cache-Control`` values: answers from the current snapshot change monthly, archives never."""
+
+    current: str
+    archive: str
+
+    @classmethod
+    def of(cls, max_age: int, archive_max_age: int) -> CachePolicy:
+        """Public caching for ``max_age`` seconds (current) and ``archive_max_age`` (archives)."""
+        return cls(f"public, max-age={max_age}", f"public, max-age={archive_max_age}")
+
+
+class Lifecycle:
+    """Process state shared by the handlers, the hit lane and the shutdown sequence.
+
+    ``draining`` is set when SIGTERM arrives: readyz then fails, and every response says
+    ``Connection: close`` and closes its connection (``close_when_sent``), so keep-alive
+    clients open new connections, which the load balancer sends elsewhere, instead of
+    sending a request on a connection the process is about to drop. ``in_flight`` counts
+    requests being handled, so shutdown can wait for them.
+    """
+
+    def __init__(self) -> None:
+        self.draining = False
+        self.in_flight = 0
+
+    async def drained(self, deadline_seconds: float, step: float = 0.02) -> bool:
+        """Wait until no request is in flight, at most ``deadline_seconds``; True if none is."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + deadline_seconds
+        while self.in_flight and loop.time() < deadline:
+            await asyncio.sleep(step)
+        return not self.in_flight
+
+
+class ReadinessApplication(Application):
+    """Tornado's Application, with GET and HEAD requests to the query routes sent through the
+    hit lane first."""
+
+    def __init__(self, lane: HitLane, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lane = lane
+
+    def find_handler(self, request: HTTPServerRequest, **kwargs: Any) -> Any:
+        """Route ``request``, an absolute-form target first rewritten to origin form
+        (``to_origin_form``): the one place before routing, the lane and the handlers."""
+        if not request.path.startswith("/"):
+            to_origin_form(request)
+        return super().find_handler(request, **kwargs)
+
+    # Tornado annotates the return as its private _HandlerDelegate; its docs promise only an
+    # HTTPMessageDelegate, which is what the server needs.
+    def get_handler_delegate(  # type: ignore[override]
+        self,
+        request: HTTPServerRequest,
+        target_class: type[RequestHandler],
+        target_kwargs: dict[str, Any] | None = None,
+        path_args: list[bytes] | None = None,
+        path_kwargs: dict[str, bytes] | None = None,
+    ) -> HTTPMessageDelegate:
+        """The handler's delegate, wrapped in a HitDelegate for the lane's requests."""
+        delegate = super().get_handler_delegate(request, target_class, target_kwargs, path_args, path_kwargs)
+        if request.method in ("GET", "HEAD") and issubclass(target_class, ReadinessHandler):
+            return HitDelegate(self.lane, target_class, request, delegate)
+        return delegate
+
+
+def to_origin_form(request: HTTPServerRequest) -> None:
+    """Rewrite an absolute-form request target (``GET http://host/path?query``) to origin form
+    (``/path?query``), and take the host from it.
+
+    RFC 9112 (section 3.2.2) has a server accept the absolute form, which proxies send, and
+    use its authority instead of the Host header. Tornado keeps the whole URL as the path, so
+    no route would match. Other forms (``*``, ``host:port``) are left to be refused (404).
+    """
+    scheme, separator, rest = request.path.partition("://")
+    if not separator or scheme.lower() not in ("http", "https"):
+        return
+    authority, _, path = rest.partition("/")
+    after_path = (request.uri or "")[len(request.path) :]  # "?query", or nothing
+    request.path = "/" + path
+    request.uri = request.path + after_path
+    host = authority.rpartition("@")[2]  # without any user information
+    if host:
+        request.host = host
+        request.host_name = split_host_and_port(host.lower())[0]

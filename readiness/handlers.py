@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 from loaders import SnapshotStore
@@ -30,46 +29,13 @@ from readiness.query import parse_query_string
 from readiness.representation import JSON_HEADERS, LEGACY_HEADERS, answer_head, represent
 from readiness.service import ReadinessService, Route
 
+if TYPE_CHECKING:  # defined by the app module, which imports this one
+    from readiness.app import CachePolicy
+
 MAX_URL_BYTES = 8192
 """Longer request URLs get 414 before any parsing (docs/DECISIONS.md bad input)."""
 
 ALLOWED_METHODS = "GET, HEAD, OPTIONS"
-
-
-@dataclass(frozen=True, slots=True)
-class CachePolicy:
-    """``Cache-Control`` values: answers from the current snapshot change monthly, archives never."""
-
-    current: str
-    archive: str
-
-    @classmethod
-    def of(cls, max_age: int, archive_max_age: int) -> CachePolicy:
-        """Public caching for ``max_age`` seconds (current) and ``archive_max_age`` (archives)."""
-        return cls(f"public, max-age={max_age}", f"public, max-age={archive_max_age}")
-
-
-class Lifecycle:
-    """Process state shared by the handlers, the hit lane and the shutdown sequence.
-
-    ``draining`` is set when SIGTERM arrives: readyz then fails, and every response says
-    ``Connection: close`` and closes its connection (``close_when_sent``), so keep-alive
-    clients open new connections, which the load balancer sends elsewhere, instead of
-    sending a request on a connection the process is about to drop. ``in_flight`` counts
-    requests being handled, so shutdown can wait for them.
-    """
-
-    def __init__(self) -> None:
-        self.draining = False
-        self.in_flight = 0
-
-    async def drained(self, deadline_seconds: float, step: float = 0.02) -> bool:
-        """Wait until no request is in flight, at most ``deadline_seconds``; True if none is."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + deadline_seconds
-        while self.in_flight and loop.time() < deadline:
-            await asyncio.sleep(step)
-        return not self.in_flight
 
 
 CLOSE = ("Connection", "close")

@@ -21,7 +21,7 @@ from loaders import SnapshotStore
 from readiness import make_app
 from readiness.app import make_admin_app, new_metrics
 from readiness.cache import Answer, AnswerCache
-from readiness.handlers import Lifecycle
+from readiness.app import Lifecycle
 from readiness.logs import AccessLog
 from tests.conftest import gen_test
 from tests.processes import Start, free_port, get, wait_until_up

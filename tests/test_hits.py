@@ -18,7 +18,7 @@ from tornado.web import Application
 
 from loaders import Snapshot
 from readiness.handlers import MAX_URL_BYTES, ReadinessHandler
-from readiness.hits import to_origin_form
+from readiness.app import to_origin_form
 from readiness.query import Query
 from readiness.service import Route, compute
 
