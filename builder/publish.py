@@ -46,7 +46,7 @@ from loaders import (
 
 from builder.changes import CHANGES_FILE, compare
 from builder.datadir import CURRENT, SNAPSHOTS
-from builder.staging import leftovers, staging_area
+from builder.staging import remove_leftovers, staging_area
 
 log = logging.getLogger("readiness.builder")
 
@@ -179,7 +179,7 @@ def publish(
     snapshots = data_dir / SNAPSHOTS
     snapshots.mkdir(parents=True, exist_ok=True)
     with _exclusive(data_dir):
-        _remove_leftovers(data_dir)
+        remove_leftovers(data_dir, SNAPSHOTS, _CURRENT_TEMP_PREFIX, "publish")
         previous = read_current_id(data_dir)
         with staging_area(snapshots, snapshot_id) as area:
             staged = area / snapshot_id
@@ -211,14 +211,6 @@ def _exclusive(data_dir: Path) -> Iterator[None]:
             raise PublishBusy(f"another publish is running in {data_dir}") from None
         yield
 
-
-def _remove_leftovers(data_dir: Path) -> None:
-    """Remove what a killed publish left: staging directories and CURRENT temp files."""
-    for directory in leftovers(data_dir / SNAPSHOTS):
-        log.warning("removing %s, left by an interrupted publish", directory)
-        shutil.rmtree(directory, ignore_errors=True)
-    for temporary in data_dir.glob(f"{_CURRENT_TEMP_PREFIX}*"):
-        temporary.unlink(missing_ok=True)
 
 
 def _copy_tree(source: Path, target: Path) -> None:

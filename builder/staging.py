@@ -7,11 +7,14 @@ snapshot, so the final rename stays on one file system and is atomic. Readers ne
 
 from __future__ import annotations
 
+import logging
 import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from collections.abc import Iterator
+
+log = logging.getLogger("readiness.builder")
 
 TEMP_PREFIX = ".tmp-"
 
@@ -32,3 +35,13 @@ def leftovers(parent: Path) -> list[Path]:
     if not parent.is_dir():
         return []
     return sorted(p for p in parent.iterdir() if p.name.startswith(TEMP_PREFIX) and p.is_dir())
+
+
+def remove_leftovers(data_dir: Path, snapshots: str, temporary_prefix: str, what: str) -> None:
+    """Remove what a killed ``what`` (a publish, a pull) left in ``data_dir``: staging
+    directories under ``data_dir/snapshots`` and its temporary files (``temporary_prefix``)."""
+    for directory in leftovers(data_dir / snapshots):
+        log.warning("removing %s, left by an interrupted %s", directory, what)
+        shutil.rmtree(directory, ignore_errors=True)
+    for temporary in data_dir.glob(f"{temporary_prefix}*"):
+        temporary.unlink(missing_ok=True)

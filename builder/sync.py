@@ -30,7 +30,6 @@ import http.client
 import logging
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -46,7 +45,7 @@ import orjson
 from loaders import SNAPSHOT_ID, read_current_id, snapshot_ids
 
 from builder.datadir import CURRENT, SNAPSHOTS
-from builder.staging import leftovers, staging_area
+from builder.staging import remove_leftovers, staging_area
 
 log = logging.getLogger("readiness.sync")
 
@@ -178,7 +177,7 @@ def pull(source: Source, data_dir: Path) -> Pulled:
     wanted = sorted({*(listed or ()), current})
     snapshots = data_dir / SNAPSHOTS
     snapshots.mkdir(parents=True, exist_ok=True)
-    _remove_leftovers(data_dir)
+    remove_leftovers(data_dir, SNAPSHOTS, _TEMP_FILE_PREFIX, "copy")
     copied = tuple(
         snapshot_id for snapshot_id in wanted if _pull_snapshot(source, snapshots, snapshot_id)
     )
@@ -260,14 +259,6 @@ def _place(staged: Path, target: Path, area: Path) -> None:
         os.rename(target, area / f"{_OLD_PREFIX}{target.name}")
     os.rename(staged, target)
 
-
-def _remove_leftovers(data_dir: Path) -> None:
-    """Remove what a killed pull (or publish) left: staging directories, temporary files."""
-    for directory in leftovers(data_dir / SNAPSHOTS):
-        log.warning("removing %s, left by an interrupted copy", directory)
-        shutil.rmtree(directory, ignore_errors=True)
-    for temporary in data_dir.glob(f"{_TEMP_FILE_PREFIX}*"):
-        temporary.unlink(missing_ok=True)
 
 
 def _write_current(data_dir: Path, snapshot_id: str) -> None:

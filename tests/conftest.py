@@ -152,6 +152,12 @@ def sample_current() -> Snapshot:
 
 
 @pytest.fixture
+def sample_copy(tmp_path: Path) -> Path:
+    """A copy of the bundled sample's data directory that a test may change or damage."""
+    return copy_tree(SAMPLE, tmp_path / "data")
+
+
+@pytest.fixture
 def sample_store(sample_current: Snapshot) -> SnapshotStore:
     """A fresh store over the bundled synthetic sample, its current snapshot loaded."""
     store = SnapshotStore(SAMPLE)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import time
 from pathlib import Path
@@ -14,7 +13,6 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.conftest import SAMPLE
 from tests.processes import Server, Start, fetch, launch, percentile, until
 from tests.conftest import add_snapshot, flip
 
@@ -50,10 +48,8 @@ def hang_archive_manifest(data: Path) -> None:
 
 
 @pytest.fixture
-def data(tmp_path: Path) -> Path:
-    data = tmp_path / "data"
-    shutil.copytree(SAMPLE, data)
-    return data
+def data(sample_copy: Path) -> Path:
+    return sample_copy
 
 
 @pytest.fixture

@@ -27,7 +27,7 @@ from readiness import make_app
 from readiness.logs import AccessLog
 from readiness.watch import SnapshotWatcher
 
-from tests.conftest import SAMPLE, copy_tree
+from tests.conftest import copy_tree
 from tests.processes import Server, Start, fetch, get, launch, until
 from tests.conftest import add_snapshot, flip, gen_test
 
@@ -60,10 +60,8 @@ def ready(server: Server) -> dict[str, object]:
 
 
 @pytest.fixture
-def data(tmp_path: Path) -> Path:
-    data = tmp_path / "data"
-    shutil.copytree(SAMPLE, data)
-    return data
+def data(sample_copy: Path) -> Path:
+    return sample_copy
 
 
 @pytest.fixture
