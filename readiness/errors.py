@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+ALLOWED_METHODS = "GET, HEAD, OPTIONS"
+"""The methods every route answers (docs/DECISIONS.md, methods)."""
+
 
 class ReadinessError(Exception):
-    """Base for errors reported to clients: ``status`` is the HTTP status to answer with."""
+    """Base for errors reported to clients: ``status`` is the HTTP status to answer with,
+    ``headers`` what the response carries besides the route's own (``Allow``, ``Retry-After``)."""
 
     status = 500
+    headers: tuple[tuple[str, str], ...] = ()
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -65,6 +70,7 @@ class MethodNotAllowed(ReadinessError):
     """An HTTP method other than GET, HEAD or OPTIONS (docs/DECISIONS.md, methods)."""
 
     status = 405
+    headers = (("Allow", ALLOWED_METHODS),)
 
     def __init__(self, method: str) -> None:
         super().__init__(f"Method {_shown(method)} is not allowed; use GET, HEAD or OPTIONS.")
@@ -100,6 +106,7 @@ class Overloaded(ReadinessError):
             f"Try again in {retry_after} s, or ask for fewer countries."
         )
         self.retry_after = retry_after
+        self.headers = (("Retry-After", str(retry_after)),)
 
 
 def _shown(value: str, limit: int = 60) -> str:

@@ -16,10 +16,10 @@ from tornado.web import HTTPError, RequestHandler
 from readiness.cache import Answer
 from readiness.envelope import error_body
 from readiness.errors import (
+    ALLOWED_METHODS,
     MethodNotAllowed,
     NotFound,
     NotReady,
-    Overloaded,
     ProtocolError,
     ReadinessError,
     UriTooLong,
@@ -34,8 +34,6 @@ if TYPE_CHECKING:  # defined by the app module, which imports this one
 
 MAX_URL_BYTES = 8192
 """Longer request URLs get 414 before any parsing (docs/DECISIONS.md bad input)."""
-
-ALLOWED_METHODS = "GET, HEAD, OPTIONS"
 
 
 CLOSE = ("Connection", "close")
@@ -126,10 +124,8 @@ class BaseHandler(RequestHandler):
         error = _client_error(status_code, kwargs.get("exc_info"), self.request.method or "")
         self.set_status(error.status)
         self.set_header("Cache-Control", "no-store")
-        if error.status == 405:
-            self.set_header("Allow", ALLOWED_METHODS)
-        if isinstance(error, Overloaded):
-            self.set_header("Retry-After", str(error.retry_after))
+        for name, value in error.headers:
+            self.set_header(name, value)
         self.finish(error_body(error))
 
     def log_exception(

@@ -53,7 +53,7 @@ data directories that happen to share a snapshot id."""
 
 
 def cache_key(snapshot: Snapshot, request: str) -> str:
-    """Snapshot id + content digest + route + canonical query (docs/CACHING.md; docs/CACHING.md):
+    """Snapshot id + content digest + route + canonical query (docs/CACHING.md):
     equal keys give identical bytes, even across data directories sharing one Redis.
 
     The one function that builds keys: the servers and the warm-up must agree on them. The id
