@@ -49,7 +49,7 @@ for entry in (REPO_ROOT, REPO_ROOT / "bench"):
     if str(entry) not in sys.path:
         sys.path.insert(0, str(entry))
 
-from http_cache import BenchError, Process, fetch, free_port, make_data_dir, process_cpu, wait_http  # noqa: E402
+from http_cache import BenchError, Process, answering, fetch, free_port, make_data_dir, process_cpu  # noqa: E402
 
 HOST = "127.0.0.1"
 API = "/api/v1/readiness"
@@ -191,13 +191,7 @@ def start_server(
     argv = [sys.executable, str(REPO_ROOT / "server.py"), "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
     if cpus is not None:
         argv = ["taskset", "-c", cpus, *argv]
-    process = Process(config.name, argv, env, workdir / f"{label}.log", admin_port)
-    try:
-        wait_http(process, port)
-    except BenchError:
-        process.stop()
-        raise
-    return process, port
+    return answering(Process(config.name, argv, env, workdir / f"{label}.log", admin_port), port)
 
 
 def shed_count(admin_port: int) -> float:

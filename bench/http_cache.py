@@ -157,6 +157,16 @@ def wait_http(process: Process, port: int, path: str = "/healthz", timeout: floa
     raise BenchError(f"{process.name} did not answer {path} within {timeout}s:\n{process.tail()}")
 
 
+def answering(process: Process, port: int) -> tuple[Process, int]:
+    """``process`` and its port once it answers; stopped (and BenchError raised) if it never does."""
+    try:
+        wait_http(process, port)
+    except BenchError:
+        process.stop()
+        raise
+    return process, port
+
+
 def start_redis(workdir: Path) -> tuple[Process, int]:
     port = free_port()
     process = Process(
@@ -437,13 +447,7 @@ def start_server(
             env["READINESS_CACHE_BYTES"] = str(kind.cache_bytes)
         if kind.redis:
             env["READINESS_REDIS_URL"] = redis_url
-    process = Process(kind.name, argv, env, log_path, admin_port)
-    try:
-        wait_http(process, port)
-    except BenchError:
-        process.stop()
-        raise
-    return process, port
+    return answering(Process(kind.name, argv, env, log_path, admin_port), port)
 
 
 def fill_redis(port: int, redis_port: int, snapshot: Snapshot, cases: list[Case], answers: dict[str, Answer]) -> None:
