@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from readiness.cache import GZIP_MIN_BYTES, Answer, AnswerCache, AnswerCodec, _cost
 
@@ -111,7 +114,16 @@ def test_codec_value_of_another_key_or_signing_key_is_none() -> None:
     assert AnswerCodec().unpack("2026-11|d|v1|codes=KEN", packed) is None
 
 
-def test_codec_derives_the_etag_from_the_body() -> None:
-    answer = Answer.of(b'{"a":1}')
-    unpacked = AnswerCodec().unpack("k", AnswerCodec().pack("k", Answer(answer.body, '"x"\r\nX: 1', None)))
-    assert unpacked is not None and unpacked.etag == answer.etag
+@given(raw=st.binary(min_size=16, max_size=16))
+def test_codec_etag_comes_back_only_as_32_hex_digits(raw: bytes) -> None:
+    # Whatever 16 bytes a signed value holds, the ETag header is made of hex digits alone.
+    answer = Answer(b'{"a":1}', f'"{raw.hex()}"', None)
+    unpacked = AnswerCodec().unpack("k", AnswerCodec().pack("k", answer))
+    assert unpacked == answer
+    assert re.fullmatch(r'"[0-9a-f]{32}"', unpacked.etag)
+
+
+def test_codec_packs_only_etags_answer_of_makes() -> None:
+    with pytest.raises(ValueError, match="non-hexadecimal"):
+        AnswerCodec().pack("k", Answer(b'{"a":1}', '"x"\r\nX: 1', None))
+
