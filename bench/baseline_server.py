@@ -54,7 +54,7 @@ BASELINE_PREFIX = "bench:baseline:"
 
 _HEADER = struct.Struct(">BII")
 """Must match readiness.cache's packed header (checked at start-up against AnswerCodec.unpack)."""
-_MAC_BYTES = 32
+_MAC_BYTES = 32 + 16  # the keyed digest, then the ETag's 16 bytes
 """The keyed digest between the header and the body."""
 
 CACHE_CONTROL = "public, max-age=300"
