@@ -54,8 +54,8 @@ BASELINE_PREFIX = "bench:baseline:"
 
 _HEADER = struct.Struct(">BII")
 """Must match readiness.cache's packed header (checked at start-up against AnswerCodec.unpack)."""
-_MAC_BYTES = 32 + 16  # the keyed digest, then the ETag's 16 bytes
-"""The keyed digest between the header and the body."""
+_BEFORE_BODY = 32 + 16
+"""What lies between the header and the body: the keyed digest, then the ETag's 16 bytes."""
 
 CACHE_CONTROL = "public, max-age=300"
 """The service's default Cache-Control for current-snapshot answers."""
@@ -108,7 +108,7 @@ class RedisHandler(_Base):
         data = await self.client.get(BASELINE_PREFIX + name)
         assert isinstance(data, bytes)  # set at start-up; a str would mean decode_responses
         _, body_length, _ = _HEADER.unpack_from(data)
-        start = _HEADER.size + _MAC_BYTES
+        start = _HEADER.size + _BEFORE_BODY
         self.set_header("Etag", self.etags[name])
         self.finish(data[start : start + body_length])
 
@@ -144,7 +144,7 @@ async def serve(port: int, data_dir: Path, redis_url: str | None) -> None:
         for name, (key, answer) in keyed.items():
             packed = codec.pack(key, answer)
             body_length = _HEADER.unpack_from(packed)[1]
-            sliced = packed[_HEADER.size + _MAC_BYTES : _HEADER.size + _MAC_BYTES + body_length]
+            sliced = packed[_HEADER.size + _BEFORE_BODY : _HEADER.size + _BEFORE_BODY + body_length]
             if codec.unpack(key, packed) != answer or sliced != answer.body:  # the handler's slicing
                 raise SystemExit("baseline_server.py: packed answer format changed; update _HEADER")
             await client.set(BASELINE_PREFIX + name, packed)
