@@ -27,16 +27,16 @@ from tornado.ioloop import PeriodicCallback
 from tornado.web import Application
 
 from readiness import make_app
-from readiness.app import make_admin_app, new_metrics
-from readiness.breaker import CircuitBreaker
-from readiness.cache import AnswerCache
-from readiness.connections import LimitedHTTPServer, connection_cap
-from readiness.app import Lifecycle
-from readiness.logs import AccessLog, configure
-from readiness.redis_tier import RedisTier, connect
-from readiness.rewarm import Rewarmer
-from readiness.warm import WARM_TIMEOUT_SECONDS, WarmSettings
-from readiness.watch import SnapshotWatcher
+from readiness.http.app import make_admin_app, new_metrics
+from readiness.cache.breaker import CircuitBreaker
+from readiness.cache.answers import AnswerCache
+from readiness.http.connections import LimitedHTTPServer, connection_cap
+from readiness.http.app import Lifecycle
+from readiness.http.logs import AccessLog, configure
+from readiness.cache.redis_tier import RedisTier, connect
+from readiness.cache.rewarm import Rewarmer
+from readiness.cache.warm import WARM_TIMEOUT_SECONDS, WarmSettings
+from readiness.cache.watch import SnapshotWatcher
 
 log = logging.getLogger("readiness.server")
 
@@ -50,9 +50,19 @@ MAX_BODY_BYTES = 64 * 1024
 """No route reads a request body. A larger one is refused (400, connection closed) before it
 is buffered, instead of Tornado's default 100 MB per connection."""
 
+SETTLE_SECONDS = 2.5
+"""At stop, how long from SIGTERM a snapshot read already running (the background summary
+fill's) may take to finish, so a healthy process exits without busy threads; it runs during
+the shutdown delay and the drain, and a read stuck on a hung volume is left behind."""
+
 IDLE_CONNECTION_SECONDS = 120
 """A keep-alive connection idle this long is closed (Tornado's default: an hour). Longer than
-load balancers' usual 60 s, so that they close first and never reuse a closing connection."""
+load balancers' usual 60 s (the edge's: 60 s), so that they close first and never reuse a
+closing connection. Tornado also uses it as the time a request's headers may take to arrive."""
+
+BODY_SECONDS = 10
+"""A request body (no route reads one; at most MAX_BODY_BYTES) must arrive within this, else
+the connection is closed: without it a client trickling a body holds a connection for ever."""
 
 
 
@@ -76,9 +86,10 @@ def http_server(
     behind_proxy: bool,
     idle_seconds: float = IDLE_CONNECTION_SECONDS,
     max_connections: int = Settings().max_connections,
+    body_seconds: float = BODY_SECONDS,
 ) -> LimitedHTTPServer:
-    """The HTTP server for ``app``, with the body and idle limits above and at most
-    ``max_connections`` connections (readiness/connections.py).
+    """The HTTP server for ``app``, with the body, body-time and idle limits above and at most
+    ``max_connections`` connections (readiness/http/connections.py).
 
     X-Forwarded-For / X-Real-Ip are trusted only ``behind_proxy`` (one that sets them):
     parsing them costs every request, and a direct client could forge them.
@@ -88,6 +99,7 @@ def http_server(
         xheaders=behind_proxy,
         max_body_size=MAX_BODY_BYTES,
         idle_connection_timeout=idle_seconds,
+        body_timeout=body_seconds,
         max_connections=max_connections,
     )
 
@@ -118,7 +130,7 @@ async def serve(settings: Settings) -> None:
     metrics = new_metrics(store, None if redis is None else redis.breaker, memory)
     warming = WarmSettings.of(settings)
     tier = None if redis is None else RedisTier(
-        redis.client, redis.breaker, metrics, warming.codec, settings.redis_max_answer_bytes)
+        redis.client, redis.breaker, metrics, warming.codec, settings.redis_max_answer_bytes, timeout=redis.timeout)
     access = AccessLog(sys.stderr.buffer, settings.log_level)
     app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
     server = http_server(app, settings.behind_proxy, max_connections=connection_cap(settings.max_connections))
@@ -146,9 +158,14 @@ async def serve(settings: Settings) -> None:
     listening = None
     if redis is not None:
         listening = asyncio.ensure_future(watcher.listen(redis.listener, settings.breaker_pause_seconds))
+    # History and the catalogue answer from every snapshot's summary: read the archives' now,
+    # in the store's worker threads, rather than on the first such request (docs/CACHING.md).
+    summarizing = asyncio.ensure_future(store.read_summaries())
 
     await _wait_for_signal()
     lifecycle.draining = True
+    summarizing.cancel()  # between two reads: a read already started is waited for below
+    settling = asyncio.ensure_future(store.settled(SETTLE_SECONDS))  # alongside delay and drain
     log.info("stopping: not ready; closing the listener in %ss", settings.shutdown_delay_seconds)
     await asyncio.sleep(settings.shutdown_delay_seconds)
     server.stop()
@@ -166,6 +183,8 @@ async def serve(settings: Settings) -> None:
         await rewarmer.close()
     admin.stop()
     await admin.close_all_connections()
+    if not await settling:
+        log.warning("a snapshot read is still running %g s after SIGTERM; exiting without it", SETTLE_SECONDS)
     store.close()
     access.flush()
     log.info("stopped")
@@ -176,7 +195,8 @@ class _Redis:
 
     def __init__(self, url: str, settings: Settings) -> None:
         self.timeout = settings.redis_timeout_ms / 1000
-        self.client = connect(url, self.timeout)
+        # RedisTier bounds each of its calls by ``timeout`` (cheaper than socket timeouts).
+        self.client = connect(url, self.timeout, socket_timeouts=False)
         # Pub/sub waits minutes for a message: its connection has no socket timeout.
         self.listener = Redis.from_url(url, socket_connect_timeout=self.timeout)
         self.breaker = CircuitBreaker(settings.breaker_failures, settings.breaker_pause_seconds)

@@ -41,6 +41,8 @@ class Settings:
     log_level: str = "INFO"
     max_age_seconds: int = 300
     archive_max_age_seconds: int = 86400
+    stale_while_revalidate_seconds: int = 30
+    stale_if_error_seconds: int = 86400
     redis_ttl_seconds: int = 86400
     archive_redis_ttl_seconds: int = 7 * 86400
     redis_timeout_ms: int = 100
@@ -96,6 +98,8 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "archive_slots": (0, 1000),
     "max_age_seconds": (0, 365 * _DAY),
     "archive_max_age_seconds": (0, 365 * _DAY),
+    "stale_while_revalidate_seconds": (0, 365 * _DAY),
+    "stale_if_error_seconds": (0, 365 * _DAY),
     "redis_ttl_seconds": (1, 365 * _DAY),
     "archive_redis_ttl_seconds": (1, 365 * _DAY),
     "redis_timeout_ms": (1, 10_000),

@@ -20,6 +20,15 @@ from loaders.contract import (
 )
 from loaders.model import Country, JsonValue, Snapshot
 from loaders.schema import SCHEMA_VERSION
+from loaders.summary import (
+    CATALOGUE_KEYS,
+    CHANGES_FILE,
+    INDICATORS_FILE,
+    SERIES_FIELDS,
+    Summary,
+    series_of,
+    summarize,
+)
 
 if TYPE_CHECKING:
     from loaders.reader import (
@@ -49,6 +58,13 @@ _READERS = {
 contract's users (the pure query modules) must not load."""
 
 __all__ = [
+    "CHANGES_FILE",
+    "INDICATORS_FILE",
+    "SERIES_FIELDS",
+    "CATALOGUE_KEYS",
+    "Summary",
+    "series_of",
+    "summarize",
     "COMPOSITE",
     "COUNTRY_FIELDS",
     "DETAILS",

@@ -36,13 +36,15 @@ class Packed:
             snapshot.published,
             snapshot.digest,
             snapshot.skipped,
+            snapshot.synthetic,
+            snapshot.notice,
             [[country.code, country.record, list(country.details)] for country in snapshot.countries.values()],
         ]
         return cls(identity, zlib.compress(orjson.dumps(document), _LEVEL))
 
     def unpack(self) -> Snapshot:
         """The snapshot as it was packed: equal records, in the same order."""
-        snapshot_id, published, digest, skipped, countries = orjson.loads(zlib.decompress(self.data))
+        snapshot_id, published, digest, skipped, synthetic, notice, countries = orjson.loads(zlib.decompress(self.data))
         return Snapshot(
             snapshot_id,
             published,
@@ -52,4 +54,6 @@ class Packed:
             },
             digest,
             skipped,
+            synthetic,
+            notice,
         )

@@ -36,6 +36,8 @@ class Snapshot:
     but other files (another data directory, a replaced publish) have different digests, so
     cached answers are keyed by it as well as by the id (docs/CACHING.md). ``skipped`` counts
     the country files the manifest lists but the reader could not serve (docs/DATA.md).
+    ``synthetic`` and ``notice`` are the manifest's own words about what the data is
+    (the bundled sample says it is synthetic); the catalogue serves them (docs/API.md).
     """
 
     id: str
@@ -43,6 +45,8 @@ class Snapshot:
     countries: Mapping[str, Country]
     digest: str = ""
     skipped: int = 0
+    synthetic: bool = False
+    notice: str | None = None
 
     @property
     def skipped_percent(self) -> float:

@@ -104,7 +104,12 @@ def read_snapshot(directory: Path) -> tuple[Snapshot | None, list[Problem]]:
     skipped = len({str(code) for code in _as_list(manifest["countries"])}) - len(countries)
     # The manifest holds every file's checksum; the codes loaded tell apart a copy with a bad file.
     digest = hashlib.sha256(raw_manifest + b"\n" + ",".join(countries).encode()).hexdigest()
-    return Snapshot(str(manifest["id"]), str(manifest["published"]), countries, digest, skipped), problems
+    notice = manifest.get("notice")
+    snapshot = Snapshot(
+        str(manifest["id"]), str(manifest["published"]), countries, digest, skipped,
+        synthetic=manifest.get("synthetic") is True, notice=notice if isinstance(notice, str) else None,
+    )
+    return snapshot, problems
 
 
 def manifest_digest(directory: Path) -> str | None:

@@ -14,6 +14,11 @@ again when its manifest changes under the same id (a publish with ``--replace``)
 Archives are kept in a small LRU of ``archive_slots`` snapshots, and every archive read once
 is also kept packed (``loaders.compact``), so an evicted archive comes back in milliseconds
 instead of a second of CPU.
+
+Every snapshot read, and every snapshot of the listing up to the current one on
+``summaries()``, leaves its ``Summary`` (``loaders.summary``): manifest facts and the slim
+score series that the catalogue and history answer from, one per snapshot id, checked against
+its manifest's digest. Filling them never touches the archive LRU.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from loaders.compact import Packed
 from loaders.workers import CountingExecutor
 from loaders.model import Snapshot
 from loaders.reader import SNAPSHOT_ID, SnapshotRefused, load_snapshot, manifest_digest, read_current_id
+from loaders.summary import CHANGES_FILE, Summary, summarize
 
 log = logging.getLogger("readiness.loaders")
 
@@ -84,6 +90,7 @@ class _Loaded:
     seconds: float
     reason: str = ""
     packed: Packed | None = None
+    summary: Summary | None = None
 
 
 class LoadCounts:
@@ -133,6 +140,7 @@ class SnapshotStore:
         self._listed: frozenset[str] | None = None
         self._archives: OrderedDict[str, tuple[Snapshot, str]] = OrderedDict()
         self._packed: dict[str, Packed] = {}
+        self._summaries: dict[str, Summary] = {}
         self._retries: dict[str, _Retry] = {}
         self._loading: dict[str, asyncio.Future[Snapshot | None]] = {}
         self._pending: dict[str, _Pending] = {}
@@ -152,7 +160,7 @@ class SnapshotStore:
         if loaded.snapshot is None:
             self._refused(snapshot_id, loaded)
         else:
-            self._swap(loaded.snapshot, loaded.identity)
+            self._swap(loaded.snapshot, loaded.identity, loaded.summary)
         return self.current
 
     async def refresh(self) -> Snapshot | None:
@@ -181,19 +189,89 @@ class SnapshotStore:
             return self._take(snapshot_id, loaded)
 
     async def replaced_archives(self) -> list[str]:
-        """Drop the archives in memory whose manifest changed on disk (a publish with
-        ``--replace``); return their ids, so their cached answers can be dropped too."""
+        """Drop the archives and summaries in memory whose manifest changed on disk (a
+        publish with ``--replace``); return their ids, so their cached answers can be dropped
+        too."""
+        held = {snapshot_id: identity for snapshot_id, (_, identity) in self._archives.items()}
+        current = self.current
+        for snapshot_id, summary in self._summaries.items():
+            if current is None or snapshot_id != current.id:
+                held.setdefault(snapshot_id, summary.identity)
         replaced = []
-        for snapshot_id, (_, identity) in list(self._archives.items()):
+        for snapshot_id, identity in sorted(held.items()):
             digest = await self._quietly(
                 f"{snapshot_id}/manifest.json", partial(manifest_digest, self._directory(snapshot_id))
             )
             if digest is not None and digest != identity:
                 self._archives.pop(snapshot_id, None)
                 self._packed.pop(snapshot_id, None)
+                self._summaries.pop(snapshot_id, None)
                 log.info("archive %s changed on disk; it will be read again", snapshot_id)
                 replaced.append(snapshot_id)
         return replaced
+
+    def summaries_now(self) -> tuple[Summary, ...] | None:
+        """The summaries of every snapshot listed up to the current one, oldest first, without
+        awaiting anything; None while one that is not known to fail has not been read yet
+        (``summaries`` reads it). A snapshot that failed to read is left out."""
+        wanted = self._wanted()
+        if wanted is None:
+            return None
+        found = []
+        for snapshot_id in wanted:
+            summary = self._summaries.get(snapshot_id)
+            if summary is not None:
+                found.append(summary)
+            elif snapshot_id not in self._retries:
+                return None
+        return tuple(found)
+
+    async def summaries(self) -> tuple[Summary, ...]:
+        """The summaries of every snapshot listed up to the current one, oldest first: those
+        not in memory are read in the worker threads first (concurrent callers share the
+        reads), without entering the archive LRU. Snapshots that are refused, unreadable
+        within the timeout or waiting for their retry are left out (logged by the read)."""
+        if self._listed is None:
+            self._listed = await self._quietly("snapshots/", partial(_list_ids, self.data_dir))
+        wanted = self._wanted() or ()
+        missing = [
+            snapshot_id
+            for snapshot_id in wanted
+            if snapshot_id not in self._summaries
+            and (snapshot_id not in self._retries or self._clock() >= self._retries[snapshot_id].due)
+        ]
+        if missing:
+            await asyncio.gather(*(self._summarize(snapshot_id) for snapshot_id in missing))
+        return tuple(self._summaries[snapshot_id] for snapshot_id in wanted if snapshot_id in self._summaries)
+
+    async def read_summaries(self) -> None:
+        """Read the summaries not in memory one snapshot at a time: the server's background
+        fill at start-up, gentle on the CPU the requests share, and cancellable between two
+        reads (a read already started finishes in its thread: ``settled`` waits for it)."""
+        if self._listed is None:
+            self._listed = await self._quietly("snapshots/", partial(_list_ids, self.data_dir))
+        for snapshot_id in self._wanted() or ():
+            if snapshot_id not in self._summaries and snapshot_id not in self._retries:
+                await self._summarize(snapshot_id)
+
+    async def settled(self, seconds: float, step: float = 0.02) -> bool:
+        """Wait until no read of the store is running, at most ``seconds``; True if none is.
+        For a clean stop: a read stuck on a hung volume is left behind after the bound."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while self._pending and loop.time() < deadline:
+            await asyncio.sleep(step)
+        return not self._pending
+
+    async def change_report(self, snapshot_id: str) -> bytes | None:
+        """The bytes of the change report of a listed snapshot up to the current one, read
+        in a worker thread within the timeout; None when there is none, it cannot be read,
+        or the id is not such a snapshot (it never reaches the file system then)."""
+        wanted = self._wanted()
+        if wanted is None or snapshot_id not in wanted:
+            return None
+        path = self._directory(snapshot_id) / CHANGES_FILE
+        return await self._quietly(f"{snapshot_id}/{CHANGES_FILE}", partial(_read_optional, path))
 
     async def archive(self, snapshot_id: str) -> Snapshot | None:
         """Return the snapshot with this id, or None when it is absent, refused, unreadable
@@ -273,11 +351,13 @@ class SnapshotStore:
             self._retries[snapshot_id] = self._retries.get(snapshot_id, _FIRST).next(loaded.identity, self._clock())
             self.problem = None
             return None
-        self._swap(loaded.snapshot, loaded.identity)
+        self._swap(loaded.snapshot, loaded.identity, loaded.summary)
         log.info("swapped to snapshot %s (was %s)", snapshot_id, old.id if old else None)
         return old
 
-    def _swap(self, snapshot: Snapshot, identity: str | None) -> None:
+    def _swap(self, snapshot: Snapshot, identity: str | None, summary: Summary | None) -> None:
+        if summary is not None:  # set first: a history answer keyed on it must see this one
+            self._summaries[snapshot.id] = summary
         self.current = snapshot
         self._identity = identity
         self.problem = None
@@ -313,10 +393,38 @@ class SnapshotStore:
         self._retries.pop(snapshot_id, None)
         if loaded.packed is not None:
             self._packed[snapshot_id] = loaded.packed
+        if loaded.summary is not None:
+            self._summaries[snapshot_id] = loaded.summary
         self._archives[snapshot_id] = (loaded.snapshot, loaded.identity)
         while len(self._archives) > self.archive_slots:
             self._archives.popitem(last=False)
         return loaded.snapshot
+
+    def _wanted(self) -> tuple[str, ...] | None:
+        """Ids listed up to the current one, oldest first (None before either is known): the
+        snapshots the catalogue and history may show. Newer ones are placed, not published."""
+        current, listed = self.current, self._listed
+        if current is None or listed is None:
+            return None
+        return tuple(sorted(snapshot_id for snapshot_id in listed | {current.id} if snapshot_id <= current.id))
+
+    async def _summarize(self, snapshot_id: str) -> None:
+        """Read one snapshot for its summary (shared with an archive read of the same id)."""
+        try:
+            loaded = await self._off_loop(
+                f"snapshot {snapshot_id}", partial(self._read, snapshot_id, self._packed.get(snapshot_id))
+            )
+        except ReadTimeout:
+            self.counts.add("summary", "timeout")
+            return
+        self.counts.add("summary", loaded.source, loaded.seconds)
+        if loaded.summary is None:
+            self._retries[snapshot_id] = self._retries.get(snapshot_id, _FIRST).next(loaded.identity, self._clock())
+            return
+        self._retries.pop(snapshot_id, None)
+        self._summaries[snapshot_id] = loaded.summary
+        if loaded.packed is not None and snapshot_id.endswith("-12"):  # year= may ask for it
+            self._packed[snapshot_id] = loaded.packed
 
     def _read(self, snapshot_id: str, packed: Packed | None) -> _Loaded:
         """Read one snapshot: from ``packed`` if the manifest is unchanged, else from its files
@@ -325,7 +433,9 @@ class SnapshotStore:
         directory = self._directory(snapshot_id)
         identity = manifest_digest(directory)
         if packed is not None and packed.identity == identity:
-            return _Loaded(packed.unpack(), identity, "packed", time.perf_counter() - began, packed=packed)
+            snapshot = packed.unpack()
+            return _Loaded(snapshot, identity, "packed", time.perf_counter() - began, packed=packed,
+                           summary=self._summary(snapshot, identity))
         try:
             snapshot = load_snapshot(directory)
         except SnapshotRefused as refused:
@@ -334,7 +444,18 @@ class SnapshotStore:
         if snapshot is None:  # only a stand-in reader in tests returns nothing
             return _Loaded(None, identity, "refused", time.perf_counter() - began, reason="not readable")
         fresh = None if identity is None else Packed.of(snapshot, identity)
-        return _Loaded(snapshot, identity, "disk", time.perf_counter() - began, packed=fresh)
+        return _Loaded(snapshot, identity, "disk", time.perf_counter() - began, packed=fresh,
+                       summary=self._summary(snapshot, identity))
+
+    def _summary(self, snapshot: Snapshot, identity: str | None) -> Summary | None:
+        """The summary of a snapshot just read (in a worker thread): the one held if it was
+        made from the same files, else a new one; None without a manifest digest."""
+        if identity is None:
+            return None
+        held = self._summaries.get(snapshot.id)
+        if held is not None and held.identity == identity:
+            return held
+        return summarize(snapshot, identity, self._directory(snapshot.id))
 
     def _count(self, kind: str, loaded: _Loaded) -> None:
         self.counts.add(kind, loaded.source, loaded.seconds)
@@ -385,6 +506,17 @@ class SnapshotStore:
 
 
 _NO_CURRENT = "CURRENT is missing or does not name a snapshot (YYYY-MM)"
+
+
+def _read_optional(path: Path) -> bytes | None:
+    """A file's bytes, None when it is absent or unreadable (logged unless absent)."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        log.warning("cannot read %s: %s", path, error)
+        return None
 
 
 def _list_ids(data_dir: Path) -> frozenset[str] | None:

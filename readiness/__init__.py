@@ -1,7 +1,7 @@
 """The query API: parsing, selection, the envelope, the cache and the Tornado handlers.
 
 The names below are imported on first use, not with the package: the domain modules
-(``readiness.query``, ``readiness.select``, ...) are pure, and importing one must not load
+(``readiness.domain.query``, ``readiness.domain.select``, ...) are pure, and importing one must not load
 Tornado, redis or prometheus_client through this file.
 """
 
@@ -11,24 +11,24 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from readiness.app import make_app
-    from readiness.cache import Answer, AnswerCache
-    from readiness.errors import ReadinessError
-    from readiness.query import Query
-    from readiness.service import CacheOutcome, ReadinessService, Route, cache_key, compute, request_key
+    from readiness.http.app import make_app
+    from readiness.cache.answers import Answer, AnswerCache
+    from readiness.domain.errors import ReadinessError
+    from readiness.domain.query import Query, Route
+    from readiness.service import CacheOutcome, ReadinessService, cache_key, compute, request_key
 
 _HOMES = {
-    "Answer": "readiness.cache",
-    "AnswerCache": "readiness.cache",
+    "Answer": "readiness.cache.answers",
+    "AnswerCache": "readiness.cache.answers",
     "CacheOutcome": "readiness.service",
-    "Query": "readiness.query",
-    "ReadinessError": "readiness.errors",
+    "Query": "readiness.domain.query",
+    "ReadinessError": "readiness.domain.errors",
     "ReadinessService": "readiness.service",
-    "Route": "readiness.service",
+    "Route": "readiness.domain.query",
     "cache_key": "readiness.service",
     "compute": "readiness.service",
     "request_key": "readiness.service",
-    "make_app": "readiness.app",
+    "make_app": "readiness.http.app",
 }
 
 __all__ = [

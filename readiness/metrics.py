@@ -135,7 +135,7 @@ class SizedTier(Protocol):
 
 
 class ConnectionCounts(Protocol):
-    """What a listener tells ``/metrics`` (``readiness.connections.LimitedHTTPServer`` is one)."""
+    """What a listener tells ``/metrics`` (``readiness.http.connections.LimitedHTTPServer`` is one)."""
 
     @property
     def open_connections(self) -> int: ...

@@ -3,27 +3,57 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 
-from loaders import Snapshot, SnapshotStore
+from loaders import SNAPSHOT_ID, Snapshot, SnapshotStore, Summary
 
-from readiness.cache import Answer, AnswerCache
-from readiness.envelope import answer_body
-from readiness.errors import ArchiveNotFound, CountryNotFound, NotReady
+from readiness.cache.answers import Answer, AnswerCache
+from readiness.domain.csv_table import to_csv
+from readiness.datasets import (
+    check_history,
+    compute_catalogue,
+    compute_changes,
+    compute_history,
+    compute_indicators,
+    indicators_cost,
+)
+from readiness.domain.envelope import answer_body
+from readiness.domain.errors import (
+    ArchiveNotFound,
+    ChangeReportNotFound,
+    CountryNotFound,
+    InvalidSnapshotId,
+    NotFound,
+    NotReady,
+    SnapshotNotFound,
+)
+from readiness.domain.meta import AnswerMeta, Format
 from readiness.metrics import Metrics
-from readiness.query import Query, archive_id
-from readiness.redis_tier import RedisTier
-from readiness.select import missing_codes, project, select
+from readiness.domain.query import Query, Route, archive_id
+from readiness.cache.redis_tier import RedisTier
+from readiness.domain.tables import Record, default_history_rows
+from readiness.domain.select import columns, limited, missing_codes, project, select
 from readiness.work import ComputeLimits, ComputePool, estimated_bytes
 
-
-class Route(Enum):
-    """The two routes of docs/API.md; they differ only for unmatched codes (docs/DECISIONS.md)."""
-
-    V1 = "v1"
-    LEGACY = "legacy"
+__all__ = [
+    "COLLECTION_ROUTES",
+    "COMPUTE",
+    "CacheOutcome",
+    "ReadinessService",
+    "RedisTtl",
+    "Route",
+    "answer_meta",
+    "cache_key",
+    "collection_key",
+    "compute",
+    "compute_readiness",
+    "request_key",
+]
 
 
 class CacheOutcome(Enum):
@@ -62,8 +92,16 @@ def cache_key(snapshot: Snapshot, request: str) -> str:
     return f"{snapshot.id}|{snapshot.digest[:CONTENT_DIGEST_CHARS]}|{request}"
 
 
-def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
-    """Compute and serialize the answer to ``query`` from one snapshot, without any cache.
+def answer_meta(snapshot: Snapshot, query: Query, download: str, total: int | None) -> AnswerMeta:
+    """What an answer from ``snapshot`` says in its headers (docs/API.md, Headers): the
+    query's format, the snapshot's id and publication date, ``total`` rows before ``limit``,
+    and ``download`` (the route's name) to name a CSV file."""
+    return AnswerMeta(query.format, snapshot.id, snapshot.published, total, download)
+
+
+def compute_readiness(snapshot: Snapshot, query: Query, route: Route) -> Answer:
+    """The answer of ``/api/v1/readiness`` and ``/api/readiness``: JSON or CSV, ``limit`` rows
+    of the countries that match, ``X-Total-Count`` all of them.
 
     On the legacy route an unmatched code is an error (docs/DECISIONS.md); on v1 it only lowers
     the count (docs/API.md, The response: unmatched codes).
@@ -72,8 +110,57 @@ def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
         missing = missing_codes(snapshot, query)
         if missing:
             raise CountryNotFound(missing)
+    matched = select(snapshot, query)
+    rows = project(limited(matched, query.limit), query)
+    meta = answer_meta(snapshot, query, "readiness", len(matched))
+    if query.format is Format.CSV:
+        return Answer.of(to_csv(columns(query), rows), meta)
     label = "current" if query.year is None else snapshot.id
-    return Answer.of(answer_body(query, label, project(select(snapshot, query), query)))
+    return Answer.of(answer_body(query, label, rows, len(matched)), meta)
+
+
+Compute = Callable[[Snapshot, Query, Route], Answer]
+"""How a route's answer is made from one snapshot and a query, without any cache."""
+
+COMPUTE: dict[Route, Compute] = {
+    Route.V1: compute_readiness,
+    Route.LEGACY: compute_readiness,
+    Route.INDICATORS: compute_indicators,
+}
+"""Each served route's compute function: a new route adds its own here."""
+
+
+COST: dict[Route, Callable[[Snapshot, Query], int]] = {Route.INDICATORS: indicators_cost}
+"""How a route's miss is priced for the compute pool, when not ``estimated_bytes``."""
+
+COLLECTION_ROUTES = frozenset({Route.HISTORY, Route.SNAPSHOTS})
+"""Routes answered from every snapshot's summary rather than from one snapshot."""
+
+SERIES_ROW_BYTES = 220
+"""About how many bytes one history row serializes to."""
+
+CHANGES_PATH = re.compile(r"/api/v1/snapshots/([0-9]{4}-[0-9]{2})/changes/?")
+"""A change report's path, as the hit lane reads its id (the route table matches it first)."""
+
+
+def collection_key(current: Snapshot, summaries: Sequence[Summary], request: str) -> str:
+    """The cache key of a history or catalogue answer: the current snapshot's, with a digest
+    of every snapshot shown (id and content digest) before the request (docs/CACHING.md).
+
+    Such answers change when any snapshot is published, replaced or becomes readable, so the
+    key names them all; the current snapshot's id first keeps the swap's drop by prefix."""
+    shown = ";".join(f"{summary.id}:{summary.series.digest}" for summary in summaries)
+    digest = hashlib.blake2b(shown.encode(), digest_size=CONTENT_DIGEST_CHARS // 2).hexdigest()
+    return cache_key(current, f"{digest}|{request}")
+
+
+def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
+    """Compute and serialize the answer to ``query`` on ``route`` from one snapshot, without
+    any cache. Raises NotFound for a route without a compute function (none is served)."""
+    computer = COMPUTE.get(route)
+    if computer is None:
+        raise NotFound(f"/{route.value}")
+    return computer(snapshot, query, route)
 
 
 class ReadinessService:
@@ -103,13 +190,18 @@ class ReadinessService:
         self.pool = pool if pool is not None else ComputePool(ComputeLimits(0, 0, 0), metrics)
         self._inflight: dict[str, asyncio.Future[tuple[Answer, CacheOutcome]]] = {}
         self._writes: set[asyncio.Task[None]] = set()  # held until done, or the loop may drop them
+        self._history_rows: dict[str, tuple[str, Mapping[str, Record]]] = {}
+        """Per snapshot id: its content digest and its default history rows, built once."""
 
-    def from_memory(self, query: Query, route: Route) -> Answer | None:
+    def from_memory(self, query: Query, route: Route, path: str = "") -> Answer | None:
         """The current snapshot's answer if tier 1 has it, without awaiting anything: the hit
-        path, kept as short as possible. None for a miss and for archives (use ``answer``)."""
+        path, kept as short as possible. None for a miss and for archives (use ``answer``).
+        ``path`` is the request's, for the change report route (its id is in the path)."""
         snapshot = self.store.current
         if snapshot is None or query.year is not None:
             return None
+        if route in COLLECTION_ROUTES or route is Route.CHANGES:
+            return self._data_from_memory(snapshot, query, route, path)
         request = request_key(route, query)
         cached = self.memory.get(cache_key(snapshot, request))
         if cached is None:
@@ -119,19 +211,113 @@ class ReadinessService:
             self.redis.count(snapshot.id, request)
         return cached
 
+    def _data_from_memory(self, current: Snapshot, query: Query, route: Route, path: str) -> Answer | None:
+        """``from_memory`` for history, the catalogue and change reports: their keys need the
+        summaries, which are in memory once read (``summaries_now``)."""
+        summaries = self.store.summaries_now()
+        if summaries is None:
+            return None
+        if route is Route.CHANGES:
+            match = CHANGES_PATH.fullmatch(path)
+            summary = None if match is None else _summary_of(summaries, match.group(1))
+            if summary is None:
+                return None
+            key = cache_key(summary.series, request_key(route, query))
+        else:
+            key = collection_key(current, summaries, request_key(route, query))
+        cached = self.memory.get(key)
+        if cached is not None:
+            self.metrics.memory_hit.inc()
+        return cached
+
+    async def answer_collection(self, query: Query, route: Route) -> tuple[Answer, CacheOutcome]:
+        """The answer of history or the catalogue (``COLLECTION_ROUTES``), computed from every
+        snapshot's summary (read first if not in memory) through both tiers.
+
+        Raises NotReady without a current snapshot, InvalidParameter for history ``fields``
+        that history rows lack."""
+        current = self._current()
+        if route is Route.HISTORY:
+            check_history(query)
+        summaries = self.store.summaries_now()
+        if summaries is None:
+            summaries = await self.store.summaries()
+        key = collection_key(current, summaries, request_key(route, query))
+        if route is Route.HISTORY:
+            cost = SERIES_ROW_BYTES * sum(summary.economies for summary in summaries)
+            job: Callable[[], Answer] = partial(compute_history, summaries, current.id, query, self._rows_of)
+        else:
+            cost, job = 0, partial(compute_catalogue, summaries, current)
+        return await self._through_tiers(key, None, partial(self.pool.run, cost, job), self.ttl.current)
+
+    def _rows_of(self, series: Snapshot) -> Mapping[str, Record]:
+        """The default history rows of ``series``, built on first use and kept per snapshot id
+        (one set per snapshot on disk; a replaced snapshot's digest rebuilds them)."""
+        held = self._history_rows.get(series.id)
+        if held is None or held[0] != series.digest:
+            held = (series.digest, default_history_rows(series))
+            self._history_rows[series.id] = held  # one assignment: safe from a compute thread
+        return held[1]
+
+    async def answer_changes(self, snapshot_id: str, query: Query) -> tuple[Answer, CacheOutcome]:
+        """The change report of snapshot ``snapshot_id`` (a path segment) through both tiers.
+
+        Raises InvalidSnapshotId unless it is ``YYYY-MM``, SnapshotNotFound unless the
+        catalogue lists it, ChangeReportNotFound when it has no usable report. The id reaches
+        the file system only as a listed snapshot's id (``SnapshotStore.change_report``)."""
+        self._current()
+        if not SNAPSHOT_ID.fullmatch(snapshot_id):
+            raise InvalidSnapshotId(snapshot_id)
+        summaries = self.store.summaries_now()
+        if summaries is None:
+            summaries = await self.store.summaries()
+        summary = _summary_of(summaries, snapshot_id)
+        if summary is None:
+            raise SnapshotNotFound(snapshot_id)
+        if not summary.has_changes:
+            raise ChangeReportNotFound(snapshot_id)
+        series = summary.series
+
+        async def produce() -> Answer:
+            raw = await self.store.change_report(snapshot_id)
+            if raw is None:
+                raise ChangeReportNotFound(snapshot_id, damaged=True)
+            return await self.pool.run(len(raw), partial(compute_changes, series, raw, query))
+
+        key = cache_key(series, request_key(Route.CHANGES, query))
+        return await self._through_tiers(key, None, produce, self.ttl.archive)
+
     async def answer(self, query: Query, route: Route) -> tuple[Answer, CacheOutcome]:
         """Return the answer for ``query`` on ``route`` and where it came from.
 
         Raises NotReady without a current snapshot, ArchiveNotFound for an unavailable
         year (docs/API.md, Parameters: year) and, on the legacy route only, CountryNotFound.
+        History and the catalogue are answered from every snapshot (``answer_collection``).
         """
+        if route in COLLECTION_ROUTES:
+            return await self.answer_collection(query, route)
         snapshot = await self._snapshot(query)
         request = request_key(route, query)
-        key = cache_key(snapshot, request)
+        cost = COST.get(route, estimated_bytes)(snapshot, query)
+        produce = partial(self.pool.run, cost, partial(compute, snapshot, query, route))
+        ttl = self.ttl.current if query.year is None else self.ttl.archive
+        return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl)
+
+    async def _through_tiers(
+        self,
+        key: str,
+        counted: tuple[Snapshot, str] | None,
+        produce: Callable[[], Awaitable[Answer]],
+        ttl: int,
+    ) -> tuple[Answer, CacheOutcome]:
+        """The answer under ``key``: tier 1, then (once per key at a time) Redis, then
+        ``produce`` (which may raise: the leader's followers get the error too). ``counted``
+        is the (snapshot, request) popularity counts cached answers under, if any."""
         cached = self.memory.get(key)
         if cached is not None:
             self.metrics.memory_hit.inc()
-            self._count(snapshot, request)
+            if counted is not None:
+                self._count(*counted)
             return cached, CacheOutcome.HIT
         self.metrics.memory_miss.inc()
         pending = self._inflight.get(key)
@@ -139,7 +325,7 @@ class ReadinessService:
             return await asyncio.shield(pending)  # a follower: its cancellation is its own
         pending = self._inflight[key] = asyncio.get_running_loop().create_future()
         try:
-            result = await self._fill(key, snapshot, query, route)
+            result = await self._fill(key, produce, ttl)
         except asyncio.CancelledError:
             pending.cancel()
             raise
@@ -149,24 +335,23 @@ class ReadinessService:
             raise
         else:
             pending.set_result(result)
-            if result[1] is CacheOutcome.REDIS:
-                self._count(snapshot, request)
+            if result[1] is CacheOutcome.REDIS and counted is not None:
+                self._count(*counted)
             return result
         finally:
             del self._inflight[key]
 
-    async def _fill(self, key: str, snapshot: Snapshot, query: Query, route: Route) -> tuple[Answer, CacheOutcome]:
+    async def _fill(self, key: str, produce: Callable[[], Awaitable[Answer]], ttl: int) -> tuple[Answer, CacheOutcome]:
         if self.redis is not None:
             shared = await self.redis.get(key)
             if shared is not None:
                 self.memory.put(key, shared)
                 return shared, CacheOutcome.REDIS
-        # May raise Overloaded: the leader's followers get it too (``answer``).
-        answer = await self.pool.run(estimated_bytes(snapshot, query), partial(compute, snapshot, query, route))
+        # May raise Overloaded: the leader's followers get it too (``_through_tiers``).
+        answer = await produce()
         self.metrics.computations.inc()
         self.memory.put(key, answer)
         if self.redis is not None:
-            ttl = self.ttl.current if query.year is None else self.ttl.archive
             write = asyncio.ensure_future(self.redis.put(key, answer, ttl))
             self._writes.add(write)  # the client does not wait for the shared copy
             write.add_done_callback(self._writes.discard)
@@ -178,12 +363,19 @@ class ReadinessService:
         if self.redis is not None:
             self.redis.count(snapshot.id, request)
 
+    def _current(self) -> Snapshot:
+        if self.store.current is None:
+            raise NotReady()
+        return self.store.current
+
     async def _snapshot(self, query: Query) -> Snapshot:
         if query.year is None:
-            if self.store.current is None:
-                raise NotReady()
-            return self.store.current
+            return self._current()
         archive = await self.store.archive(archive_id(query.year))
         if archive is None:
             raise ArchiveNotFound(query.year)
         return archive
+
+
+def _summary_of(summaries: Sequence[Summary], snapshot_id: str) -> Summary | None:
+    return next((summary for summary in summaries if summary.id == snapshot_id), None)

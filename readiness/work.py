@@ -17,9 +17,9 @@ from typing import TypeVar
 
 from loaders import Snapshot
 
-from readiness.errors import Overloaded
+from readiness.domain.errors import Overloaded
 from readiness.metrics import Metrics
-from readiness.query import Query
+from readiness.domain.query import Query
 
 RECORD_BYTES = 450
 """About how many bytes one country's record serializes to, without its indicator details

@@ -1,4 +1,4 @@
-"""Cache warm-up: ``python -m readiness.warm [--snapshot 2026-12]``, by default CURRENT's snapshot.
+"""Cache warm-up: ``python -m readiness.cache.warm [--snapshot 2026-12]``, by default CURRENT's snapshot.
 
 Computes the answers most worth having ready for a snapshot and writes them to Redis under
 that snapshot's id. The publish command runs it as its hook, with the new snapshot's id,
@@ -35,11 +35,11 @@ from loaders import (
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from readiness.cache import Answer, AnswerCodec
-from readiness.errors import ReadinessError
-from readiness.query import Query, archive_id
-from readiness.redis_tier import connect, popular_key, store_answers, warmed_key
-from readiness.service import Route, cache_key, compute, request_key
+from readiness.cache.answers import Answer, AnswerCodec
+from readiness.domain.errors import ReadinessError
+from readiness.domain.query import READINESS_ROUTES, Query, Route, archive_id
+from readiness.cache.redis_tier import connect, popular_key, store_answers, warmed_key
+from readiness.service import cache_key, compute, request_key
 
 log = logging.getLogger("readiness.warm")
 
@@ -99,7 +99,7 @@ def standard_requests(snapshot: Snapshot, archive_years: Sequence[int]) -> Itera
     queries += [Query(codes=(code,)) for code in snapshot.countries]
     queries += [Query(year=year) for year in archive_years]
     for query in queries:
-        for route in Route:
+        for route in READINESS_ROUTES:
             yield route, query
 
 
@@ -107,7 +107,8 @@ def parse_request(member: str) -> tuple[Route, Query] | None:
     """Read a counted request (``<route>|<canonical query>``); None if it is not one."""
     route_name, _, canonical = member.partition("|")
     try:
-        return Route(route_name), Query.parse(dict(parse_qsl(canonical)))
+        route = Route(route_name)
+        return route, Query.parse(dict(parse_qsl(canonical)), route)
     except (ValueError, ReadinessError):
         return None
 
@@ -221,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the warm-up; exit 0 when done (or nothing to do without Redis), 1 on failure (no
     usable CURRENT to default to included), 2 on a bad setting."""
     parser = argparse.ArgumentParser(
-        prog="python -m readiness.warm",
+        prog="python -m readiness.cache.warm",
         description=__doc__.split("\n\n")[0],
         epilog="Exit status: 0 done (or no Redis configured: nothing to warm), 1 the snapshot "
         "(or CURRENT, without --snapshot) or Redis failed, 2 a bad setting.",

@@ -9,8 +9,8 @@ delegate sees the request once its headers and body are in, answers it itself wh
 has the answer, and otherwise hands it to Tornado's handler delegate, which runs the handler
 as usual: misses, archives, bad input (400), over-long URLs (414), every error.
 
-What it sends is what ``ReadinessHandler.write_answer`` sends, built by the same function
-(``readiness.representation.answer_head``; tests compare the two on the wire), with the full
+What it sends is what ``QueryHandler.write_answer`` sends, built by the same function
+(``readiness.http.representation.answer_head``; tests compare the two on the wire), with the full
 ``Content-Length`` but no body for ``HEAD``, and ``Connection: close`` while draining. The
 request is counted in the metrics and the access log like any other. It is not counted in
 ``Lifecycle.in_flight``: it is answered within one call, so a drain can never find it half
@@ -37,15 +37,15 @@ from tornado.httputil import (
     ResponseStartLine,
 )
 
-from readiness.errors import ReadinessError
-from readiness.handlers import CLOSE, MAX_URL_BYTES, ReadinessHandler, close_when_sent
-from readiness.logs import RequestLog
-from readiness.query import parse_query_string
-from readiness.representation import HttpDate, answer_head, represent
+from readiness.domain.errors import ReadinessError
+from readiness.http.handlers import CLOSE, MAX_URL_BYTES, QueryHandler, close_when_sent
+from readiness.http.logs import RequestLog
+from readiness.domain.query import parse_query_string
+from readiness.http.representation import HttpDate, answer_head, represent
 from readiness.service import CacheOutcome, ReadinessService
 
 if TYPE_CHECKING:  # defined by the app module, which imports this one
-    from readiness.app import CachePolicy, Lifecycle
+    from readiness.http.app import CachePolicy, Lifecycle
 
 log = logging.getLogger("readiness.hits")
 
@@ -65,20 +65,25 @@ class HitLane:
         self.lifecycle = lifecycle
         self.dates = dates
 
-    def response(self, request: HTTPServerRequest, handler_class: type[ReadinessHandler]) -> Response | None:
+    def response(self, request: HTTPServerRequest, handler_class: type[QueryHandler]) -> Response | None:
         """The tier-1 answer to a GET or HEAD ``request``, ready to send; None when tier 1 does
         not have it or the request is not one the lane answers. Sends nothing."""
         if len(request.uri or "") > MAX_URL_BYTES:
             return None
         try:
-            query = parse_query_string(request.query)
+            query = parse_query_string(request.query, handler_class.route)
         except ReadinessError:  # the handler parses it again and renders the error
             return None
-        cached = self.service.from_memory(query, handler_class.route)
+        cached = self.service.from_memory(query, handler_class.route, request.path)
         if cached is None:
             return None
         headers = request.headers
-        chosen = represent(cached, headers.get("Accept-Encoding", ""), headers.get("If-None-Match", ""))
+        chosen = represent(
+            cached,
+            headers.get("Accept-Encoding", ""),
+            headers.get("If-None-Match", ""),
+            headers.get("If-Modified-Since", ""),
+        )
         start_line, head = answer_head(
             handler_class.default_headers, chosen, self.policy.current, self.dates.at(time.time())
         )
@@ -112,7 +117,7 @@ class HitDelegate(HTTPMessageDelegate):
     def __init__(
         self,
         lane: HitLane,
-        handler_class: type[ReadinessHandler],
+        handler_class: type[QueryHandler],
         request: HTTPServerRequest,
         fallback: HTTPMessageDelegate,
     ) -> None:

@@ -101,7 +101,7 @@ class RequestLog:
     path, query, status, duration, cache outcome, client address).
 
     Called by Tornado as the application's ``log_function`` with the finished handler, and by
-    the hit lane (``readiness/hits.py``), which answers without one, through ``record``.
+    the hit lane (``readiness/http/hits.py``), which answers without one, through ``record``.
     """
 
     def __init__(self, metrics: Metrics, access: AccessLog) -> None:

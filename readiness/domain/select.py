@@ -5,20 +5,28 @@ from __future__ import annotations
 import unicodedata
 from functools import lru_cache
 from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
-from loaders import DETAILS, FIELD_BY_NAME, REGION_SHORT, Country, JsonValue, Kind, Snapshot
+from loaders import COUNTRY_FIELDS, DETAILS, FIELD_BY_NAME, REGION_SHORT, Country, JsonValue, Kind, Snapshot
 
-from readiness.query import Query
-from readiness.vocabulary import ALIAS_OF
+from readiness.domain.query import Query
+from readiness.domain.vocabulary import ALIAS_OF
 
 Record = dict[str, JsonValue]
+T = TypeVar("T")
+
+INCOME = "Income Level"
+FCV = "FCV Status"
+"""The fields the income and fcv parameters filter on (docs/API.md, Parameters)."""
+ALL_FIELDS: tuple[str, ...] = tuple(field.name for field in COUNTRY_FIELDS)
 
 
 def select(snapshot: Snapshot, query: Query) -> list[Country]:
-    """Countries passing the query's code and region filters, in the query's order.
+    """Countries passing the query's code, region, income and FCV filters, in the query's
+    order; all of them: ``limited`` cuts the list, so its length is the total that matched.
 
-    Codes that match nothing are skipped (docs/API.md, The response); with both codes and a
-    region, both filters apply (docs/DECISIONS.md).
+    Codes that match nothing are skipped (docs/API.md, The response); with several filters,
+    all apply (docs/DECISIONS.md).
     """
     if query.country_mode:
         found = [snapshot.countries[code] for code in query.codes if code in snapshot.countries]
@@ -26,7 +34,17 @@ def select(snapshot: Snapshot, query: Query) -> list[Country]:
         found = list(snapshot.countries.values())
     if query.region is not None:
         found = [country for country in found if country.record.get("Region") == query.region]
+    if query.income is not None:
+        found = [country for country in found if country.record.get(INCOME) == query.income]
+    if query.fcv is not None:
+        found = [country for country in found if country.record.get(FCV) is query.fcv]
     return sort_countries(found, query.sort, query.descending)
+
+
+def limited(rows: Sequence[T], limit: int | None) -> Sequence[T]:
+    """The first ``limit`` rows (all without a limit): ``limit`` applies after sorting
+    (docs/API.md, limit)."""
+    return rows if limit is None else rows[:limit]
 
 
 def missing_codes(snapshot: Snapshot, query: Query) -> list[str]:
@@ -102,3 +120,17 @@ def _number_key(value: JsonValue) -> float:
 def _text_key(value: str) -> str:
     decomposed = unicodedata.normalize("NFKD", value)
     return "".join(char for char in decomposed if not unicodedata.combining(char)).casefold()
+
+
+def columns(query: Query) -> tuple[str, ...]:
+    """The top-level keys ``project`` gives a country, in order, without indicator_details:
+    the columns of the country CSV (docs/API.md, CSV), known even when no country matched."""
+    names: list[str] = []
+    for name in query.fields if query.fields is not None else ALL_FIELDS:
+        names.append(name)
+        if query.shortnames:
+            if name == "Region":
+                names.append("RegionShort")
+            elif name in ALIAS_OF:
+                names.append(ALIAS_OF[name])
+    return tuple(names)

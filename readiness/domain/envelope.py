@@ -8,20 +8,23 @@ import orjson
 
 from loaders import JsonValue
 
-from readiness.errors import CountryNotFound, ReadinessError
-from readiness.query import Query
+from readiness.domain.errors import CountryNotFound, ReadinessError
+from readiness.domain.query import Query
 
 API_VERSION = "1"
 
 
-def answer_body(query: Query, snapshot_label: str, data: Sequence[dict[str, JsonValue]]) -> bytes:
+def answer_body(
+    query: Query, snapshot_label: str, data: Sequence[dict[str, JsonValue]], total: int | None = None
+) -> bytes:
     """Serialize a successful answer.
 
-    ``data`` is an object only in country mode with exactly one match, an array otherwise
-    (docs/API.md, The response, docs/DECISIONS.md). ``snapshot_label`` is "current" or the archive's id.
+    ``data`` is an object only in country mode with exactly one match (``total``, counted
+    before ``limit``; None: ``data`` is all that matched), an array otherwise (docs/API.md, The response, docs/DECISIONS.md).
+    ``snapshot_label`` is "current" or the archive's id.
     The confidence keys were removed when the snapshot was loaded (docs/API.md, Country object).
     """
-    one = query.country_mode and len(data) == 1
+    one = query.country_mode and len(data) == 1 and total in (None, 1)
     return orjson.dumps(
         {
             "apiVersion": API_VERSION,

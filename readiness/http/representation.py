@@ -7,18 +7,23 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from email.utils import formatdate
+from datetime import UTC
+from email.utils import formatdate, parsedate_to_datetime
 from functools import lru_cache
 from collections.abc import Sequence
 
 from tornado.httputil import HTTPHeaders, ResponseStartLine
 
-from readiness.cache import Answer
+from readiness.cache.answers import Answer
+from readiness.domain.meta import Headers
+
+EXPOSED = "ETag, Deprecation, Link, Last-Modified, X-Readiness-Snapshot, X-Total-Count, Content-Disposition"
+"""The response headers a browser script may read (CORS; docs/API.md, Headers)."""
 
 JSON_HEADERS: tuple[tuple[str, str], ...] = (
     ("Content-Type", "application/json; charset=utf-8"),
     ("Access-Control-Allow-Origin", "*"),
-    ("Access-Control-Expose-Headers", "ETag, Deprecation, Link"),
+    ("Access-Control-Expose-Headers", EXPOSED),
     ("X-Content-Type-Options", "nosniff"),
 )
 """On every response: JSON, CORS and nosniff (docs/CACHING.md)."""
@@ -48,12 +53,14 @@ _ALIASES = {"x-gzip": "gzip"}
 
 @dataclass(frozen=True, slots=True)
 class Representation:
-    """The response to send for a cached answer: 200 with a body or 304 without one."""
+    """The response to send for a cached answer: 200 with a body or 304 without one, and the
+    answer's own headers (Content-Type, Last-Modified, ...)."""
 
     status: int
     etag: str
     gzipped: bool
     body: bytes
+    headers: Headers = ()
 
 
 STATUS_LINES = {200: ResponseStartLine("", 200, "OK"), 304: ResponseStartLine("", 304, "Not Modified")}
@@ -66,12 +73,17 @@ def answer_head(
     """The status line and every header of an answer: the one place that builds them, for the
     handler (``BaseHandler.write_answer``) and the hit lane alike.
 
-    The route's headers, ``Date``, ``Cache-Control``, ``Vary`` and the chosen representation's
-    ``Etag``; a 200 adds ``Content-Encoding`` when gzipped and ``Content-Length`` (for HEAD too:
-    the length a GET would get); a 304 carries no ``Content-Type`` (it sends no representation).
+    The route's headers, then the answer's own (precomputed with it: ``Content-Type``,
+    ``Content-Disposition``, ``Last-Modified``, ``X-Readiness-Snapshot``, ``X-Total-Count``),
+    ``Date``, ``Cache-Control``, ``Vary`` and the chosen representation's ``Etag``; a 200 adds
+    ``Content-Encoding`` when gzipped and ``Content-Length`` (for HEAD too: the length a GET
+    would get); a 304 carries no ``Content-Type`` or ``Content-Disposition`` (it sends no
+    representation).
     """
     headers = HTTPHeaders()
     for name, value in route_headers:
+        headers[name] = value
+    for name, value in chosen.headers:
         headers[name] = value
     headers["Date"] = date
     headers["Cache-Control"] = cache_control
@@ -79,6 +91,7 @@ def answer_head(
     headers["Etag"] = chosen.etag
     if chosen.status == 304:
         headers.pop("Content-Type", None)
+        headers.pop("Content-Disposition", None)
     else:
         if chosen.gzipped:
             headers["Content-Encoding"] = "gzip"
@@ -101,18 +114,47 @@ class HttpDate:
         return self._date
 
 
-def represent(answer: Answer, accept_encoding: str, if_none_match: str) -> Representation:
+def represent(
+    answer: Answer, accept_encoding: str, if_none_match: str, if_modified_since: str = ""
+) -> Representation:
     """Choose the gzip copy when the client prefers it and the answer has one; 304 when
-    ``If-None-Match`` names either representation (the ETag is the chosen one's)."""
+    ``If-None-Match`` names either representation (the ETag is the chosen one's), or, without
+    ``If-None-Match``, when ``If-Modified-Since`` is not before the answer's ``Last-Modified``
+    (RFC 9110, section 13.2.2: If-None-Match takes precedence)."""
     compressed = answer.gzipped
     if compressed is not None and not prefers_gzip(accept_encoding):
         compressed = None
     etag = answer.etag if compressed is None else answer.gzip_etag
-    if etag_matches(if_none_match, answer):
-        return Representation(304, etag, compressed is not None, b"")
+    if etag_matches(if_none_match, answer) or (
+        not if_none_match and if_modified_since and not_modified_since(if_modified_since, answer.modified)
+    ):
+        return Representation(304, etag, compressed is not None, b"", answer.headers)
     if compressed is None:
-        return Representation(200, etag, False, answer.body)
-    return Representation(200, etag, True, compressed)
+        return Representation(200, etag, False, answer.body, answer.headers)
+    return Representation(200, etag, True, compressed, answer.headers)
+
+
+def not_modified_since(if_modified_since: str, modified: int | None) -> bool:
+    """Whether an answer last modified at ``modified`` (seconds since the epoch; None: unknown)
+    is unchanged since the ``If-Modified-Since`` date. An unparsable date is ignored (RFC 9110)."""
+    if modified is None:
+        return False
+    since = http_date_seconds(if_modified_since)
+    return since is not None and modified <= since
+
+
+@lru_cache(maxsize=64)
+def http_date_seconds(value: str) -> int | None:
+    """An HTTP date (IMF-fixdate, or the obsolete RFC 850 and asctime forms) in seconds since
+    the epoch; None when it is not one. Memoized: clients send back the few Last-Modified
+    values they were given; 64 values of at most Tornado's 64 KiB header block are kept."""
+    try:
+        parsed = parsedate_to_datetime(value)  # a real calendar date: no 30 February
+    except (IndexError, OverflowError, TypeError, ValueError):  # email.utils on odd input
+        return None
+    if parsed.tzinfo is None:  # "-0000": UTC, by RFC 5322
+        parsed = parsed.replace(tzinfo=UTC)
+    return int(parsed.timestamp())
 
 
 @lru_cache(maxsize=64)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from types import TracebackType
+from urllib.parse import parse_qsl
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -13,24 +14,25 @@ from tornado.http1connection import HTTP1Connection
 from tornado.httputil import HTTPConnection
 from tornado.web import HTTPError, RequestHandler
 
-from readiness.cache import Answer
-from readiness.envelope import error_body
-from readiness.errors import (
+from readiness.cache.answers import Answer
+from readiness.domain.envelope import error_body
+from readiness.domain.errors import (
     ALLOWED_METHODS,
     MethodNotAllowed,
     NotFound,
     NotReady,
     ProtocolError,
     ReadinessError,
+    UnknownParameter,
     UriTooLong,
 )
 from readiness.metrics import CONTENT_TYPE, Metrics
-from readiness.query import parse_query_string
-from readiness.representation import JSON_HEADERS, LEGACY_HEADERS, answer_head, represent
-from readiness.service import ReadinessService, Route
+from readiness.domain.query import Route, parse_query_string
+from readiness.http.representation import JSON_HEADERS, LEGACY_HEADERS, answer_head, represent
+from readiness.service import ReadinessService
 
 if TYPE_CHECKING:  # defined by the app module, which imports this one
-    from readiness.app import CachePolicy
+    from readiness.http.app import CachePolicy
 
 MAX_URL_BYTES = 8192
 """Longer request URLs get 414 before any parsing (docs/DECISIONS.md bad input)."""
@@ -109,7 +111,12 @@ class BaseHandler(RequestHandler):
         Setting the ETag ourselves keeps Tornado from hashing every body again (docs/CACHING.md).
         """
         headers = self.request.headers
-        chosen = represent(answer, headers.get("Accept-Encoding", ""), headers.get("If-None-Match", ""))
+        chosen = represent(
+            answer,
+            headers.get("Accept-Encoding", ""),
+            headers.get("If-None-Match", ""),
+            headers.get("If-Modified-Since", ""),
+        )
         start_line, head = answer_head(
             self.default_headers, chosen, cache_control, self.application.settings["dates"].at(time.time())
         )
@@ -139,11 +146,18 @@ class BaseHandler(RequestHandler):
             super().log_exception(typ, value, tb)
 
 
-class ReadinessHandler(BaseHandler):
-    """``/api/v1/readiness``: the query operation (docs/API.md)."""
+class QueryHandler(BaseHandler):
+    """A route answered by ``ReadinessService`` from a parsed query: through both cache tiers,
+    single-flight, the hit lane in front (``readiness/http/hits.py``), ETag/304 and gzip.
 
-    route = Route.V1
-    route_label = "v1"
+    A subclass names its ``route`` (``readiness.domain.query.Route``, whose accepted parameters the
+    parser checks) and ``route_label``; the service computes its answers with the route's
+    compute function (``readiness.service.COMPUTE``), or from every snapshot's summary for
+    history and the catalogue.
+    """
+
+    route: Route
+    route_label = "query"
 
     def initialize(self, service: ReadinessService, policy: CachePolicy) -> None:
         self.service = service
@@ -151,14 +165,59 @@ class ReadinessHandler(BaseHandler):
 
     async def get(self) -> None:
         """Parse, answer through the service's tiers, send. Misses, archives and bad input
-        come here; the hit lane (``readiness/hits.py``) has already sent current-snapshot
+        come here; the hit lane (``readiness/http/hits.py``) has already sent current-snapshot
         tier-1 hits, before any handler was built."""
-        query = parse_query_string(self.request.query)
+        query = parse_query_string(self.request.query, self.route)
         answer, outcome = await self.service.answer(query, self.route)
         self.cache_outcome = outcome.value
         self.write_answer(answer, self.policy.current if query.year is None else self.policy.archive)
 
     head = get
+
+
+class ReadinessHandler(QueryHandler):
+    """``/api/v1/readiness``: the query operation (docs/API.md)."""
+
+    route = Route.V1
+    route_label = "v1"
+
+
+class IndicatorsHandler(QueryHandler):
+    """``/api/v1/indicators``: the indicator values as one long table (docs/API.md)."""
+
+    route = Route.INDICATORS
+    route_label = "indicators"
+
+
+class HistoryHandler(QueryHandler):
+    """``/api/v1/history``: scores and ranks over the Decembers and the current snapshot
+    (docs/API.md), from the snapshots' summaries."""
+
+    route = Route.HISTORY
+    route_label = "history"
+
+
+class SnapshotsHandler(QueryHandler):
+    """``/api/v1/snapshots``: the catalogue of snapshots, indicators and the citation (docs/API.md)."""
+
+    route = Route.SNAPSHOTS
+    route_label = "snapshots"
+
+
+class ChangesHandler(QueryHandler):
+    """``/api/v1/snapshots/{id}/changes``: a snapshot's change report (docs/API.md)."""
+
+    route = Route.CHANGES
+    route_label = "changes"
+
+    async def get(self, snapshot_id: str) -> None:  # type: ignore[override]  # the path's id
+        """Parse, answer the report of ``snapshot_id`` (validated by the service), send."""
+        query = parse_query_string(self.request.query, self.route)
+        answer, outcome = await self.service.answer_changes(snapshot_id, query)
+        self.cache_outcome = outcome.value
+        self.write_answer(answer, self.policy.current)
+
+    head = get  # type: ignore[assignment]  # as get: the path's id
 
 
 class LegacyReadinessHandler(ReadinessHandler):
@@ -171,7 +230,11 @@ class LegacyReadinessHandler(ReadinessHandler):
 
 
 class DocumentHandler(BaseHandler):
-    """A fixed JSON document built at start-up, such as the OpenAPI description."""
+    """A fixed JSON document built at start-up: the OpenAPI description, the route index.
+
+    It takes no parameters: like every v1 route, it answers 400 to a name it does not take
+    (names beginning with ``_`` are ignored, docs/DECISIONS.md, unknown parameter names).
+    """
 
     route_label = "openapi"
 
@@ -179,6 +242,9 @@ class DocumentHandler(BaseHandler):
         self.document = document
 
     def get(self) -> None:
+        for name, _ in parse_qsl(self.request.query, keep_blank_values=True):
+            if not name.startswith("_"):
+                raise UnknownParameter(name, None, ())
         self.write_answer(self.document, "public, max-age=3600")
 
     head = get

@@ -30,6 +30,19 @@ class InvalidParameter(ReadinessError):
         self.name = name
 
 
+class UnknownParameter(ReadinessError):
+    """A v1 route got a parameter name it does not take (docs/DECISIONS.md, unknown parameter
+    names): 400 naming it, the nearest accepted name when there is one, and every accepted name."""
+
+    status = 400
+
+    def __init__(self, name: str, suggestion: str | None, accepted: tuple[str, ...]) -> None:
+        hint = f" Did you mean {suggestion!r}?" if suggestion is not None else ""
+        names = f"Accepted parameters: {', '.join(accepted)}." if accepted else "This route takes no parameters."
+        super().__init__(f"Invalid request. Unknown parameter {_shown(name)}.{hint} {names}")
+        self.name = name
+
+
 class InvalidRequest(ReadinessError):
     """The parameters are valid one by one but not together (docs/API.md, Errors: level=country, no code)."""
 
@@ -120,3 +133,39 @@ class ProtocolError(ReadinessError):
     def __init__(self, status: int, reason: str) -> None:
         super().__init__(reason)
         self.status = status
+
+
+class SnapshotNotFound(ReadinessError):
+    """A well-formed snapshot id the catalogue does not list (docs/API.md, /api/v1/snapshots/{id}/changes)."""
+
+    status = 404
+
+    def __init__(self, snapshot_id: str) -> None:
+        super().__init__(
+            f"No snapshot {_shown(snapshot_id)}: GET /api/v1/snapshots lists the snapshots there are."
+        )
+
+
+class InvalidSnapshotId(ReadinessError):
+    """A path segment that is not a snapshot id (``YYYY-MM``): refused before anything looks for it."""
+
+    status = 400
+
+    def __init__(self, value: str) -> None:
+        super().__init__(
+            f"Invalid request. snapshot id {_shown(value)} is not valid; use a month YYYY-MM "
+            "such as 2026-11 (GET /api/v1/snapshots lists them)."
+        )
+
+
+class ChangeReportNotFound(ReadinessError):
+    """A listed snapshot without a usable change report (none written, or not readable)."""
+
+    status = 404
+
+    def __init__(self, snapshot_id: str, damaged: bool = False) -> None:
+        why = "its change report cannot be read" if damaged else "it has no change report"
+        super().__init__(
+            f"No change report for snapshot {_shown(snapshot_id)}: {why}. Reports are written "
+            "when a snapshot is published (docs/API.md)."
+        )

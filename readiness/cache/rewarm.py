@@ -19,9 +19,9 @@ from loaders import SnapshotStore
 from redis.asyncio import Redis
 from redis.exceptions import LockError, RedisError
 
-from readiness.redis_tier import warmed_key, warming_key
+from readiness.cache.redis_tier import warmed_key, warming_key
 from readiness.service import cache_key
-from readiness.warm import WarmSettings, warm_snapshot
+from readiness.cache.warm import WarmSettings, warm_snapshot
 
 log = logging.getLogger("readiness.warm")
 

@@ -1,4 +1,5 @@
-"""Names a client may use: field aliases, region aliases and short codes (docs/API.md, docs/DECISIONS.md).
+"""Names a client may use: field aliases, region aliases and short codes, income groups, and
+the nearest parameter name to a misspelt one (docs/API.md, docs/DECISIONS.md).
 
 The one place that maps what a client types to the names in the data; everything else works
 with the canonical names only.
@@ -6,9 +7,12 @@ with the canonical names only.
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Sequence
+
 from loaders import COMPOSITE, COUNTRY_FIELDS, DETAILS, REGION_SHORT
 
-from readiness.errors import InvalidParameter
+from readiness.domain.errors import InvalidParameter
 
 FIELD_ALIASES: dict[str, str] = {
     "score": COMPOSITE,
@@ -136,3 +140,53 @@ def field_list(value: str) -> tuple[str, ...]:
     if not names:
         raise InvalidParameter("fields", value, ACCEPTED_FIELDS)
     return tuple(names)
+
+
+INCOME_GROUPS: dict[str, str] = {
+    "LIC": "Low income",
+    "LMC": "Lower middle income",
+    "UMC": "Upper middle income",
+    "HIC": "High income",
+}
+"""World Bank income groups: short form to the full name the data holds (docs/API.md, income)."""
+
+_INCOMES: dict[str, str] = {
+    **{folded(name): name for name in INCOME_GROUPS.values()},
+    **{folded(short): name for short, name in INCOME_GROUPS.items()},
+}
+
+ACCEPTED_INCOMES = (
+    "an income group ("
+    + ", ".join(INCOME_GROUPS.values())
+    + ") or its short form ("
+    + ", ".join(INCOME_GROUPS)
+    + "), any case"
+)
+
+
+def canonical_income(value: str) -> str:
+    """Map an income group's full name or short form (LIC, LMC, UMC, HIC), in any (ASCII) case,
+    to the full name the data holds.
+
+    Raises InvalidParameter listing the accepted names (docs/API.md, income).
+    """
+    income = _INCOMES.get(folded(trimmed(value)))
+    if income is None:
+        raise InvalidParameter("income", value, ACCEPTED_INCOMES)
+    return income
+
+
+MAX_NAME_CHARS_COMPARED = 64
+"""Only this much of an unknown parameter name is compared with the accepted ones: a name
+may be kilobytes long, and no accepted name is near one that long."""
+
+
+def nearest_name(name: str, accepted: Sequence[str]) -> str | None:
+    """The accepted parameter name a client probably meant by ``name``: its ASCII lower-case
+    form when that is accepted (``CODE`` -> ``code``), else the closest by ``difflib`` (ratio
+    0.6 or more), else None (docs/DECISIONS.md, unknown parameter names)."""
+    candidate = folded(name[:MAX_NAME_CHARS_COMPARED])
+    if candidate in accepted:
+        return candidate
+    close = difflib.get_close_matches(candidate, accepted, n=1, cutoff=0.6)
+    return close[0] if close else None

@@ -15,23 +15,29 @@ from loaders import SnapshotStore
 from tornado.httputil import HTTPMessageDelegate, HTTPServerRequest, split_host_and_port
 from tornado.web import Application, RequestHandler
 
-from readiness.breaker import CircuitBreaker
-from readiness.cache import Answer, AnswerCache
-from readiness.handlers import (
+from readiness.cache.breaker import CircuitBreaker
+from readiness.cache.answers import Answer, AnswerCache
+from readiness.http.handlers import (
+    ChangesHandler,
+    HistoryHandler,
+    IndicatorsHandler,
+    SnapshotsHandler,
     DocumentHandler,
     HealthHandler,
     LegacyReadinessHandler,
     MetricsHandler,
     NotFoundHandler,
+    QueryHandler,
     ReadinessHandler,
     ReadyHandler,
 )
-from readiness.hits import HitDelegate, HitLane
-from readiness.logs import AccessLog, RequestLog
+from readiness.http.hits import HitDelegate, HitLane
+from readiness.http.logs import AccessLog, RequestLog
 from readiness.metrics import Metrics, StoreCollector
-from readiness.openapi import openapi_document
-from readiness.redis_tier import RedisTier
-from readiness.representation import HttpDate
+from readiness.http.openapi import api_index, openapi_document
+from readiness.pages import page_routes
+from readiness.cache.redis_tier import RedisTier
+from readiness.http.representation import HttpDate
 from readiness.service import ReadinessService, RedisTtl
 from readiness.work import ComputeLimits, ComputePool
 
@@ -81,7 +87,12 @@ def make_app(
             metrics,
         ),
     )
-    policy = CachePolicy.of(settings.max_age_seconds, settings.archive_max_age_seconds)
+    policy = CachePolicy.of(
+        settings.max_age_seconds,
+        settings.archive_max_age_seconds,
+        settings.stale_while_revalidate_seconds,
+        settings.stale_if_error_seconds,
+    )
     query_api = {"service": service, "policy": policy}
     request_log = RequestLog(metrics, access)
     lifecycle = lifecycle or Lifecycle()
@@ -91,9 +102,15 @@ def make_app(
         [
             (r"/api/v1/readiness/?", ReadinessHandler, query_api),
             (r"/api/readiness/?", LegacyReadinessHandler, query_api),
+            (r"/api/v1/indicators/?", IndicatorsHandler, query_api),
+            (r"/api/v1/history/?", HistoryHandler, query_api),
+            (r"/api/v1/snapshots/?", SnapshotsHandler, query_api),
+            (r"/api/v1/snapshots/([^/]+)/changes/?", ChangesHandler, query_api),
             (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
+            (r"/api/v1/?", DocumentHandler, {"document": Answer.of(orjson.dumps(api_index()))}),
             (r"/healthz", HealthHandler),
             (r"/readyz", ReadyHandler, {"store": store, "max_skipped_percent": settings.max_skipped_percent}),
+            *page_routes(store),
         ],
         default_handler_class=NotFoundHandler,
         log_function=request_log,
@@ -131,15 +148,24 @@ def make_admin_app(
 
 @dataclass(frozen=True, slots=True)
 class CachePolicy:
-    """``Cache-Control`` values: answers from the current snapshot change monthly, archives never."""
+    """``Cache-Control`` values: answers from the current snapshot change monthly, archives never.
+
+    Both carry ``stale-while-revalidate`` and ``stale-if-error`` (RFC 5861), which the edge
+    (nginx) and CDNs honour: the service, not each cache's configuration, says how stale an
+    answer may get. While revalidating: short (30 s by default), as it adds to how long the
+    previous month is served after a refresh; on error (the API down, or shedding with 503):
+    a day by default, as last-known answers beat an error (docs/OPERATIONS.md, "The edge").
+    """
 
     current: str
     archive: str
 
     @classmethod
-    def of(cls, max_age: int, archive_max_age: int) -> CachePolicy:
-        """Public caching for ``max_age`` seconds (current) and ``archive_max_age`` (archives)."""
-        return cls(f"public, max-age={max_age}", f"public, max-age={archive_max_age}")
+    def of(cls, max_age: int, archive_max_age: int, while_revalidate: int = 30, if_error: int = 86400) -> CachePolicy:
+        """Public caching for ``max_age`` seconds (current) and ``archive_max_age`` (archives),
+        stale for ``while_revalidate`` seconds while revalidating and ``if_error`` on error."""
+        stale = f"stale-while-revalidate={while_revalidate}, stale-if-error={if_error}"
+        return cls(f"public, max-age={max_age}, {stale}", f"public, max-age={archive_max_age}, {stale}")
 
 
 class Lifecycle:
@@ -192,7 +218,7 @@ class ReadinessApplication(Application):
     ) -> HTTPMessageDelegate:
         """The handler's delegate, wrapped in a HitDelegate for the lane's requests."""
         delegate = super().get_handler_delegate(request, target_class, target_kwargs, path_args, path_kwargs)
-        if request.method in ("GET", "HEAD") and issubclass(target_class, ReadinessHandler):
+        if request.method in ("GET", "HEAD") and issubclass(target_class, QueryHandler):
             return HitDelegate(self.lane, target_class, request, delegate)
         return delegate
 

@@ -1,0 +1,99 @@
+"""CSV bodies (docs/API.md, CSV): one function every route's ``format=csv`` answer goes through.
+
+RFC 4180: comma-separated, CRLF line ends, a field quoted (with ``""`` for a quote) when it
+holds a comma, a quote, CR or LF. UTF-8 with a byte-order mark, so that spreadsheets read
+"Côte d'Ivoire" as UTF-8 (pandas and Python's ``utf-8-sig`` strip it). A header row always,
+also with no rows. Cells: numbers exactly as the JSON answer writes them (orjson), ``true`` and
+``false`` for booleans, an empty cell for null or an absent key, text as it is.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping, Sequence
+
+import orjson
+
+from loaders import JsonValue
+
+BOM = "\ufeff"
+"""UTF-8's byte-order mark, first in every CSV body (docs/DECISIONS.md, CSV)."""
+
+BOM_BYTES = BOM.encode()
+CRLF = b"\r\n"
+
+_EMPTY = orjson.Fragment(b"")
+"""What orjson writes for a null cell: nothing."""
+_TO_CSV_MODULE = orjson.Fragment(b"\\")
+"""A raw backslash in a row's JSON: the row is written by the csv module instead."""
+_MARK = b"\x00"
+"""Stands for a quote CSV needs (around text with a comma) until JSON's own quotes are gone:
+orjson escapes a NUL in text, so a raw one is always ours."""
+
+
+def to_csv(columns: Sequence[str], rows: Sequence[Mapping[str, JsonValue]]) -> bytes:
+    """The CSV document of ``rows``, one line per row, one column per name in ``columns``.
+
+    A row's value for a column it lacks is an empty cell. Nested values (objects, arrays)
+    are written as their JSON text; no route's columns hold one.
+
+    Each row is written by orjson as a JSON array, which is already a CSV line when no text
+    holds a quote, backslash or control character: numbers, true and false are JSON's own text
+    (so byte-identical to the JSON answer), null is written as nothing, and JSON's quotes are
+    dropped except around text with a comma. Rows with anything else go through the csv
+    module. Several times faster than the csv module alone, which would make a CSV answer cost
+    half as much again as its JSON twin (docs/PERFORMANCE.md).
+    """
+    table: list[Sequence[JsonValue | orjson.Fragment]] = [[_text(name) for name in columns]]
+    table += [
+        [_EMPTY if value is None else _text(value) if isinstance(value, str) and "," in value else value
+         for value in map(row.get, columns)]
+        for row in rows
+    ]
+    lines = [orjson.dumps(cells)[1:-1] for cells in table]
+    document = CRLF.join(lines)
+    if len(columns) > 1 and not _needs_csv_module(document):
+        return BOM_BYTES + _unquoted(document) + CRLF  # the usual case: one pass over the whole
+    originals: list[Sequence[JsonValue]] = [columns, *([row.get(name) for name in columns] for row in rows)]
+    return BOM_BYTES + b"".join(_line(cells, line) + CRLF for cells, line in zip(originals, lines, strict=True))
+
+
+def _text(value: str) -> str | orjson.Fragment:
+    """Text as orjson should write it: as itself when it has no comma; with a comma, as its
+    UTF-8 between two marks that become CSV's quotes, or, when it holds anything orjson would
+    escape (or that ``isprintable`` doubts), as a lone backslash that sends its row to the csv
+    module."""
+    if "," not in value:
+        return value
+    if value.isprintable() and '"' not in value and "\\" not in value:
+        return orjson.Fragment(_MARK + value.encode("utf-8") + _MARK)
+    return _TO_CSV_MODULE
+
+
+def _needs_csv_module(json_text: bytes) -> bool:
+    """Whether JSON text holds an escape (a quote, backslash or control character in text) or
+    a nested value: the csv module must then quote it."""
+    return b"\\" in json_text or b"[" in json_text or b"{" in json_text
+
+
+def _unquoted(plain: bytes) -> bytes:
+    """CSV text of JSON text without escapes or nested values: JSON's quotes dropped, the
+    marks around text with a comma made quotes."""
+    return plain.replace(b'"', b"").replace(_MARK, b'"')
+
+
+def _line(cells: Sequence[JsonValue], json_line: bytes) -> bytes:
+    """One CSV line, without its line end, of ``cells`` whose JSON text is ``json_line``."""
+    if not _needs_csv_module(json_line):
+        return _unquoted(json_line) or b'""'  # a lone empty cell: not a blank line
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerow([_cell(cell) for cell in cells])
+    return out.getvalue()[:-2].encode("utf-8")
+
+
+def _cell(value: JsonValue) -> str:
+    """A cell's text for the csv module: text as it is, null as nothing, the rest as JSON."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else orjson.dumps(value).decode()

@@ -1,0 +1,110 @@
+"""What an answer says about itself besides its body: its format, snapshot, publication date,
+total row count and download name, and the response headers they become (docs/API.md, Headers).
+
+An ``Answer`` (``readiness/cache/answers.py``) carries one ``AnswerMeta`` and the headers built from it
+once, so a cache hit sends them without formatting anything; the Redis codec packs the meta as
+numbers and a checked name, so no text read from Redis reaches a header unchecked.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass
+from email.utils import formatdate
+from enum import Enum
+from functools import lru_cache
+
+Headers = tuple[tuple[str, str], ...]
+
+
+class Format(Enum):
+    """The representation an answer is serialized to (docs/API.md, format)."""
+
+    JSON = "json"
+    CSV = "csv"
+
+    @property
+    def content_type(self) -> str:
+        """The ``Content-Type`` of an answer in this format."""
+        return _CONTENT_TYPES[self]
+
+
+_CONTENT_TYPES = {Format.JSON: "application/json; charset=utf-8", Format.CSV: "text/csv; charset=utf-8"}
+
+SNAPSHOT_ID = re.compile(r"([0-9]{4})-([0-9]{2})")
+"""A snapshot id, ``YYYY-MM`` (docs/DATA.md)."""
+PUBLISHED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+"""A publication date, ``YYYY-MM-DD`` (docs/DATA.md, manifest)."""
+DOWNLOAD_NAME = re.compile(r"[a-z]{1,32}")
+"""What a CSV download's name starts with: the route's name, lower-case ASCII letters only."""
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerMeta:
+    """What an answer's headers say (docs/API.md, Headers).
+
+    ``snapshot`` is the id of the snapshot the data comes from (``YYYY-MM``), ``published``
+    its publication date (``YYYY-MM-DD``), ``total`` the rows that matched before ``limit``
+    (list answers), ``download`` the first part of a CSV file name (the route: "readiness").
+    Raises ValueError for a value the headers could not carry safely.
+    """
+
+    format: Format = Format.JSON
+    snapshot: str | None = None
+    published: str | None = None
+    total: int | None = None
+    download: str | None = None
+
+    def __post_init__(self) -> None:
+        # Checked here, once per computed answer, so every header value is known to be plain.
+        if self.snapshot is not None and not SNAPSHOT_ID.fullmatch(self.snapshot):
+            raise ValueError(f"not a snapshot id: {self.snapshot!r}")
+        if self.published is not None:
+            _published_seconds(self.published)
+        if self.total is not None and not 0 <= self.total < 2**32 - 1:
+            raise ValueError(f"total out of range: {self.total}")
+        if self.download is not None and not DOWNLOAD_NAME.fullmatch(self.download):
+            raise ValueError(f"not a download name: {self.download!r}")
+
+    @property
+    def modified(self) -> int | None:
+        """``Last-Modified`` in seconds since the epoch: the publication date at 00:00:00 GMT."""
+        return None if self.published is None else _published_seconds(self.published)
+
+    @property
+    def filename(self) -> str:
+        """The CSV download's file name: route, then snapshot id (``readiness-2026-11.csv``)."""
+        stem = self.download or "answer"
+        return f"{stem}-{self.snapshot}.csv" if self.snapshot is not None else f"{stem}.csv"
+
+
+@lru_cache(maxsize=256)
+def meta_headers(meta: AnswerMeta) -> Headers:
+    """The representation headers of an answer with ``meta``, in the order they are sent.
+
+    Memoized: every answer of one snapshot, format and total shares them, and an answer read
+    from Redis is rebuilt with them on every read.
+    """
+    headers: list[tuple[str, str]] = [("Content-Type", meta.format.content_type)]
+    if meta.format is Format.CSV:
+        headers.append(("Content-Disposition", f'attachment; filename="{meta.filename}"'))
+    modified = meta.modified
+    if modified is not None:
+        headers.append(("Last-Modified", formatdate(modified, usegmt=True)))
+    if meta.snapshot is not None:
+        headers.append(("X-Readiness-Snapshot", meta.snapshot))
+    if meta.total is not None:
+        headers.append(("X-Total-Count", str(meta.total)))
+    return tuple(headers)
+
+
+def _published_seconds(published: str) -> int:
+    """A ``YYYY-MM-DD`` date at 00:00:00 GMT in seconds since the epoch; ValueError otherwise."""
+    match = PUBLISHED.fullmatch(published)
+    if match is None:
+        raise ValueError(f"not a publication date: {published!r}")
+    year, month, day = (int(part) for part in match.groups())
+    if not (year >= 1970 and 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]):
+        raise ValueError(f"not a publication date: {published!r}")
+    return calendar.timegm((year, month, day, 0, 0, 0))

@@ -1,0 +1,332 @@
+"""Query: the parsed, validated and canonical form of a request's parameters (docs/API.md, Parameters).
+
+Two requests that must get the same answer parse to equal Queries, so ``canonical()`` is the
+cache key's query part (docs/CACHING.md). Parsing is pure: no I/O, no clock, no snapshot.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from enum import Enum
+from functools import lru_cache
+from collections.abc import Mapping
+from urllib.parse import parse_qsl, quote, urlencode
+
+from loaders import COUNTRY_FIELDS, DETAILS, FIELD_BY_NAME, Kind
+
+from readiness.domain.errors import InvalidParameter, InvalidRequest, UnknownParameter
+from readiness.domain.meta import Format
+from readiness.domain.vocabulary import (
+    canonical_income,
+    canonical_region,
+    field_list,
+    folded,
+    nearest_name,
+    sort_field,
+    trimmed,
+)
+
+class Route(Enum):
+    """The query routes (docs/API.md). Each takes its own parameter names (``Route.accepted``);
+    a new route is a member here, its names in ``ROUTE_PARAMETERS``, a compute function
+    (``readiness/service.py``) and a handler subclass (``readiness/http/handlers.py``)."""
+
+    V1 = "v1"
+    LEGACY = "legacy"
+    INDICATORS = "indicators"
+    HISTORY = "history"
+    SNAPSHOTS = "snapshots"
+    CHANGES = "changes"
+
+    @property
+    def accepted(self) -> tuple[str, ...]:
+        """The parameter names this route reads, in the order error messages list them."""
+        return ROUTE_PARAMETERS[self]
+
+    @property
+    def strict(self) -> bool:
+        """Whether an unknown parameter name is a 400 (every v1 route) or ignored (the legacy
+        route, as it always was: docs/DECISIONS.md, unknown parameter names)."""
+        return self is not Route.LEGACY
+
+
+_READINESS_PARAMETERS: tuple[str, ...] = (
+    "code", "codes", "level", "region", "income", "fcv", "year", "sort", "order", "fields",
+    "shortnames", "indicators", "limit", "format",
+)
+
+ROUTE_PARAMETERS: dict[Route, tuple[str, ...]] = {
+    Route.V1: _READINESS_PARAMETERS,
+    Route.LEGACY: _READINESS_PARAMETERS,
+    Route.INDICATORS: ("code", "codes", "region", "income", "fcv", "indicators", "year", "limit", "format"),
+    Route.HISTORY: ("code", "codes", "region", "income", "fcv", "fields", "years", "limit", "format"),
+    Route.SNAPSHOTS: (),
+    Route.CHANGES: ("format",),
+}
+"""The parameters each route takes (docs/API.md, Parameters). Names beginning with ``_`` are
+ignored everywhere and never reach the cache key (cache busters)."""
+
+READINESS_ROUTES: tuple[Route, ...] = (Route.V1, Route.LEGACY)
+"""The routes of the country query: on them ``indicators`` filters country mode only."""
+
+PARAMETERS: tuple[str, ...] = _READINESS_PARAMETERS
+"""Every name the country query routes read (docs/API.md, Parameters)."""
+
+
+MAX_CODES = 300
+MAX_INDICATORS = 100
+MAX_LIMIT = 1000
+"""``limit`` accepts 1..MAX_LIMIT rows (docs/API.md, limit)."""
+
+CODE_PATTERN = "[A-Za-z]{3}"
+INDICATOR_PATTERN = "[A-Za-z0-9._]{1,40}"
+YEAR_PATTERN = "[0-9]{4}"
+YEARS_PATTERN = "[0-9]{4}(:[0-9]{4})?"
+LIMIT_PATTERN = "[0-9]{1,4}"
+"""What one code, indicator code, year, year range and limit look like: ASCII only, so nothing
+a client sends can become a path or an unbounded key (the OpenAPI document reuses these)."""
+
+_CODE = re.compile(CODE_PATTERN)
+_YEAR = re.compile(YEAR_PATTERN)
+_YEARS = re.compile(YEARS_PATTERN)
+_LIMIT = re.compile(LIMIT_PATTERN)
+_INDICATOR = re.compile(INDICATOR_PATTERN)
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+_FORMATS = {member.value: member for member in Format}
+_DEFAULT_SORT = "Country Name"
+_FIELD_ORDER = {field.name: position for position, field in enumerate(COUNTRY_FIELDS)}
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """What a request asks for, with every default resolved and every name canonical.
+
+    ``codes`` non-empty means country mode. ``fields`` is None for all fields, else the
+    top-level fields to keep in serving order (indicator_details is always kept where present,
+    so it never appears here). ``indicators`` is None unless details are filtered (on the
+    country query routes, only in country mode). ``income`` is a full income group name,
+    ``fcv`` the wanted FCV Status, ``limit`` the most rows served (after sorting), ``years``
+    an inclusive range of snapshot years (history).
+    """
+
+    codes: tuple[str, ...] = ()
+    region: str | None = None
+    income: str | None = None
+    fcv: bool | None = None
+    year: int | None = None
+    years: tuple[int, int] | None = None
+    sort: str = _DEFAULT_SORT
+    descending: bool = False
+    fields: tuple[str, ...] | None = None
+    shortnames: bool = False
+    indicators: tuple[str, ...] | None = None
+    limit: int | None = None
+    format: Format = Format.JSON
+    _canonical: str = field(default="", init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Computed once: the cache key needs it on every request.
+        object.__setattr__(self, "_canonical", self._canonical_form())
+
+    @property
+    def country_mode(self) -> bool:
+        """True when code or codes selected countries (docs/API.md, The response)."""
+        return bool(self.codes)
+
+    @classmethod
+    def parse(cls, params: Mapping[str, str], route: Route = Route.V1) -> Query:
+        """Validate and canonicalize request parameters (one value per name) for ``route``.
+
+        Names beginning with ``_`` are ignored; another name the route does not take is a 400
+        on a strict (v1) route and ignored on the legacy one. An empty value counts as absent
+        (docs/DECISIONS.md). Raises UnknownParameter, InvalidParameter naming the parameter and
+        what it accepts, or InvalidRequest for level=country without a code.
+        """
+        accepted = route.accepted
+        if route.strict:
+            _check_names(params, accepted)
+        values = {name: trimmed(params[name]) for name in accepted if trimmed(params.get(name, ""))}
+        codes = _codes("codes", values["codes"]) if "codes" in values else (
+            _codes("code", values["code"]) if "code" in values else ()
+        )
+        level = folded(values.get("level", "global"))
+        if level not in ("global", "country"):
+            raise InvalidParameter("level", values["level"], "country or global")
+        if level == "country" and not codes:
+            raise InvalidRequest(
+                "level=country needs code or codes (comma-separated ISO3 codes, e.g. code=KEN)."
+            )
+        sort = sort_field(values["sort"]) if "sort" in values else _DEFAULT_SORT
+        # Checked wherever given, even where it filters nothing (the global level of the country
+        # query), so that a malformed value is always a 400 (docs/DECISIONS.md, indicators).
+        indicators = _indicators(values["indicators"]) if "indicators" in values else None
+        details_filtered = bool(codes) or route not in READINESS_ROUTES
+        return cls(
+            codes=codes,
+            region=canonical_region(values["region"]) if "region" in values else None,
+            income=canonical_income(values["income"]) if "income" in values else None,
+            fcv=_boolean("fcv", values["fcv"]) if "fcv" in values else None,
+            year=_year(values["year"]) if "year" in values else None,
+            years=_years(values["years"]) if "years" in values else None,
+            sort=sort,
+            descending=_descending(values.get("order"), sort),
+            fields=_fields(values["fields"]) if "fields" in values else None,
+            shortnames=_boolean("shortnames", values["shortnames"]) if "shortnames" in values else False,
+            indicators=indicators if details_filtered else None,
+            limit=_limit(values["limit"]) if "limit" in values else None,
+            format=_format(values["format"]) if "format" in values else Format.JSON,
+        )
+
+    def canonical(self) -> str:
+        """A query string, in fixed order with defaults left out, that parses back to self
+        (on the route it was parsed for).
+
+        Equal exactly when two responses must be byte-identical (on one route and snapshot).
+        """
+        return self._canonical
+
+    def _canonical_form(self) -> str:
+        pairs: list[tuple[str, str]] = []
+        if self.codes:
+            pairs.append(("codes", ",".join(self.codes)))
+        if self.region is not None:
+            pairs.append(("region", self.region))
+        if self.income is not None:
+            pairs.append(("income", self.income))
+        if self.fcv is not None:
+            pairs.append(("fcv", "true" if self.fcv else "false"))
+        if self.year is not None:
+            pairs.append(("year", f"{self.year:04d}"))
+        if self.years is not None:
+            first, last = self.years
+            pairs.append(("years", f"{first:04d}" if first == last else f"{first:04d}:{last:04d}"))
+        if (self.sort, self.descending) != (_DEFAULT_SORT, False):
+            pairs += [("sort", self.sort), ("order", "desc" if self.descending else "asc")]
+        if self.fields is not None:
+            pairs.append(("fields", ",".join(self.fields) or DETAILS))
+        if self.shortnames:
+            pairs.append(("shortnames", "true"))
+        if self.indicators is not None:
+            pairs.append(("indicators", ",".join(self.indicators)))
+        if self.limit is not None:
+            pairs.append(("limit", str(self.limit)))
+        if self.format is not Format.JSON:
+            pairs.append(("format", self.format.value))
+        return urlencode(pairs, quote_via=quote, safe=",:")
+
+
+@lru_cache(maxsize=1024)
+def parse_query_string(raw: str, route: Route = Route.V1) -> Query:
+    """``Query.parse`` of a URL query string for ``route``; the last value of a repeated
+    parameter wins.
+
+    ``raw`` is the query as Tornado gives it: one character per byte of the request line
+    (Tornado decodes it as Latin-1). Its bytes, sent raw or percent-encoded, are decoded as
+    UTF-8; bytes that are not UTF-8 become U+FFFD, which no parameter accepts (a 400 naming
+    it). Memoized per (string, route), because popular requests repeat the same strings and
+    parsing is the largest cost of a cache hit; at most 1024 strings of at most 8 KiB (the URL
+    limit) are kept. Raises like ``Query.parse`` (errors are not memoized).
+    """
+    # Percent-escapes decoded as Latin-1 too: every character of every pair is then one byte.
+    pairs = parse_qsl(raw, keep_blank_values=True, encoding="latin-1")
+    return Query.parse({_text(name): _text(value) for name, value in pairs}, route)
+
+
+def _check_names(params: Mapping[str, str], accepted: tuple[str, ...]) -> None:
+    """Raise UnknownParameter for the first name neither accepted nor ignored (``_`` first)."""
+    for name in params:
+        if name not in accepted and not name.startswith("_"):
+            raise UnknownParameter(name, nearest_name(name, accepted), accepted)
+
+
+def _text(as_bytes: str) -> str:
+    """Bytes held one per character (Latin-1) as UTF-8 text."""
+    return as_bytes if as_bytes.isascii() else as_bytes.encode("latin-1").decode("utf-8", "replace")
+
+
+def archive_id(year: int) -> str:
+    """The snapshot a year selects: its December (docs/API.md, Parameters: year)."""
+    return f"{year:04d}-12"
+
+
+def _codes(name: str, value: str) -> tuple[str, ...]:
+    return _code_list(name, value, _CODE, "three-letter ISO3 codes, e.g. KEN,BRA", MAX_CODES)
+
+
+def _indicators(value: str) -> tuple[str, ...]:
+    return _code_list(
+        "indicators", value, _INDICATOR, "indicator codes such as IT.NET.USER.ZS", MAX_INDICATORS
+    )
+
+
+def _code_list(
+    name: str, value: str, pattern: re.Pattern[str], accepted: str, limit: int
+) -> tuple[str, ...]:
+    """Split, trim, check, upper-case, deduplicate and sort a comma-separated list of codes.
+
+    Checked before upper-casing: "ß".upper() is "SS", and only ASCII codes are accepted.
+    """
+    pieces = {trimmed(piece) for piece in value.split(",")} - {""}
+    for piece in sorted(pieces):
+        if not pattern.fullmatch(piece):
+            raise InvalidParameter(name, piece, f"comma-separated {accepted}")
+    codes = {piece.upper() for piece in pieces}
+    if not codes:
+        raise InvalidParameter(name, value, f"comma-separated {accepted}")
+    if len(codes) > limit:
+        raise InvalidParameter(name, value, f"at most {limit} distinct {accepted}")
+    return tuple(sorted(codes))
+
+
+def _year(value: str) -> int:
+    if not _YEAR.fullmatch(value):
+        raise InvalidParameter("year", value, "a four-digit year such as 2025")
+    return int(value)
+
+
+def _descending(value: str | None, sort: str) -> bool:
+    if value is None:
+        return FIELD_BY_NAME[sort].kind is Kind.NUMBER
+    order = folded(value)
+    if order not in ("asc", "desc"):
+        raise InvalidParameter("order", value, "asc or desc")
+    return order == "desc"
+
+
+def _fields(value: str) -> tuple[str, ...]:
+    wanted = set(field_list(value)) - {DETAILS}
+    return tuple(sorted(wanted, key=_FIELD_ORDER.__getitem__))
+
+
+def _years(value: str) -> tuple[int, int]:
+    accepted = "a four-digit year such as 2024, or an inclusive range such as 2022:2025"
+    if not _YEARS.fullmatch(value):
+        raise InvalidParameter("years", value, accepted)
+    first, _, last = value.partition(":")
+    years = (int(first), int(last or first))
+    if years[0] > years[1]:
+        raise InvalidParameter("years", value, accepted + " (first year not after the last)")
+    return years
+
+
+def _limit(value: str) -> int:
+    limit = int(value) if _LIMIT.fullmatch(value) else 0
+    if not 1 <= limit <= MAX_LIMIT:
+        raise InvalidParameter("limit", value, f"a whole number of rows from 1 to {MAX_LIMIT}")
+    return limit
+
+
+def _format(value: str) -> Format:
+    chosen = _FORMATS.get(folded(value))
+    if chosen is None:
+        raise InvalidParameter("format", value, "json or csv")
+    return chosen
+
+
+def _boolean(name: str, value: str) -> bool:
+    flag = _BOOLEANS.get(folded(value))
+    if flag is None:
+        raise InvalidParameter(name, value, "true, false, 1 or 0")
+    return flag
+

@@ -1,0 +1,150 @@
+"""The edge's nginx configuration outside Kubernetes: the one template Kubernetes uses
+(k8s/base/edge.conf.template), its ``${EDGE_*}`` placeholders replaced as the nginx image's
+entrypoint replaces them, and a main configuration to run it with (docs/OPERATIONS.md, "The edge").
+
+    python -m readiness.edge_config --upstream 10.0.0.5:8080 --upstream 10.0.0.6:8080 > edge.conf
+
+prints the http-level configuration for an nginx.conf's ``http {}`` block to include. The
+tests and ``make bench-edge`` run nginx from ``main_config``, unprivileged, under a prefix
+directory of their own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+TEMPLATE = Path(__file__).resolve().parent.parent / "k8s" / "base" / "edge.conf.template"
+"""The template, shared with the Kubernetes manifests (a ConfigMap made from this file)."""
+
+_PLACEHOLDER = re.compile(r"\$\{(EDGE_[A-Z_]+)\}")
+
+
+DEFAULT_RATE = "50r/s"
+DEFAULT_BURST = 500
+DEFAULT_CONNECTIONS = 64
+
+
+class EdgeConfigError(ValueError):
+    """A template placeholder has no value, or a value names one that the template lacks."""
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeSettings:
+    """The numbers and places the template leaves open. The defaults are the Kubernetes ones
+    (k8s/base/edge.env), except the addresses and paths, which depend on where nginx runs.
+
+    ``rate``/``burst``/``connections`` are per client address (docs/OPERATIONS.md, "Limits at
+    the edge", says why these numbers).
+    """
+
+    listen: str
+    upstreams: tuple[str, ...]
+    cache_dir: Path
+    access_log: str = "off"
+    rate: str = DEFAULT_RATE
+    burst: int = DEFAULT_BURST
+    connections: int = DEFAULT_CONNECTIONS
+    cache_max_size: str = "1g"
+    cache_keys_zone: str = "32m"
+    real_ip_from: tuple[str, ...] = ()
+    """Addresses or CIDRs of proxies in front (ingress controller, CDN) whose
+    X-Forwarded-For is believed; none: the peer's address is the client's."""
+
+    def variables(self) -> dict[str, str]:
+        """The ``EDGE_*`` environment the nginx image's entrypoint would see."""
+        if not self.upstreams:
+            raise EdgeConfigError("at least one upstream (host:port of an API process) is needed")
+        servers = " ".join(f"server {address} max_fails=1 fail_timeout=2s;" for address in self.upstreams)
+        return {
+            "EDGE_LISTEN": self.listen,
+            "EDGE_UPSTREAM_SERVERS": servers,
+            "EDGE_CACHE_DIR": str(self.cache_dir),
+            "EDGE_CACHE_KEYS_ZONE": self.cache_keys_zone,
+            "EDGE_CACHE_MAX_SIZE": self.cache_max_size,
+            "EDGE_ACCESS_LOG": self.access_log,
+            "EDGE_RATE": self.rate,
+            "EDGE_BURST": str(self.burst),
+            "EDGE_CONNECTIONS": str(self.connections),
+            "EDGE_REAL_IP_FROM": " ".join(f"set_real_ip_from {source};" for source in self.real_ip_from),
+        }
+
+
+def render(template: str, variables: Mapping[str, str]) -> str:
+    """Replace every ``${EDGE_*}`` placeholder with its value.
+
+    Raises EdgeConfigError naming a placeholder without a value, or a value for a name the
+    template does not use (a misspelt setting would otherwise be ignored silently).
+    """
+    used = set(_PLACEHOLDER.findall(template))
+    missing = sorted(used - set(variables))
+    if missing:
+        raise EdgeConfigError(f"no value for {', '.join(missing)}")
+    unused = sorted(set(variables) - used)
+    if unused:
+        raise EdgeConfigError(f"the template has no placeholder {', '.join(unused)}")
+    return _PLACEHOLDER.sub(lambda match: variables[match.group(1)], template)
+
+
+def edge_config(settings: EdgeSettings, template: str | None = None) -> str:
+    """The http-level configuration for ``settings`` (TEMPLATE unless ``template`` is given)."""
+    return render(TEMPLATE.read_text() if template is None else template, settings.variables())
+
+
+def main_config(prefix: Path, include: Path, workers: int = 1, extra_http: str = "") -> str:
+    """A main nginx configuration that runs unprivileged under ``prefix`` and includes
+    ``include`` (an ``edge_config`` output) in its http block, as the nginx image's
+    nginx.conf includes conf.d.
+
+    Errors go to standard error; the pid file and every temporary path are under ``prefix``,
+    so nothing outside it is written. Start it with ``nginx -p PREFIX -c FILE -e stderr``.
+    """
+    temp = {name: prefix / name for name in ("client_temp", "proxy_temp", "fastcgi_temp", "uwsgi_temp", "scgi_temp")}
+    return "\n".join([
+        f"worker_processes {workers};",
+        "daemon off;",
+        "error_log stderr warn;",
+        f"pid {prefix / 'nginx.pid'};",
+        "events { worker_connections 4096; }",
+        "http {",
+        "    default_type application/octet-stream;",
+        f"    client_body_temp_path {temp['client_temp']};",
+        f"    proxy_temp_path {temp['proxy_temp']};",
+        f"    fastcgi_temp_path {temp['fastcgi_temp']};",
+        f"    uwsgi_temp_path {temp['uwsgi_temp']};",
+        f"    scgi_temp_path {temp['scgi_temp']};",
+        f"    include {include};",
+        extra_http,
+        "}",
+        "",
+    ])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the edge's http-level configuration for the given upstreams."""
+    parser = argparse.ArgumentParser(description="Render the edge's nginx configuration (docs/OPERATIONS.md).")
+    parser.add_argument("--upstream", action="append", required=True, help="host:port of an API process (repeat)")
+    parser.add_argument("--listen", default="8080", help="nginx listen argument (default 8080)")
+    parser.add_argument("--cache-dir", type=Path, default=Path("/var/cache/nginx/readiness"))
+    parser.add_argument("--access-log", default="/dev/stdout readiness_edge")
+    parser.add_argument("--rate", default=DEFAULT_RATE, help=f"requests per client address (default {DEFAULT_RATE})")
+    parser.add_argument("--burst", type=int, default=DEFAULT_BURST)
+    parser.add_argument("--connections", type=int, default=DEFAULT_CONNECTIONS)
+    parser.add_argument("--real-ip-from", action="append", default=[],
+                        help="address or CIDR of a proxy in front whose X-Forwarded-For is believed (repeat)")
+    args = parser.parse_args(argv)
+    settings = EdgeSettings(
+        listen=args.listen, upstreams=tuple(args.upstream), cache_dir=args.cache_dir,
+        access_log=args.access_log, rate=args.rate, burst=args.burst, connections=args.connections,
+        real_ip_from=tuple(args.real_ip_from),
+    )
+    sys.stdout.write(edge_config(settings))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""Response examples of the OpenAPI document: real answers of the bundled (synthetic) sample.
+
+The requests are listed here; their answers are recorded in ``openapi_examples.json`` next to
+this module by ``python -m tests.openapi_examples``, which runs them against the real app over
+the sample. ``tests/test_openapi.py`` runs them again and fails when a recorded answer differs
+from today's, so an example can never drift from what the service answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import orjson
+
+from loaders import JsonValue
+
+EXAMPLES_FILE = Path(__file__).with_name("openapi_examples.json")
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    """One request whose real answer the document shows under ``path``'s ``status`` response."""
+
+    name: str
+    summary: str
+    path: str
+    target: str
+    status: int = 200
+
+
+_READINESS = "/api/v1/readiness"
+
+EXAMPLES: tuple[Example, ...] = (
+    Example("global", "Global list: the three best scores", _READINESS, f"{_READINESS}?sort=score&limit=3"),
+    Example("country", "Country mode, one code (two indicators kept)", _READINESS,
+            f"{_READINESS}?code=KEN&indicators=IT.NET.USER.ZS,GE.EST"),
+    Example("codes", "Country mode, several codes", _READINESS,
+            f"{_READINESS}?codes=KEN,BRA,IND&fields=Country%20Name,score,Global%20Rank&indicators=GE.EST"),
+    Example("region", "Region filter", _READINESS, f"{_READINESS}?region=NA"),
+    Example("fields", "Fields, sorted", _READINESS,
+            f"{_READINESS}?region=SAS&fields=Country%20Name,score,Global%20Rank&sort=score"),
+    Example("archive", "December archive of a year", _READINESS,
+            f"{_READINESS}?year=2025&region=NA&fields=Country%20Name,score"),
+    Example("csv", "CSV", _READINESS,
+            f"{_READINESS}?region=NA&fields=Country%20Name,Country%20Code,score&format=csv"),
+    Example("bad-value", "A value the parameter does not accept", _READINESS,
+            f"{_READINESS}?region=atlantis", 400),
+    Example("unknown-name", "An unknown parameter name", _READINESS, f"{_READINESS}?regoin=LAC", 400),
+    Example("no-archive", "A year without a December archive", _READINESS, f"{_READINESS}?year=2022", 404),
+    Example("legacy-unknown-code", "A code that matches nothing (legacy route only)", "/api/readiness",
+            "/api/readiness?code=XYZ", 404),
+    Example("indicators", "Two indicators of one economy", "/api/v1/indicators",
+            "/api/v1/indicators?code=KEN&indicators=IT.NET.USER.ZS,GE.EST"),
+    Example("indicators-csv", "The same as CSV", "/api/v1/indicators",
+            "/api/v1/indicators?code=KEN&indicators=IT.NET.USER.ZS,GE.EST&format=csv"),
+    Example("history", "One economy across the snapshots", "/api/v1/history", "/api/v1/history?code=KEN"),
+    Example("snapshots", "The catalogue", "/api/v1/snapshots", "/api/v1/snapshots"),
+    Example("changes", "A change report", "/api/v1/snapshots/{id}/changes", "/api/v1/snapshots/2024-12/changes"),
+    Example("no-changes", "A snapshot without a change report", "/api/v1/snapshots/{id}/changes",
+            "/api/v1/snapshots/1999-12/changes", 404),
+    Example("index", "The index", "/api/v1/", "/api/v1/"),
+)
+"""One example per request shape of docs/API.md, plus errors; ``target`` is what a client sends."""
+
+
+@lru_cache(maxsize=1)
+def recorded() -> dict[str, JsonValue]:
+    """The recorded answers, by example name: ``{"contentType": ..., "value": ...}``; empty when
+    the file is missing (the document then has no examples, and the drift test fails)."""
+    try:
+        data = orjson.loads(EXAMPLES_FILE.read_bytes())
+    except FileNotFoundError:
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -1,0 +1,182 @@
+"""The query parameters of the OpenAPI document (docs/API.md, Parameters), one object per name
+and route, placed on each operation (Swagger UI 5 shows path-level ``$ref`` parameters as
+nameless "any" and sends none of them).
+
+Each schema says exactly what ``Query.parse`` accepts, so that schemathesis' positive and
+negative data agree with the service (docs/DECISIONS.md, the OpenAPI document):
+
+- closed sets (region, income, sort, order, level, booleans, format, fields) are enums of their
+  canonical spellings; the service also accepts any ASCII letter case, which the description
+  says (an enum cannot, and a case-insensitive pattern would lose Swagger UI's drop-down);
+- open sets (codes, indicator codes, years, limit) are anchored patterns as strict as the parser;
+- an empty value counts as absent: the patterns and enums admit the empty string.
+
+No parameter has an ``example`` or ``default``: Swagger UI pre-fills "Try it out" with them, and
+every pre-filled parameter would be sent with the one a reader typed (``code=KEN`` filtered by an
+example ``region``).
+"""
+
+from __future__ import annotations
+
+from loaders import COUNTRY_FIELDS, DETAILS, REGION_SHORT, JsonValue
+
+from readiness.domain.query import (
+    CODE_PATTERN,
+    INDICATOR_PATTERN,
+    MAX_CODES,
+    MAX_INDICATORS,
+    MAX_LIMIT,
+    YEAR_PATTERN,
+    YEARS_PATTERN,
+    Route,
+)
+from readiness.domain.tables import HISTORY_FIELDS
+from readiness.domain.vocabulary import FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
+
+Json = dict[str, JsonValue]
+
+ANY_CASE = " Case-insensitive (ASCII letters: `lac` is `LAC`); the list shows the canonical spellings."
+EMPTY = " An empty value counts as absent."
+
+BOOLEANS = ("true", "false", "1", "0")
+REGION_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys([*REGION_SHORT, *REGION_SHORT.values(), *REGION_ALIASES])
+)
+"""Every region value the service accepts, in its canonical spelling: names, short codes, aliases."""
+INCOME_NAMES: tuple[str, ...] = (*INCOME_GROUPS.values(), *INCOME_GROUPS)
+SORT_NAMES: tuple[str, ...] = (*(field.name for field in COUNTRY_FIELDS), *FIELD_ALIASES)
+FIELD_NAMES: tuple[str, ...] = (*(field.name for field in COUNTRY_FIELDS), DETAILS, *FIELD_ALIASES)
+HISTORY_FIELD_NAMES: tuple[str, ...] = (
+    *(field.name for field in COUNTRY_FIELDS if field.name in ("Country Code", "Country Name", *HISTORY_FIELDS)),
+    *FIELD_ALIASES,
+)
+"""What ``fields`` names on history: the fields a history row can hold (``indicator_details``,
+accepted and meaningless there, is left out)."""
+
+_CODES = f"^(?:{CODE_PATTERN}(?:,{CODE_PATTERN})*)?$"
+_INDICATORS = f"^(?:{INDICATOR_PATTERN}(?:,{INDICATOR_PATTERN})*)?$"
+_YEAR = f"^(?:{YEAR_PATTERN})?$"
+_YEARS = f"^(?:{YEARS_PATTERN})?$"
+_LIMIT = f"^(?:[1-9][0-9]{{0,{len(str(MAX_LIMIT)) - 2}}}|{MAX_LIMIT})?$"
+"""1 to MAX_LIMIT without leading zeros: stricter than the parser (which reads ``007``), never looser."""
+
+
+def _enum(values: tuple[str, ...]) -> Json:
+    return {"type": "string", "enum": ["", *values]}
+
+
+def _pattern(pattern: str) -> Json:
+    return {"type": "string", "pattern": pattern}
+
+
+def _list(values: tuple[str, ...]) -> Json:
+    return {"type": "array", "items": {"type": "string", "enum": list(values)}}
+
+
+def _codes_text(route: Route) -> str:
+    text = (
+        f"Comma-separated ISO 3166-1 alpha-3 codes such as `KEN,BRA`, any case, at most {MAX_CODES} "
+        "distinct. Codes that match nothing are skipped"
+    )
+    if route in (Route.V1, Route.LEGACY):
+        text = ("Selects country mode: `data` is an object when exactly one economy matches, else "
+                "an array. " + text + " (on the legacy route: 404)")
+    return text + "."
+
+
+def _text(name: str, route: Route) -> str:
+    """The description of ``name`` on ``route``: Markdown (Redoc and Swagger UI render it), with
+    every name in backticks and no angle brackets (Redoc reads ``<year>`` as an HTML tag)."""
+    readiness = route in (Route.V1, Route.LEGACY)
+    texts = {
+        "code": _codes_text(route),
+        "codes": _codes_text(route) + " When both `codes` and `code` are given, `codes` wins.",
+        "level": ("`global` or `country`. A code selects country mode whatever `level` says; "
+                  "`level=country` without `code` or `codes` is a 400." + ANY_CASE),
+        "region": ("Keeps the economies of one region: its name, its short code (`RegionShort`) or "
+                   "an alias. `SA` means Latin America & Caribbean (South Asia is `SAS`). With "
+                   "codes, both filters apply." + ANY_CASE),
+        "income": ("Keeps the economies of one World Bank income group: its name or its short form "
+                   "(`LIC`, `LMC`, `UMC`, `HIC`)." + ANY_CASE),
+        "fcv": ("`true` (or `1`) keeps the fragile, conflict-affected or violent economies "
+                "(`FCV Status`), `false` (or `0`) the others." + ANY_CASE),
+        "year": ("A four-digit year: the answer comes from that year's December archive (snapshot "
+                 "id `YYYY-12`, e.g. `2025-12`). Omitted: the current snapshot. A year without an "
+                 "archive gives 404; `/api/v1/snapshots` lists them."),
+        "years": ("A four-digit year (`2025`) or an inclusive range (`2023:2025`, first year not "
+                  "after the last): keeps the snapshots of those years. Omitted: every December "
+                  "archive and the current snapshot."),
+        "sort": ("The field to sort by: a field name or an alias. Missing values sort last; ties "
+                 "break on `Country Code`. Default: `Country Name`, ascending." + ANY_CASE),
+        "order": ("`asc` or `desc`. Default: `desc` for numbers (ranks included), `asc` for text "
+                  "and true/false fields." + ANY_CASE),
+        "fields": ("The top-level fields to keep, comma-separated: names or aliases. Keys keep "
+                   f"their usual order; `{DETAILS}` is kept whenever present. `Population, total` "
+                   "is recognised whole despite its comma." + ANY_CASE) if readiness else (
+                   "The values to keep besides `Country Code`, `Country Name` and `snapshot`, "
+                   "comma-separated: names or aliases, in their usual order. Default: the composite, "
+                   "the five dimension scores and both ranks." + ANY_CASE),
+        "shortnames": ("`true` (or `1`) adds `RegionShort` after `Region` and the alias keys ("
+                       + ", ".join(f"`{alias}`" for alias in FIELD_ALIASES)
+                       + ") after their long fields." + ANY_CASE),
+        "indicators": (f"Comma-separated indicator codes such as `IT.NET.USER.ZS,GE.EST`, any case, "
+                       f"at most {MAX_INDICATORS} distinct: letters, digits, `.` and `_`, at most 40 "
+                       "characters each. "
+                       + (f"Keeps only those `{DETAILS}` elements, in country mode (checked, then "
+                          "ignored, at the global level)." if readiness else
+                          "Keeps only those indicators' rows.")),
+        "limit": (f"At most this many rows, 1 to {MAX_LIMIT}, applied after sorting. `count` is the "
+                  "number of rows served; the `X-Total-Count` header, the number that matched."),
+        "format": ("`json` (default) or `csv`: `text/csv; charset=utf-8` (RFC 4180, CRLF line "
+                   "ends, UTF-8 with a byte order mark, a header row even without rows)"
+                   + (f", one row per economy, `{DETAILS}` left out." if readiness else ".")
+                   + " Errors stay JSON." + ANY_CASE),
+    }
+    return texts[name] + EMPTY
+
+
+def _schema(name: str, route: Route) -> Json:
+    schemas: dict[str, Json] = {
+        "code": _pattern(_CODES),
+        "codes": _pattern(_CODES),
+        "level": _enum(("global", "country")),
+        "region": _enum(REGION_NAMES),
+        "income": _enum(INCOME_NAMES),
+        "fcv": _enum(BOOLEANS),
+        "year": _pattern(_YEAR),
+        "years": _pattern(_YEARS),
+        "sort": _enum(SORT_NAMES),
+        "order": _enum(("asc", "desc")),
+        "fields": _list(FIELD_NAMES if route in (Route.V1, Route.LEGACY) else HISTORY_FIELD_NAMES),
+        "shortnames": _enum(BOOLEANS),
+        "indicators": _pattern(_INDICATORS),
+        "limit": _pattern(_LIMIT),
+        "format": _enum(("json", "csv")),
+    }
+    return schemas[name]
+
+
+def query_parameter(name: str, route: Route) -> Json:
+    """The parameter object of ``name`` on ``route``: inline, never a ``$ref``."""
+    parameter: Json = {"name": name, "in": "query", "required": False,
+                       "description": _text(name, route), "schema": _schema(name, route)}
+    if name == "fields":
+        # A comma-separated list: explode false sends fields=a,b, as the service reads it.
+        parameter.update(style="form", explode=False)
+    return parameter
+
+
+def route_parameters(route: Route) -> list[JsonValue]:
+    """The query parameters of ``route``, in the order the service lists them in its errors."""
+    return [query_parameter(name, route) for name in route.accepted]
+
+
+IF_NONE_MATCH: Json = {
+    "name": "If-None-Match", "in": "header", "required": False, "schema": {"type": "string"},
+    "description": "An `ETag` from an earlier answer: 304 without a body if it still matches.",
+}
+IF_MODIFIED_SINCE: Json = {
+    "name": "If-Modified-Since", "in": "header", "required": False, "schema": {"type": "string"},
+    "description": ("An HTTP date: 304 without a body when the snapshot was published no later. "
+                    "Read only without `If-None-Match` (RFC 9110)."),
+}

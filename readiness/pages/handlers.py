@@ -1,0 +1,121 @@
+"""Handlers of the pages and their static files: each sends an answer the Site or the Assets
+hold, through ``BaseHandler.write_answer`` (ETag, 304, gzip, as for the API)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from readiness.cache.answers import Answer
+from readiness.domain.errors import NotFound
+from readiness.http.handlers import BaseHandler
+from readiness.http.representation import answer_head, represent
+from readiness.pages.assets import Assets
+from readiness.pages.site import Site
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "img-src 'self' data:",
+        # Swagger UI sets style attributes in its markup; our own pages need none.
+        "style-src 'self' 'unsafe-inline'",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+"""Pages load scripts, styles, images and data from this origin only: nothing from a CDN,
+nothing from the internet (docs/PAGES.md)."""
+
+HTML = "text/html; charset=utf-8"
+
+HTML_HEADERS: tuple[tuple[str, str], ...] = (
+    ("Content-Type", HTML),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
+    ("Referrer-Policy", "same-origin"),
+)
+
+PAGE_CACHE = "public, max-age=60"
+"""Pages name the current snapshot and this release's asset URLs: cached briefly, then
+revalidated with their ETag (a 304 costs a dict lookup)."""
+
+ASSET_CACHE = "public, max-age=31536000, immutable"
+"""Asset URLs name their content, so a cached copy is never stale (docs/CACHING.md)."""
+
+
+class FileHandler(BaseHandler):
+    """Sends cached answers that are files of a given media type, not API answers."""
+
+    def write_file(self, answer: Answer, content_type: str, cache_control: str) -> None:
+        """``BaseHandler.write_answer`` with the file's ``Content-Type``: an Answer's own
+        representation headers name the API's formats (JSON, CSV) only."""
+        headers = self.request.headers
+        chosen = represent(answer, headers.get("Accept-Encoding", ""), headers.get("If-None-Match", ""))
+        start_line, head = answer_head(
+            self.default_headers, chosen, cache_control, self.application.settings["dates"].at(time.time())
+        )
+        if chosen.status == 200:
+            head["Content-Type"] = content_type
+        self.set_status(start_line.code)
+        self._headers = head  # as BaseHandler.write_answer does: every header is answer_head's
+        self.finish(chosen.body if chosen.status == 200 else None)
+
+
+class HtmlHandler(FileHandler):
+    """What the page handlers share: HTML headers, the Site, JSON errors."""
+
+    route_label = "page"
+    default_headers = HTML_HEADERS
+
+    def initialize(self, site: Site, template: str) -> None:
+        self.site = site
+        self.template = template
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Errors (503 before a snapshot is loaded) are the API's JSON envelope, and say so."""
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        super().write_error(status_code, **kwargs)
+
+
+class PageHandler(HtmlHandler):
+    """``/``, ``/docs`` and ``/explore``: a page of the current snapshot."""
+
+    def get(self) -> None:
+        self.write_file(self.site.page(self.template), HTML, PAGE_CACHE)
+
+    head = get
+
+
+class CountryPageHandler(HtmlHandler):
+    """``/explore/{ISO3}``: one economy's view; 404 page for a code the snapshot lacks."""
+
+    def get(self, code: str) -> None:
+        answer = self.site.country(code.upper())
+        if answer is None:
+            self.set_status(404)
+            self.set_header("Cache-Control", "no-store")
+            self.finish(self.site.page("not_found.html").body)
+            return
+        self.write_file(answer, HTML, PAGE_CACHE)
+
+    head = get
+
+
+class AssetHandler(FileHandler):
+    """``/static/<name>.<hash>.<ext>``: a static file by its content-hashed name."""
+
+    route_label = "asset"
+
+    def initialize(self, assets: Assets) -> None:
+        self.assets = assets
+
+    def get(self) -> None:
+        asset = self.assets.get(self.request.path)
+        if asset is None:
+            raise NotFound(self.request.path)
+        self.default_headers = (("X-Content-Type-Options", "nosniff"),)
+        self.write_file(asset.answer, asset.content_type, ASSET_CACHE)
+
+    head = get
