@@ -13,9 +13,8 @@ import json
 from dataclasses import dataclass
 from collections.abc import Mapping
 
+from loaders import CHANGES_FILE as CHANGES_FILE  # where the publisher writes the report
 from loaders import COMPOSITE, DIMENSIONS, Country, JsonValue, Snapshot
-
-CHANGES_FILE = "changes.json"
 FORMAT = 1
 TOP = 10
 """How many of the largest movers the report lists per score."""

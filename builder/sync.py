@@ -42,7 +42,7 @@ from typing import NoReturn, Protocol
 
 import orjson
 
-from loaders import SNAPSHOT_ID, read_current_id, snapshot_ids
+from loaders import CHANGES_FILE, INDICATORS_FILE, SNAPSHOT_ID, read_current_id, snapshot_ids
 
 from builder.datadir import CURRENT, SNAPSHOTS
 from builder.staging import remove_leftovers, staging_area
@@ -59,6 +59,11 @@ _CODE = re.compile(r"^[A-Z]{3}$")
 _CHECKSUM = re.compile(r"^sha256:([0-9a-f]{64})$")
 _TEMP_FILE_PREFIX = ".sync.tmp-"
 _OLD_PREFIX = ".old-"
+
+
+_SIDE_FILES = (CHANGES_FILE, INDICATORS_FILE)
+"""Files of a snapshot directory that its manifest does not list (docs/DATA.md): the change
+report and the indicator catalogue. The service reads both, and checks what it reads."""
 
 
 class SyncError(Exception):
@@ -225,6 +230,10 @@ def _pull_snapshot(source: Source, snapshots: Path, snapshot_id: str) -> bool:
             if hashlib.sha256(data).hexdigest() != digest:
                 raise SyncError(f"{snapshot_id}/{path} does not match its manifest's checksum")
             (staged / path).write_bytes(data)
+        for name in _SIDE_FILES:  # not in the manifest: copied when the source has them
+            side = source.read(f"{SNAPSHOTS}/{snapshot_id}/{name}")
+            if side is not None:
+                (staged / name).write_bytes(side)
         (staged / "manifest.json").write_bytes(manifest)
         _place(staged, target, area)
     log.info("copied snapshot %s (%d countries)", snapshot_id, len(checksums))

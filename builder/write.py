@@ -21,14 +21,17 @@ from loaders import (
     DIMENSIONS,
     INDICATOR_FIELDS,
     SCHEMA_VERSION,
+    INDICATORS_FILE,
     JsonValue,
 )
 
+from builder.method import INDICATORS, Indicator
 from builder.release import Release
 from builder.score import Entry, ScoredEconomy, ScoredSnapshot
 
 MANIFEST = "manifest.json"
 COUNTRIES = "countries"
+CATALOGUE_FORMAT = 1
 
 _CONFIDENCE_AFTER = {f"{dimension} Score": f"{dimension} Confidence" for dimension in DIMENSIONS}
 """Where each confidence key goes: right after its dimension's score."""
@@ -81,6 +84,50 @@ def country_document(scored: ScoredEconomy, release: Release) -> dict[str, JsonV
     return document
 
 
+def catalogue_document(snapshot: ScoredSnapshot) -> dict[str, JsonValue]:
+    """``indicators.json``: the method's indicators as this snapshot was scored with them
+    (docs/DATA.md): code, name, dimension, direction, transform, purpose and the sources of
+    the reported values used, so the service's catalogue describes the method that built the
+    numbers it serves rather than whatever method its own code holds."""
+    sources: dict[str, set[str]] = {indicator.code: set() for indicator in INDICATORS}
+    for economy in snapshot.economies:
+        for entry in economy.entries:
+            if entry.reported is not None:
+                sources[entry.indicator.code].add(entry.reported.source)
+    return {
+        "format": CATALOGUE_FORMAT,
+        "indicators": [
+            {
+                "code": indicator.code,
+                "name": indicator.name,
+                "dimension": indicator.dimension,
+                "direction": _direction(indicator),
+                "transform": list[JsonValue](_transform(indicator)),
+                "purpose": indicator.purpose or None,
+                "sources": list[JsonValue](sorted(sources[indicator.code])),
+            }
+            for indicator in INDICATORS
+        ],
+    }
+
+
+def _direction(indicator: Indicator) -> str | None:
+    if indicator.dimension is None:
+        return None  # auxiliary: enters no score
+    return "lower is better" if indicator.lower_is_better else "higher is better"
+
+
+def _transform(indicator: Indicator) -> tuple[str, ...]:
+    """The steps from reported value to 0-100 score, in the order the builder applies them."""
+    if indicator.dimension is None:
+        return ()
+    steps = ["per million people"] if indicator.per_million else []
+    steps += ["log(1 + x)"] if indicator.log1p else []
+    steps.append("min-max scaled to 0-100")
+    steps += ["100 minus the scaled value"] if indicator.lower_is_better else []
+    return tuple(steps)
+
+
 def manifest_document(release: Release, checksums: Mapping[str, str]) -> dict[str, JsonValue]:
     """The manifest: id, dates, schema version, provenance, codes and checksums."""
     manifest: dict[str, JsonValue] = {
@@ -107,7 +154,8 @@ def checksum(raw: bytes) -> str:
 
 
 def write_snapshot(snapshot: ScoredSnapshot, release: Release, directory: Path) -> None:
-    """Write ``directory`` (which must not exist yet): country files, then the manifest.
+    """Write ``directory`` (which must not exist yet): country files, the indicator
+    catalogue, then the manifest.
 
     Raises FileExistsError if ``directory`` exists.
     """
@@ -118,4 +166,5 @@ def write_snapshot(snapshot: ScoredSnapshot, release: Release, directory: Path) 
         raw = encode(country_document(scored, release))
         (directory / COUNTRIES / f"{scored.economy.code}.json").write_bytes(raw)
         checksums[scored.economy.code] = checksum(raw)
+    (directory / INDICATORS_FILE).write_bytes(encode(catalogue_document(snapshot)))
     (directory / MANIFEST).write_bytes(encode(manifest_document(release, checksums)))

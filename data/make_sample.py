@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from builder import Release, build_snapshot, read_raw  # noqa: E402
+from builder import Release, build_snapshot, compare, read_raw  # noqa: E402
+from loaders import CHANGES_FILE, Snapshot, load_snapshot  # noqa: E402
 
 CURRENT = "2026-11"
 SNAPSHOTS: tuple[str, ...] = ("2022-06", "2023-12", "2024-06", "2024-12", "2025-12", "2026-11")
@@ -41,9 +42,13 @@ def build_sample(raw_dir: Path, out: Path) -> None:
     """Rebuild ``out/snapshots`` from ``raw_dir`` and point ``out/CURRENT`` at CURRENT."""
     raw = read_raw(raw_dir)
     shutil.rmtree(out / "snapshots", ignore_errors=True)
+    previous: Snapshot | None = None
     for snapshot_id in SNAPSHOTS:
         release = Release.parse(snapshot_id, f"{snapshot_id}-{PUBLISHED_DAY:02d}", NOTICE)
-        build_snapshot(raw, release, out / "snapshots")
+        directory = build_snapshot(raw, release, out / "snapshots").directory
+        built = load_snapshot(directory)
+        (directory / CHANGES_FILE).write_bytes(compare(previous, built).encode())
+        previous = built
     (out / "CURRENT").write_text(f"{CURRENT}\n", encoding="utf-8")
 
 
