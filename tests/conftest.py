@@ -51,7 +51,7 @@ from config import Settings
 from loaders import Country, JsonValue, Snapshot, SnapshotStore
 from loaders import reader
 from readiness import make_app
-from readiness.logs import AccessLog
+from readiness.http.logs import AccessLog
 
 from tests.builder_world import STANDARD, world
 
@@ -267,12 +267,17 @@ NO_SKIPS = "READINESS_NO_SKIPS"
 (Redis, redis-server, kubectl, a browser) into a failure, so CI always runs every test."""
 
 
-def unavailable(reason: str) -> NoReturn:
-    """Skip a test whose service or tool is missing, printing why; fail it under NO_SKIPS."""
+def unavailable(reason: str, *, whole_module: bool = False) -> NoReturn:
+    """Skip a test whose service or tool is missing, printing why; fail it under NO_SKIPS.
+
+    ``whole_module`` skips the calling test module at import, reported once rather than once
+    per test; a module doing so must not call it under NO_SKIPS (its tests then fail one by
+    one through their fixtures, as failing at import would stop the whole run).
+    """
     if os.environ.get(NO_SKIPS):
         pytest.fail(f"{reason} ({NO_SKIPS} is set)")
     print(reason)
-    pytest.skip(reason)
+    pytest.skip(reason, allow_module_level=whole_module)
 
 
 REAL_REDIS = os.environ.get("READINESS_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")

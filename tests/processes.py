@@ -44,8 +44,10 @@ def free_port() -> int:
 
 
 def get(url: str) -> tuple[int, bytes]:
+    """GET ``url``: (status, body). The timeout guards against a hang; it is no latency bound:
+    on a loaded machine a first archive read of the sample can take several seconds."""
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
+        with urllib.request.urlopen(url, timeout=30) as response:
             return response.status, response.read()
     except urllib.error.HTTPError as error:
         return error.code, error.read()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from readiness.breaker import CircuitBreaker
+from readiness.cache.breaker import CircuitBreaker
 
 
 class Clock:

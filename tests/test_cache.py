@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from readiness.cache import GZIP_MIN_BYTES, Answer, AnswerCache, AnswerCodec, _cost
+from readiness.cache.answers import _HEADER, GZIP_MIN_BYTES, Answer, AnswerCache, AnswerCodec, _cost
+from readiness.domain.meta import AnswerMeta, Format
 
 
 def test_answer_etag_is_strong_and_follows_the_body() -> None:
@@ -127,3 +128,47 @@ def test_codec_packs_only_etags_answer_of_makes() -> None:
     with pytest.raises(ValueError, match="non-hexadecimal"):
         AnswerCodec().pack("k", Answer(b'{"a":1}', '"x"\r\nX: 1', None))
 
+
+
+META = AnswerMeta(Format.CSV, "2026-11", "2026-11-05", 217, "readiness")
+
+
+def test_codec_round_trips_the_meta_and_rebuilds_the_headers() -> None:
+    answer = Answer.of(b"a,b\r\n" * 400, META)
+    unpacked = AnswerCodec().unpack("k", AnswerCodec().pack("k", answer))
+    assert unpacked == answer
+    assert unpacked is not None and unpacked.headers == answer.headers and unpacked.modified == answer.modified
+    plain = Answer.of(b'{"a":1}')
+    assert AnswerCodec().unpack("k", AnswerCodec().pack("k", plain)) == plain
+
+
+def test_codec_value_with_altered_meta_or_older_format_is_none() -> None:
+    codec = AnswerCodec()
+    packed = codec.pack("k", Answer.of(b'{"a":1}', META))
+    for position in range(len(packed) - 20, len(packed)):  # the meta: total, dates, name
+        damaged = bytearray(packed)
+        damaged[position] ^= 0x01
+        assert codec.unpack("k", bytes(damaged)) is None
+    assert codec.unpack("k", packed[:-1]) is None
+    older = bytes([3]) + packed[1:]
+    assert codec.unpack("k", older) is None
+
+
+def test_codec_rebuilds_header_text_only_from_numbers_and_a_checked_name() -> None:
+    # A value signed with the right key but holding a download name no answer could have (an
+    # older or buggy writer) is refused rather than sent in Content-Disposition.
+    codec = AnswerCodec()
+    answer = Answer.of(b'{"a":1}', AnswerMeta(Format.CSV, "2026-11", "2026-11-05", 1, "readiness"))
+    packed = codec.pack("k", answer)
+
+    def signed_with_name(name: bytes) -> bytes:
+        forged = packed[: -len(b"readiness")] + name
+        etag_start = _HEADER.size + 32
+        body_start = etag_start + 16
+        mac = codec._mac(forged[:_HEADER.size], "k", forged[etag_start:body_start],
+                         forged[body_start:body_start + 7], b"", forged[body_start + 7:])
+        return forged[:_HEADER.size] + mac + forged[etag_start:]
+
+    unpacked = codec.unpack("k", signed_with_name(b"indicator"))  # the forgery itself works...
+    assert unpacked is not None and unpacked.meta.download == "indicator"
+    assert codec.unpack("k", signed_with_name(b'ready"\r\nX')) is None  # ...but not this name

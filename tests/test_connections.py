@@ -1,4 +1,4 @@
-"""readiness/connections.py: the public listener's connection cap, below the descriptor limit,
+"""readiness/http/connections.py: the public listener's connection cap, below the descriptor limit,
 and an accept loop that neither spins nor floods the log when descriptors run out."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from tornado.web import Application
 
-from readiness.connections import DESCRIPTOR_RESERVE, LimitedHTTPServer, Throttled, connection_cap
+from readiness.http.connections import DESCRIPTOR_RESERVE, LimitedHTTPServer, Throttled, connection_cap
 from tests.conftest import ROOT, gen_test
 from tests.processes import fetch, free_port, get, until, wait_until_up
 

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 from config import Settings
-from readiness.query import PARAMETERS
+from readiness.domain.query import PARAMETERS
 
 from tests.conftest import ROOT, gen_test
 

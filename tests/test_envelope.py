@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import orjson
 
-from readiness.envelope import answer_body, error_body
-from readiness.errors import ArchiveNotFound, CountryNotFound, InvalidParameter
-from readiness.query import Query
+from readiness.domain.envelope import answer_body, error_body
+from readiness.domain.errors import ArchiveNotFound, CountryNotFound, InvalidParameter
+from readiness.domain.query import Query
 
 
 def test_answer_one_country_match_data_is_object() -> None:
@@ -42,3 +42,11 @@ def test_error_body_has_version_and_message() -> None:
 def test_error_body_legacy_unknown_code_has_no_version() -> None:
     assert orjson.loads(error_body(CountryNotFound(["XXX", "YYY"]))) == {
         "error": "Country code not found: XXX, YYY"}
+
+
+def test_answer_country_mode_cut_by_limit_stays_an_array() -> None:
+    query = Query(codes=("BRA", "KEN"), limit=1)
+    parsed = orjson.loads(answer_body(query, "current", [{"Country Code": "BRA"}], total=2))
+    assert parsed["data"] == [{"Country Code": "BRA"}] and parsed["count"] == 1
+    one = orjson.loads(answer_body(Query(codes=("KEN",)), "current", [{"Country Code": "KEN"}], total=1))
+    assert one["data"] == {"Country Code": "KEN"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import logging
+from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -18,6 +19,7 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
 from readiness import make_app
 
+from tests.conftest import SAMPLE as SAMPLE_DIR
 from tests.conftest import access_lines, assert_error_envelope, body, gen_test, scrape
 from tests.test_hits import exchange
 from tests.test_query import BAD_INPUT
@@ -238,7 +240,8 @@ async def test_readiness_malformed_value_400_names_parameter(
 @gen_test
 async def test_readiness_bytes_not_utf8_400_names_parameter(fetch: Any) -> None:
     assert_error_envelope(await fetch(V1 + "?code=%FF%FE%FD"), 400, "code=")
-    assert (await fetch(V1 + "?unknown=%FF")).code == 200
+    assert_error_envelope(await fetch(V1 + "?unknown=%FF"), 400, "Unknown parameter 'unknown'")
+    assert (await fetch(LEGACY + "?unknown=%FF")).code == 200
 
 
 @gen_test
@@ -323,7 +326,7 @@ async def test_readiness_etag_revalidation_304_without_body(fetch: Any) -> None:
 
 @gen_test
 async def test_readiness_equivalent_requests_identical_bytes_one_cache_entry(fetch: Any, app: Application) -> None:
-    variants = ["?codes=bra,KEN", "?code=KEN,BRA&utm=1", "?codes=KEN,BRA,ken&level=global"]
+    variants = ["?codes=bra,KEN", "?code=KEN,BRA&_utm=1", "?codes=KEN,BRA,ken&level=global"]
     bodies = {(await fetch(V1 + variant)).body for variant in variants}
     assert len(bodies) == 1
     assert [line["cache"] for line in access_lines(app)] == ["miss", "hit", "hit"]
@@ -424,8 +427,9 @@ async def test_readiness_revalidation_matches_either_representation(fetch: Any) 
 
 @gen_test
 async def test_readiness_cache_control_current_short_archive_long(fetch: Any) -> None:
-    assert (await fetch(V1)).headers["Cache-Control"] == "public, max-age=300"
-    assert (await fetch(V1 + "?year=2024")).headers["Cache-Control"] == "public, max-age=86400"
+    stale = "stale-while-revalidate=30, stale-if-error=86400"
+    assert (await fetch(V1)).headers["Cache-Control"] == f"public, max-age=300, {stale}"
+    assert (await fetch(V1 + "?year=2024")).headers["Cache-Control"] == f"public, max-age=86400, {stale}"
     assert (await fetch(V1 + "?year=2022")).headers["Cache-Control"] == "no-store"
     assert (await fetch(V1 + "?order=up")).headers["Cache-Control"] == "no-store"
 
@@ -439,7 +443,7 @@ async def test_readiness_etag_is_ours_computed_once_not_tornados(fetch: Any, mon
         hashed.append(data)
         return real(data, **kwargs)
 
-    monkeypatch.setattr("readiness.cache.hashlib.blake2b", counting)
+    monkeypatch.setattr("readiness.cache.answers.hashlib.blake2b", counting)
     for _ in range(3):
         response = await fetch(V1 + "?code=KEN", decompress_response=False)
         digest = real(response.body, digest_size=16).hexdigest()
@@ -452,7 +456,10 @@ async def test_readiness_etag_is_ours_computed_once_not_tornados(fetch: Any, mon
 @gen_test
 async def test_readiness_cors_exposes_validators_and_legacy_headers(fetch: Any) -> None:
     exposed = (await fetch(V1)).headers["Access-Control-Expose-Headers"]
-    assert {name.strip() for name in exposed.split(",")} == {"ETag", "Deprecation", "Link"}
+    assert {name.strip() for name in exposed.split(",")} == {
+        "ETag", "Deprecation", "Link", "Last-Modified", "X-Readiness-Snapshot", "X-Total-Count",
+        "Content-Disposition",
+    }
 
 
 @gen_test
@@ -541,3 +548,166 @@ async def test_readiness_unexpected_exception_500_envelope_logged_counted(
     assert [(line["status"], line["level"]) for line in access_lines(app)] == [(500, "error")]
     text = scrape(app)
     assert 'readiness_http_requests_total{method="GET",route="v1",status="500"} 1.0' in text
+
+
+# --- parameter names: v1 refuses unknown names, the legacy route ignores them ---------------
+
+
+@gen_test
+@pytest.mark.parametrize(
+    ("query", "name", "hint"),
+    [("?regoin=LAC", "regoin", "Did you mean 'region'?"), ("?CODE=KEN", "CODE", "Did you mean 'code'?"),
+     ("?code=KEN&callback=f", "callback", "Accepted parameters: code, codes,"),
+     ("?lmit=10&format=csv", "lmit", "Did you mean 'limit'?")],
+)
+async def test_readiness_v1_unknown_name_400_did_you_mean(fetch: Any, query: str, name: str, hint: str) -> None:
+    response = await fetch(V1 + query)
+    assert_error_envelope(response, 400, f"Invalid request. Unknown parameter '{name}'.", hint,
+                          "Accepted parameters: code, codes, level, region, income, fcv, year, sort, order, "
+                          "fields, shortnames, indicators, limit, format.")
+    assert response.headers["Cache-Control"] == "no-store"
+    legacy = await fetch(LEGACY + query)
+    assert legacy.code == 200  # the legacy route ignores unknown names, as it always did
+
+
+@gen_test
+async def test_readiness_underscore_names_ignored_and_out_of_the_cache_key(fetch: Any, app: Application) -> None:
+    plain = await fetch(V1 + "?code=KEN")
+    busted = [await fetch(V1 + f"?code=KEN&_={n}&_ts=x") for n in range(2)]
+    assert {response.body for response in busted} == {plain.body}
+    assert {response.headers["Etag"] for response in busted} == {plain.headers["Etag"]}
+    assert [line["cache"] for line in access_lines(app)] == ["miss", "hit", "hit"]
+
+
+@gen_test
+async def test_readiness_new_parameter_values_are_400_on_both_routes(fetch: Any) -> None:
+    for route in (V1, LEGACY):
+        assert_error_envelope(await fetch(route + "?limit=0"), 400, "limit='0'", "from 1 to 1000")
+        assert_error_envelope(await fetch(route + "?format=xml"), 400, "format='xml'", "json or csv")
+        assert_error_envelope(await fetch(route + "?income=rich"), 400, "income='rich'", "LIC, LMC, UMC, HIC")
+        assert_error_envelope(await fetch(route + "?fcv=maybe"), 400, "fcv='maybe'", "true, false, 1 or 0")
+        # A CSV request with a bad value still gets the JSON error envelope.
+        assert_error_envelope(await fetch(route + "?format=csv&limit=x"), 400, "limit='x'")
+
+
+# --- filters, limit, X-Total-Count ---------------------------------------------------------
+
+
+@gen_test
+@pytest.mark.parametrize("route", [V1, LEGACY])
+async def test_readiness_limit_cuts_after_sorting_total_in_header(fetch: Any, route: str) -> None:
+    full = await fetch(route + "?sort=score&region=SSA")
+    top = await fetch(route + "?sort=score&region=SSA&limit=5")
+    assert body(top)["count"] == 5
+    assert data_list(top) == data_list(full)[:5]
+    assert top.headers["X-Total-Count"] == full.headers["X-Total-Count"] == str(body(full)["count"])
+    everything = await fetch(route + "?limit=1000")
+    assert body(everything)["count"] == 217 and everything.headers["X-Total-Count"] == "217"
+
+
+@gen_test
+async def test_readiness_limit_in_country_mode_keeps_an_array_when_more_matched(fetch: Any) -> None:
+    cut = await fetch(V1 + "?codes=KEN,BRA,USA&limit=1")
+    assert isinstance(body(cut)["data"], list) and body(cut)["count"] == 1
+    assert cut.headers["X-Total-Count"] == "3"
+    one = await fetch(V1 + "?code=KEN&limit=1")
+    assert isinstance(body(one)["data"], dict) and one.headers["X-Total-Count"] == "1"
+
+
+@gen_test
+async def test_readiness_income_and_fcv_filter_on_both_routes(fetch: Any) -> None:
+    for route in (V1, LEGACY):
+        low = data_list(await fetch(route + "?income=LIC"))
+        assert low and {country["Income Level"] for country in low} == {"Low income"}
+        assert data_list(await fetch(route + "?income=low%20INCOME")) == low
+        fragile = data_list(await fetch(route + "?fcv=true&region=SSA"))
+        assert fragile and all(c["FCV Status"] is True and c["Region"] == "Sub-Saharan Africa" for c in fragile)
+        stable = data_list(await fetch(route + "?fcv=0&region=SSA"))
+        assert len(stable) + len(fragile) == body(await fetch(route + "?region=SSA"))["count"]
+
+
+# --- which data an answer holds: Last-Modified, X-Readiness-Snapshot -------------------------
+
+
+@gen_test
+@pytest.mark.parametrize("route", [V1, LEGACY])
+async def test_readiness_answers_name_their_snapshot_and_publication(fetch: Any, route: str) -> None:
+    current = await fetch(route + "?code=KEN")
+    assert current.headers["X-Readiness-Snapshot"] == "2026-11"
+    assert current.headers["Last-Modified"] == "Thu, 05 Nov 2026 00:00:00 GMT"
+    assert body(current)["snapshot"] == "current"  # the envelope is unchanged
+    archive = await fetch(route + "?year=2024&code=KEN")
+    assert archive.headers["X-Readiness-Snapshot"] == "2024-12"
+    published = orjson.loads((SAMPLE_DIR / "snapshots" / "2024-12" / "manifest.json").read_bytes())["published"]
+    assert parsedate_to_datetime(archive.headers["Last-Modified"]).date().isoformat() == published
+
+
+@gen_test
+async def test_readiness_if_modified_since_304_unless_if_none_match_differs(fetch: Any) -> None:
+    first = await fetch(V1 + "?region=EAP")
+    since = first.headers["Last-Modified"]
+    again = await fetch(V1 + "?region=EAP", headers={"If-Modified-Since": since})
+    assert again.code == 304 and again.body == b"" and again.headers["Etag"] == first.headers["Etag"]
+    older = await fetch(V1 + "?region=EAP", headers={"If-Modified-Since": "Sun, 01 Nov 2026 00:00:00 GMT"})
+    assert older.code == 200
+    stale = await fetch(V1 + "?region=EAP", headers={"If-Modified-Since": since, "If-None-Match": '"stale"'})
+    assert stale.code == 200 and stale.body == first.body  # If-None-Match decides (RFC 9110)
+    archive = await fetch(V1 + "?year=2024", headers={"If-Modified-Since": "Fri, 01 Jan 2100 00:00:00 GMT"})
+    assert archive.code == 304  # archives (the handler path) too
+
+
+# --- CSV ----------------------------------------------------------------------------------
+
+
+@gen_test
+@pytest.mark.parametrize("route", [V1, LEGACY])
+async def test_readiness_csv_rows_and_columns_are_the_json_answers(fetch: Any, route: str) -> None:
+    query = "?region=LAC&sort=score&fields=Country%20Name,score,Population,%20total&shortnames=true"
+    as_json = data_list(await fetch(route + query))
+    response = await fetch(route + query + "&format=CSV")
+    assert response.code == 200
+    assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert response.headers["Content-Disposition"] == 'attachment; filename="readiness-2026-11.csv"'
+    assert response.headers["X-Total-Count"] == str(len(as_json))
+    assert response.body.startswith(b"\xef\xbb\xbf") and response.body.endswith(b"\r\n")
+    lines = response.body[3:].split(b"\r\n")[:-1]
+    assert lines[0] == b'Country Name,"Population, total",Composite Readiness Score,score'
+    assert len(lines) == len(as_json) + 1
+    for line, country in zip(lines[1:], as_json, strict=True):
+        cells = [orjson.dumps(value) if not isinstance(value, str) else value.encode() for value in country.values()]
+        assert line == b",".join(b'"' + cell + b'"' if b"," in cell else cell for cell in cells)
+
+
+@gen_test
+async def test_readiness_csv_country_mode_leaves_out_indicator_details(fetch: Any) -> None:
+    response = await fetch(V1 + "?codes=KEN,BRA&format=csv")
+    header = response.body[3:].split(b"\r\n")[0].decode()
+    assert "indicator_details" not in header
+    assert header.startswith("Country Name,Country Code,Region,Income Level,")
+    assert response.body.count(b"\r\n") == 3
+    empty = await fetch(V1 + "?code=XXX&format=csv&year=2024")
+    assert empty.code == 200 and empty.body.count(b"\r\n") == 1  # the header row alone
+    assert empty.headers["Content-Disposition"] == 'attachment; filename="readiness-2024-12.csv"'
+    assert empty.headers["X-Total-Count"] == "0"
+
+
+@gen_test
+async def test_readiness_csv_errors_stay_json(fetch: Any) -> None:
+    missing = await fetch(LEGACY + "?code=XXX&format=csv")
+    assert missing.code == 404 and missing.headers["Content-Type"] == "application/json; charset=utf-8"
+    assert orjson.loads(missing.body) == {"error": "Country code not found: XXX"}
+    assert_error_envelope(await fetch(V1 + "?format=csv&year=2022"), 404, "year=2022")
+    assert_error_envelope(await fetch(V1 + "?format=csv&sort=nope"), 400, "sort='nope'")
+
+
+@gen_test
+async def test_readiness_csv_is_its_own_cached_answer_with_etag_and_gzip(fetch: Any, app: Application) -> None:
+    as_json = await fetch(V1)
+    plain = await fetch(V1 + "?format=csv", headers={"Accept-Encoding": "identity"}, decompress_response=False)
+    zipped = await fetch(V1 + "?format=csv", headers={"Accept-Encoding": "gzip"}, decompress_response=False)
+    assert plain.headers["Etag"] not in (as_json.headers["Etag"], zipped.headers["Etag"])
+    assert zipped.headers["Content-Encoding"] == "gzip" and gzip.decompress(zipped.body) == plain.body
+    assert zipped.headers["Content-Disposition"] == plain.headers["Content-Disposition"]
+    revalidated = await fetch(V1 + "?format=csv", headers={"If-None-Match": plain.headers["Etag"]})
+    assert revalidated.code == 304 and "Content-Disposition" not in revalidated.headers
+    assert [line["cache"] for line in access_lines(app)] == ["miss", "miss", "hit", "hit"]

@@ -1,4 +1,4 @@
-"""The hit lane (readiness/hits.py), over real sockets: a tier-1 hit it sends is the response
+"""The hit lane (readiness/http/hits.py), over real sockets: a tier-1 hit it sends is the response
 the handler sends for the same request, byte for byte apart from ``Date``; everything it
 does not answer still reaches the handler."""
 
@@ -17,9 +17,9 @@ from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 from tornado.web import Application
 
 from loaders import Snapshot
-from readiness.handlers import MAX_URL_BYTES, ReadinessHandler
-from readiness.app import to_origin_form
-from readiness.query import Query
+from readiness.http.handlers import MAX_URL_BYTES, ReadinessHandler
+from readiness.http.app import to_origin_form
+from readiness.domain.query import Query
 from readiness.service import Route, compute
 
 from tests.conftest import access_lines, gen_test, scrape
@@ -102,6 +102,23 @@ CASES: dict[str, tuple[str, str, dict[str, str], list[str]]] = {
     "304, gzip": ("GET", "", {}, ["Accept-Encoding: gzip", "If-None-Match: {gzip_etag}"]),
     "304 for the other representation": ("GET", "", {}, ["If-None-Match: {gzip_etag}"]),
     "If-None-Match that does not match": ("GET", "?code=KEN", {"code": "KEN"}, ['If-None-Match: "stale"']),
+    "CSV": ("GET", "?format=csv&region=LAC", {"format": "csv", "region": "LAC"}, []),
+    "CSV, gzip, limit": ("GET", "?format=CSV&limit=50", {"format": "csv", "limit": "50"}, ["Accept-Encoding: gzip"]),
+    "CSV, HEAD": ("HEAD", "?format=csv&code=KEN", {"format": "csv", "code": "KEN"}, []),
+    "CSV, 304": ("GET", "?format=csv", {"format": "csv"}, ["If-None-Match: {etag}"]),
+    "filters": ("GET", "?income=lic&fcv=1&sort=score", {"income": "LIC", "fcv": "1", "sort": "score"}, []),
+    "If-Modified-Since, publication date": ("GET", "?code=KEN", {"code": "KEN"}, ["If-Modified-Since: Thu, 05 Nov 2026 00:00:00 GMT"]),
+    "If-Modified-Since, later": ("GET", "?format=csv", {"format": "csv"}, ["If-Modified-Since: Fri, 01 Jan 2027 00:00:00 GMT"]),
+    "If-Modified-Since, earlier": ("GET", "?code=KEN", {"code": "KEN"}, ["If-Modified-Since: Wed, 04 Nov 2026 23:59:59 GMT"]),
+    "If-Modified-Since, not a date": ("GET", "?code=KEN", {"code": "KEN"}, ["If-Modified-Since: yesterday"]),
+    "If-None-Match wins over If-Modified-Since": (
+        "GET", "?code=KEN", {"code": "KEN"}, ['If-None-Match: "stale"', "If-Modified-Since: Fri, 01 Jan 2027 00:00:00 GMT"]
+    ),
+}
+"""The status each case must get (200 when not listed)."""
+STATUSES = {
+    "304": 304, "304, gzip": 304, "304 for the other representation": 304, "CSV, 304": 304,
+    "If-Modified-Since, publication date": 304, "If-Modified-Since, later": 304,
 }
 
 
@@ -124,6 +141,7 @@ async def test_hit_lane_sends_what_the_handler_sends(
     assert handlers_built == [path], "the hit was not answered by the lane"
 
     assert from_lane.status == from_handler.status
+    assert from_lane.status.split(b" ")[1] == str(STATUSES.get(case, 200)).encode()
     assert from_lane.without_date() == from_handler.without_date()
     assert from_lane.names() == from_handler.names()  # Date included: one function builds both
     assert from_lane.body == from_handler.body
@@ -133,6 +151,11 @@ async def test_hit_lane_sends_what_the_handler_sends(
         assert int(from_lane.headers["Content-Length"]) > 0 and from_lane.body == b""
     if from_lane.status.endswith(b" 304 Not Modified"):
         assert "Content-Type" not in from_lane.headers and "Content-Length" not in from_lane.headers
+        assert "Content-Disposition" not in from_lane.headers
+    # The answer's own headers, sent alike by both.
+    assert from_lane.headers["X-Readiness-Snapshot"] == sample_current.id
+    assert from_lane.headers["Last-Modified"] == "Thu, 05 Nov 2026 00:00:00 GMT"
+    assert int(from_lane.headers["X-Total-Count"]) >= 1
 
 
 @gen_test
@@ -173,8 +196,8 @@ async def test_hit_lane_requests_are_counted_and_logged(
 @gen_test
 async def test_hit_lane_leaves_over_long_urls_to_the_handler(http_server: Any, http_port: int) -> None:
     await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))
-    # Unknown parameters are ignored, so this is the cached KEN answer's key: only the length differs.
-    response = await exchange(http_port, request_bytes("GET", V1 + "?code=KEN&pad=" + "a" * 9000))
+    # Names beginning with _ are ignored, so this is the cached KEN answer's key: only the length differs.
+    response = await exchange(http_port, request_bytes("GET", V1 + "?code=KEN&_pad=" + "a" * 9000))
     assert response.status.split(b" ")[1] == b"414"
     assert b"8192" in response.body
 
@@ -257,7 +280,7 @@ async def test_hit_lane_failure_before_sending_handler_answers_logged_counted(
     def broken(*args: Any) -> Any:
         raise RuntimeError("representation bug")
 
-    monkeypatch.setattr("readiness.hits.represent", broken)
+    monkeypatch.setattr("readiness.http.hits.represent", broken)
     with caplog.at_level(logging.ERROR, logger="readiness.hits"):
         response = await exchange(http_port, request)
     assert response.status.split(b" ")[1] == b"200" and response.body == expected.body
@@ -283,8 +306,8 @@ async def test_hit_lane_and_handler_both_failing_500_envelope(
     def broken(*args: Any) -> Any:
         raise RuntimeError("representation bug")
 
-    monkeypatch.setattr("readiness.hits.represent", broken)
-    monkeypatch.setattr("readiness.handlers.represent", broken)
+    monkeypatch.setattr("readiness.http.hits.represent", broken)
+    monkeypatch.setattr("readiness.http.handlers.represent", broken)
     with caplog.at_level(logging.ERROR):
         response = await exchange(http_port, request)
     assert response.status.split(b" ")[1] == b"500"
@@ -360,8 +383,8 @@ async def test_not_draining_answers_keep_the_connection_open(http_server: Any, h
 
 def padded(target: str, length: int) -> str:
     """``target`` with an ignored parameter making the whole request URL ``length`` bytes."""
-    padding = length - len(target) - len("&pad=")
-    return f"{target}&pad={'a' * padding}"
+    padding = length - len(target) - len("&_pad=")
+    return f"{target}&_pad={'a' * padding}"
 
 
 @gen_test
@@ -408,8 +431,8 @@ async def test_absolute_form_target_reaches_the_handler_and_its_errors(http_serv
     unknown = await exchange(http_port, request_bytes("GET", "http://localhost/no/such?x=1"))
     assert unknown.status.split(b" ")[1] == b"404"
     assert orjson.loads(unknown.body)["error"].startswith("Not found: '/no/such'.")
-    bare = await exchange(http_port, request_bytes("GET", "http://localhost"))
-    assert bare.status.split(b" ")[1] == b"404" and b"Not found: '/'" in bare.body
+    bare = await exchange(http_port, request_bytes("GET", "http://localhost"))  # "/": the landing page
+    assert bare.status.split(b" ")[1] == b"200" and b"<h1>Readiness Index Data Service</h1>" in bare.body
 
 
 @pytest.mark.parametrize(

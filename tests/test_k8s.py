@@ -26,7 +26,7 @@ import yaml
 
 from config import Settings
 from loaders import load_snapshot
-from readiness.redis_tier import ANSWER_PREFIX
+from readiness.cache.redis_tier import ANSWER_PREFIX
 from readiness.service import cache_key
 from server import parse_args
 from tests.conftest import ROOT, unavailable
@@ -624,19 +624,63 @@ def test_pdb_covers_exactly_the_api_pods(manifests: dict[str, list[Doc]], overla
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_ingress_routes_api_prefix_to_the_api_service(
+def test_ingress_routes_everything_to_the_edge_and_the_edge_to_the_api_service(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
     docs = manifests[overlay]
     (rule,) = _one(docs, "Ingress", "readiness-api")["spec"]["rules"]
     (path,) = rule["http"]["paths"]
-    assert (path["path"], path["pathType"]) == ("/api", "Prefix")
+    # "/": the pages and every API route; the edge refuses the operations routes.
+    assert (path["path"], path["pathType"]) == ("/", "Prefix")
     backend = path["backend"]["service"]
     service = _one(docs, "Service", backend["name"])
     assert backend["port"]["name"] in {port["name"] for port in service["spec"]["ports"]}
-    assert _selected(docs, {"matchLabels": service["spec"]["selector"]}) == {
-        "Deployment/readiness-api"
-    }
+    assert _selected(docs, {"matchLabels": service["spec"]["selector"]}) == {"Deployment/readiness-edge"}
+    # The edge's one upstream is the API's Service, on its public port.
+    _, env = _edge(docs)
+    api = _one(docs, "Service", "readiness-api")
+    (port,) = api["spec"]["ports"]
+    assert env["EDGE_UPSTREAM_SERVERS"] == f"server {api['metadata']['name']}:{port['port']};"
+    assert port["targetPort"] == "http"
+
+
+def _edge(docs: list[Doc]) -> tuple[Doc, dict[str, str]]:
+    """The edge's container and the environment its entrypoint renders the template from."""
+    deployment = _one(docs, "Deployment", "readiness-edge")
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    env: dict[str, str] = {}
+    for source in container.get("envFrom", []):
+        env.update(_one(docs, "ConfigMap", source["configMapRef"]["name"])["data"])
+    return container, env
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_edge_renders_the_shipped_template_into_writable_directories(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    from readiness.edge_config import TEMPLATE, render
+
+    docs = manifests[overlay]
+    container, env = _edge(docs)
+    deployment = _one(docs, "Deployment", "readiness-edge")
+    volumes = {volume["name"]: volume for volume in deployment["spec"]["template"]["spec"]["volumes"]}
+    mounts = {mount["mountPath"]: mount for mount in container["volumeMounts"]}
+    template = volumes[mounts["/etc/nginx/templates"]["name"]]["configMap"]["name"]
+    assert _one(docs, "ConfigMap", template)["data"] == {"default.conf.template": TEMPLATE.read_text()}
+    # The entrypoint replaces only the edge's variables, and every placeholder has one.
+    assert env["NGINX_ENVSUBST_FILTER"] == "^EDGE_"
+    render(TEMPLATE.read_text(), {name: value for name, value in env.items() if name.startswith("EDGE_")})
+    # A read-only root: the rendered file, the pid and temporary files, and the cache.
+    for path in ("/etc/nginx/conf.d", "/tmp", "/var/cache/nginx"):
+        assert "emptyDir" in volumes[mounts[path]["name"]] and not mounts[path].get("readOnly"), path
+    assert env["EDGE_CACHE_DIR"].startswith("/var/cache/nginx/")
+    assert int(env["EDGE_LISTEN"]) == _ports(container)["http"]
+    # The main configuration: ours, one worker per core of the container's CPU limit.
+    main = mounts["/etc/nginx/nginx.conf"]
+    main_map = _one(docs, "ConfigMap", volumes[main["name"]]["configMap"]["name"])["data"]
+    assert main_map == {main["subPath"]: (ROOT / "k8s" / "base" / "edge-nginx.conf").read_text()}
+    workers = int(re.search(r"^worker_processes (\d+);", main_map["nginx.conf"], re.M).group(1))  # type: ignore[union-attr]
+    assert workers == int(container["resources"]["limits"]["cpu"])
 
 
 # --- network policies -------------------------------------------------------------------------
@@ -693,24 +737,33 @@ def test_only_the_api_and_the_refresh_and_warm_jobs_reach_redis(
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_ingress_controller_reaches_the_public_port_and_prometheus_the_admin_port(
+def test_only_the_edge_reaches_the_public_port_and_prometheus_the_admin_port(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
     docs = manifests[overlay]
-    policy, peers = _ingress_peers(docs, "readiness-api")
+    policy, _ = _ingress_peers(docs, "readiness-api")
     assert _selected(docs, policy["spec"]["podSelector"]) == {"Deployment/readiness-api"}
-    assert all(set(peer) == {"namespaceSelector"} for peer in peers)
-    admitted = {}
+    admitted: dict[str, list[str]] = {}
     for rule in policy["spec"]["ingress"]:
-        for peer in rule["from"]:
-            namespace = peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]
-            admitted[namespace] = sorted(port["port"] for port in rule["ports"])
-    assert admitted == {"ingress-nginx": ["http"], "monitoring": ["admin"]}
+        (peer,) = rule["from"]
+        if "podSelector" in peer:  # pods of this namespace
+            (who,) = _selected(docs, peer["podSelector"])
+        else:
+            who = "namespace " + peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]
+        admitted[who] = sorted(port["port"] for port in rule["ports"])
+    assert admitted == {"Deployment/readiness-edge": ["http"], "namespace monitoring": ["admin"]}
     _, container = _api(docs)
     assert set(_ports(container)) == {"http", "admin"}
-    # Nor does the Service lead to the operations port: the Ingress routes to the Service.
+    # Nor does the Service lead to the operations port: the edge proxies to the Service.
     service = _one(docs, "Service", "readiness-api")
     assert [port["targetPort"] for port in service["spec"]["ports"]] == ["http"]
+    # The edge: from the ingress controller's namespace, on its one port.
+    policy, peers = _ingress_peers(docs, "readiness-edge")
+    assert _selected(docs, policy["spec"]["podSelector"]) == {"Deployment/readiness-edge"}
+    assert [peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"] for peer in peers] == [
+        "ingress-nginx"
+    ]
+    assert [port["port"] for rule in policy["spec"]["ingress"] for port in rule["ports"]] == ["http"]
 
 
 # --- snapshots and the refresh ----------------------------------------------------------------
@@ -752,7 +805,7 @@ def test_refresh_cronjob_publishes_and_warms_monthly_one_at_a_time(
     refresh = re.search(r"python -m builder refresh .*--data-dir (\S+)", script)
     assert refresh, "runs the refresh from the source"
     assert re.search(r"python -m builder publish .* --data-dir /data ", script), "or a staged one"
-    assert "warm='python -m readiness.warm " in script and script.count('--hook "$warm"') == 2
+    assert "warm='python -m readiness.cache.warm " in script and script.count('--hook "$warm"') == 2
     assert f"--source-url {WORLD_BANK_API}" in script
     publish = refresh
     _, settings = _settings(docs, container)
@@ -779,7 +832,7 @@ def test_warm_cronjob_is_a_suspended_job_template_warming_current_read_only(
     assert job["backoffLimit"] >= 1 and job["activeDeadlineSeconds"] > 0
     assert template["spec"]["restartPolicy"] == "Never"
     command = container["command"]
-    assert command[:3] == ["python", "-m", "readiness.warm"]
+    assert command[:3] == ["python", "-m", "readiness.cache.warm"]
     assert "--snapshot" not in command, "warms the snapshot CURRENT names"
     data_dir = command[command.index("--data-dir") + 1]
     (mount,) = (m for m in container["volumeMounts"] if m["mountPath"] == data_dir)

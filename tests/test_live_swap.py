@@ -18,10 +18,10 @@ import pytest
 from redis.asyncio import Redis
 
 from loaders import load_snapshot
-from readiness.query import Query
+from readiness.domain.query import Query
 from loaders import SNAPSHOT_CHANNEL
 from readiness.service import Route, compute
-from readiness.watch import announce
+from readiness.cache.watch import announce
 from tests.conftest import SAMPLE
 from tests.processes import (
     Load,

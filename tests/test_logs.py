@@ -8,7 +8,7 @@ import sys
 
 import orjson
 
-from readiness.logs import AccessLog, JsonFormatter
+from readiness.http.logs import AccessLog, JsonFormatter
 
 
 def test_json_formatter_one_object_with_fields() -> None:

@@ -8,8 +8,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from readiness.errors import InvalidParameter, InvalidRequest, ReadinessError
-from readiness.query import MAX_CODES, Query, archive_id, parse_query_string
+from readiness.domain.errors import InvalidParameter, InvalidRequest, ReadinessError, UnknownParameter
+from readiness.domain.meta import Format
+from readiness.domain.query import (
+    MAX_CODES,
+    MAX_LIMIT,
+    ROUTE_PARAMETERS,
+    Query,
+    Route,
+    archive_id,
+    parse_query_string,
+)
 
 
 def test_parse_no_parameters_is_global_summary_by_name() -> None:
@@ -124,6 +133,13 @@ def test_parse_indicators_at_global_level_ignored() -> None:
     assert Query.parse({"indicators": "GE.EST"}) == Query.parse({})
 
 
+@pytest.mark.parametrize("raw", ["\u0084", "GE.EST,no/slash", "A" * 41])
+def test_parse_malformed_indicators_at_global_level_is_400(raw: str) -> None:
+    """Checked, then ignored: the OpenAPI pattern holds on every route (docs/DECISIONS.md)."""
+    with pytest.raises(InvalidParameter, match="indicators="):
+        Query.parse({"indicators": raw})
+
+
 # Every malformed value docs/DECISIONS.md names: 400 with a message naming the parameter and what is accepted.
 BAD_INPUT = [
     ({"code": "KE"}, "code='KE'", "three-letter ISO3 codes"),
@@ -150,7 +166,22 @@ BAD_INPUT = [
     ({"shortnames": "yes"}, "shortnames='yes'", "true, false, 1 or 0"),
     ({"code": "KEN", "indicators": "GE EST"}, "indicators='GE EST'", "indicator codes"),
     ({"code": "KEN", "indicators": "A" * 41}, "indicators=", "indicator codes"),
-    ({"fields": ",,,"}, "fields=',,,'", "comma-separated field names"),  # names no field at all
+    ({"fields": ",,,"}, "fields=',,,'", "comma-separated field names"),
+    ({"income": "middle income"}, "income='middle income'", "Low income, Lower middle income"),
+    ({"income": "LMIC"}, "income='LMIC'", "short form (LIC, LMC, UMC, HIC)"),
+    ({"income": "ℍIC"}, "income='ℍIC'", "an income group"),
+    ({"fcv": "yes"}, "fcv='yes'", "true, false, 1 or 0"),
+    ({"fcv": "2"}, "fcv='2'", "true, false, 1 or 0"),
+    ({"limit": "0"}, "limit='0'", f"from 1 to {MAX_LIMIT}"),
+    ({"limit": "1001"}, "limit='1001'", f"from 1 to {MAX_LIMIT}"),
+    ({"limit": "-5"}, "limit='-5'", "a whole number of rows"),
+    ({"limit": "ten"}, "limit='ten'", "a whole number of rows"),
+    ({"limit": "1.5"}, "limit='1.5'", "a whole number of rows"),
+    ({"limit": "99999999999999999999"}, "limit=", "a whole number of rows"),
+    ({"limit": "１０"}, "limit=", "a whole number of rows"),  # fullwidth digits
+    ({"format": "xml"}, "format='xml'", "json or csv"),
+    ({"format": "text/csv"}, "format='text/csv'", "json or csv"),
+    ({"format": "cſv"}, "format='cſv'", "json or csv"),  # names no field at all
     ({"fields": " , "}, "fields=", "comma-separated field names"),
     # Case-insensitive means ASCII A-Z only: Unicode folding maps look-alikes onto ASCII letters
     # (long s "ſ" casefolds to "s", the Kelvin sign "K" lower-cases to "k").
@@ -190,8 +221,129 @@ def test_parse_too_many_codes_is_invalid() -> None:
     assert len(Query.parse({"codes": ",".join(codes[:MAX_CODES])}).codes) == MAX_CODES
 
 
-def test_parse_unknown_parameters_ignored() -> None:
-    assert Query.parse({"callback": "x", "CODE": "KEN", "page": "2"}) == Query()
+def test_parse_unknown_parameters_ignored_on_the_legacy_route() -> None:
+    assert Query.parse({"callback": "x", "CODE": "KEN", "page": "2"}, Route.LEGACY) == Query()
+
+
+@pytest.mark.parametrize(
+    ("name", "suggestion"),
+    [
+        ("regoin", "region"),
+        ("CODE", "code"),
+        ("Codes", "codes"),
+        ("lmit", "limit"),
+        ("incom", "income"),
+        ("formats", "format"),
+        ("feilds", "fields"),
+        ("callback", None),
+        ("", None),
+        ("x" * 5000, None),
+    ],
+)
+def test_parse_unknown_name_on_v1_is_400_with_nearest_and_accepted(name: str, suggestion: str | None) -> None:
+    with pytest.raises(UnknownParameter) as raised:
+        Query.parse({"code": "KEN", name: "LAC"}, Route.V1)
+    message = raised.value.message
+    assert raised.value.status == 400
+    assert message.startswith(f"Invalid request. Unknown parameter {name[:60]!r}"[:80])
+    if suggestion is None:
+        assert "Did you mean" not in message
+    else:
+        assert f"Did you mean '{suggestion}'?" in message
+    assert message.endswith("Accepted parameters: " + ", ".join(ROUTE_PARAMETERS[Route.V1]) + ".")
+
+
+def test_parse_unknown_name_message_is_the_contract_text() -> None:
+    with pytest.raises(UnknownParameter) as raised:
+        Query.parse({"regoin": "LAC"})
+    assert raised.value.message == (
+        "Invalid request. Unknown parameter 'regoin'. Did you mean 'region'? Accepted parameters: "
+        "code, codes, level, region, income, fcv, year, sort, order, fields, shortnames, indicators, "
+        "limit, format."
+    )
+
+
+def test_parse_route_without_parameters_says_so() -> None:
+    with pytest.raises(UnknownParameter, match="This route takes no parameters."):
+        Query.parse({"format": "csv"}, Route.SNAPSHOTS)
+    assert Query.parse({"_": "1"}, Route.SNAPSHOTS) == Query()
+
+
+@pytest.mark.parametrize("route", list(Route))
+def test_parse_underscore_names_ignored_on_every_route(route: Route) -> None:
+    query = Query.parse({"_": "1", "_ts": "1700000000", "__proto__": "x", "_code": "BRA"}, route)
+    assert query == Query()
+    assert query.canonical() == ""
+
+
+@pytest.mark.parametrize(
+    ("route", "name"),
+    [(Route.V1, "years"), (Route.LEGACY, "years"), (Route.INDICATORS, "sort"), (Route.HISTORY, "year"),
+     (Route.HISTORY, "shortnames"), (Route.CHANGES, "code")],
+)
+def test_parse_each_route_refuses_names_it_does_not_take(route: Route, name: str) -> None:
+    if route is Route.LEGACY:
+        assert Query.parse({name: "2024"}, route) == Query()
+        return
+    with pytest.raises(UnknownParameter, match=f"Unknown parameter '{name}'"):
+        Query.parse({name: "2024"}, route)
+
+
+def test_route_parameters_are_the_contract() -> None:
+    assert ROUTE_PARAMETERS[Route.V1] == tuple(
+        "code codes level region income fcv year sort order fields shortnames indicators limit format".split()
+    )
+    assert ROUTE_PARAMETERS[Route.LEGACY] == ROUTE_PARAMETERS[Route.V1]
+    assert set(ROUTE_PARAMETERS[Route.INDICATORS]) == set(
+        "code codes region income fcv indicators year limit format".split()
+    )
+    assert set(ROUTE_PARAMETERS[Route.HISTORY]) == set("code codes region income fcv fields years limit format".split())
+    assert ROUTE_PARAMETERS[Route.SNAPSHOTS] == ()
+    assert ROUTE_PARAMETERS[Route.CHANGES] == ("format",)
+    assert [route for route in Route if not route.strict] == [Route.LEGACY]
+
+
+@pytest.mark.parametrize(
+    ("raw", "income"),
+    [("Low income", "Low income"), ("low INCOME", "Low income"), ("LIC", "Low income"), ("lmc", "Lower middle income"),
+     (" UMC ", "Upper middle income"), ("high income", "High income"), ("Hic", "High income")],
+)
+def test_parse_income_full_names_and_short_forms_any_case(raw: str, income: str) -> None:
+    assert Query.parse({"income": raw}).income == income
+
+
+@pytest.mark.parametrize(("raw", "flag"), [("true", True), ("TRUE", True), ("1", True), ("false", False), ("0", False)])
+def test_parse_fcv_accepts_true_false_1_0(raw: str, flag: bool) -> None:
+    assert Query.parse({"fcv": raw}).fcv is flag
+
+
+@pytest.mark.parametrize(("raw", "limit"), [("1", 1), ("10", 10), ("010", 10), (str(MAX_LIMIT), MAX_LIMIT)])
+def test_parse_limit_1_to_max(raw: str, limit: int) -> None:
+    assert Query.parse({"limit": raw}).limit == limit
+
+
+@pytest.mark.parametrize(("raw", "chosen"), [("json", Format.JSON), ("JSON", Format.JSON), ("csv", Format.CSV), ("CsV", Format.CSV)])
+def test_parse_format_json_or_csv_any_case(raw: str, chosen: Format) -> None:
+    assert Query.parse({"format": raw}).format is chosen
+
+
+@pytest.mark.parametrize(
+    ("raw", "years"), [("2024", (2024, 2024)), ("2022:2025", (2022, 2025)), ("2024:2024", (2024, 2024)), (" 2023:2024 ", (2023, 2024))]
+)
+def test_parse_years_one_year_or_inclusive_range(raw: str, years: tuple[int, int]) -> None:
+    assert Query.parse({"years": raw}, Route.HISTORY).years == years
+
+
+@pytest.mark.parametrize("raw", ["24", "2024-2025", "2024:", ":2024", "2025:2022", "2024:2025:2026", "２０２４", "2024 : 2025"])
+def test_parse_years_malformed_names_parameter(raw: str) -> None:
+    with pytest.raises(InvalidParameter) as raised:
+        Query.parse({"years": raw}, Route.HISTORY)
+    assert raised.value.name == "years"
+    assert "a four-digit year such as 2024, or an inclusive range such as 2022:2025" in raised.value.message
+
+
+def test_parse_indicators_read_without_codes_on_the_indicator_table() -> None:
+    assert Query.parse({"indicators": "ge.est"}, Route.INDICATORS).indicators == ("GE.EST",)
 
 
 # Equivalent requests share one canonical form; requests with different answers never do.
@@ -199,7 +351,11 @@ EQUIVALENT = [
     [{"code": "KEN,BRA"}, {"codes": "bra,ken,KEN"}, {"codes": "BRA,KEN", "level": "global"}],
     [{"region": "LAC"}, {"region": "sa"}, {"region": "South America"}, {"region": "latin america & caribbean"}],
     [{"sort": "score"}, {"sort": "Composite Readiness Score", "order": "DESC"}],
-    [{}, {"sort": "country name", "order": "asc"}, {"level": "GLOBAL"}, {"utm_source": "x"}],
+    [{}, {"sort": "country name", "order": "asc"}, {"level": "GLOBAL"}, {"_utm_source": "x"}, {"format": "JSON"}],
+    [{"income": "LIC"}, {"income": "low income"}, {"income": "Low income"}],
+    [{"fcv": "1"}, {"fcv": "TRUE"}],
+    [{"limit": "10"}, {"limit": "010"}],
+    [{"format": "csv"}, {"format": "CSV", "_": "123"}],
     [{"fields": "score,Country Name"}, {"fields": "country name,SCORE,score"}],
     [{"code": "KEN", "fields": "score"}, {"code": "KEN", "fields": "score,indicator_details"}],
     [{"shortnames": "false"}, {"shortnames": "0"}, {}],
@@ -217,6 +373,8 @@ def test_canonical_different_answers_different_forms() -> None:
         {"sort": "score"}, {"sort": "score", "order": "asc"}, {"fields": "score"},
         {"fields": "indicator_details"}, {"shortnames": "true"},
         {"code": "KEN", "indicators": "GE.EST"}, {"code": "KEN", "fields": "indicator_details"},
+        {"income": "LIC"}, {"income": "HIC"}, {"fcv": "true"}, {"fcv": "false"}, {"limit": "10"},
+        {"limit": "11"}, {"format": "csv"}, {"format": "csv", "limit": "10"},
     ]
     forms = [Query.parse(params).canonical() for params in distinct]
     assert len(set(forms)) == len(forms)
@@ -225,17 +383,24 @@ def test_canonical_different_answers_different_forms() -> None:
 def test_canonical_parses_back_to_the_same_query() -> None:
     query = Query.parse(
         {"codes": "ken,bra", "region": "lac", "year": "2024", "sort": "human", "order": "asc",
-         "fields": "Population, total,score,indicator_details", "shortnames": "1", "indicators": "ge.est"}
+         "fields": "Population, total,score,indicator_details", "shortnames": "1", "indicators": "ge.est",
+         "income": "lmc", "fcv": "0", "limit": "5", "format": "CSV"}
     )
     assert Query.parse(dict(parse_qsl(query.canonical()))) == query
+    history = Query.parse({"codes": "KEN", "years": "2022:2025", "income": "LIC"}, Route.HISTORY)
+    assert history.canonical() == "codes=KEN&income=Low%20income&years=2022:2025"
+    assert Query.parse(dict(parse_qsl(history.canonical())), Route.HISTORY) == history
+    single = Query.parse({"years": "2024:2024"}, Route.HISTORY)
+    assert single.canonical() == "years=2024" and Query.parse({"years": "2024"}, Route.HISTORY) == single
 
 
 # Whatever a client sends, parsing returns a valid Query or raises the client error: never
 # anything else (the property behind "nothing a client sends may produce a 500").
 PARAMETERS = ["code", "codes", "level", "region", "year", "sort", "order", "fields",
-              "shortnames", "indicators", "other"]
+              "shortnames", "indicators", "income", "fcv", "limit", "format", "years", "other", "_x"]
 VALUE_PARTS = ["KEN", "bra", ",", " ", "global", "country", "LAC", "sa", "2024", "score",
-               "asc", "desc", "true", "0", "Population, total", "indicator_details", "GE.EST", "%", "\x00", "é"]
+               "asc", "desc", "true", "0", "Population, total", "indicator_details", "GE.EST", "%", "\x00", "é",
+               "LIC", "low income", "10", "1000", "csv", "json", ":", "2022"]
 values = st.one_of(
     st.text(max_size=40),
     st.lists(st.sampled_from(VALUE_PARTS), max_size=6).map("".join),
@@ -243,29 +408,38 @@ values = st.one_of(
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.dictionaries(st.sampled_from(PARAMETERS) | st.text(max_size=8), values, max_size=8))
-def test_parse_arbitrary_parameters_valid_query_or_client_error(params: dict[str, str]) -> None:
+@given(
+    st.dictionaries(st.sampled_from(PARAMETERS) | st.text(max_size=8), values, max_size=8),
+    st.sampled_from(list(Route)),
+)
+def test_parse_arbitrary_parameters_valid_query_or_client_error(params: dict[str, str], route: Route) -> None:
     try:
-        query = Query.parse(params)
+        query = Query.parse(params, route)
     except ReadinessError as error:
         # Raising is one of the two valid outcomes here, so pytest.raises does not fit.
-        assert isinstance(error, (InvalidParameter, InvalidRequest))  # noqa: PT017
+        assert isinstance(error, (InvalidParameter, InvalidRequest, UnknownParameter))  # noqa: PT017
         assert error.message.startswith("Invalid request. ")  # noqa: PT017
         return
-    assert Query.parse(dict(parse_qsl(query.canonical(), keep_blank_values=True))) == query
+    assert Query.parse(dict(parse_qsl(query.canonical(), keep_blank_values=True)), route) == query
     assert all(len(code) == 3 and code.isascii() and code.isupper() for code in query.codes)
 
 
 def test_parse_query_string_last_value_wins_and_is_memoized() -> None:
-    query = parse_query_string("code=KEN&code=bra&utm=1")
+    query = parse_query_string("code=KEN&code=bra&_utm=1")
     assert query.codes == ("BRA",)
-    assert parse_query_string("code=KEN&code=bra&utm=1") is query  # parsed once
+    assert parse_query_string("code=KEN&code=bra&_utm=1") is query  # parsed once
+    assert parse_query_string("code=KEN&code=bra&_utm=1", Route.LEGACY) == query  # memoized per route
+    assert parse_query_string("code=KEN&code=bra&utm=1", Route.LEGACY) == query
+    with pytest.raises(UnknownParameter):
+        parse_query_string("code=KEN&code=bra&utm=1", Route.V1)
 
 
 def test_parse_query_string_bytes_not_utf8_name_the_parameter() -> None:
     with pytest.raises(InvalidParameter, match="code="):
         parse_query_string("code=%FF%FE%FD")
-    assert parse_query_string("other=%FF") == Query()
+    assert parse_query_string("other=%FF", Route.LEGACY) == Query()
+    with pytest.raises(UnknownParameter, match="Unknown parameter 'other'"):
+        parse_query_string("other=%FF")
 
 
 @pytest.mark.parametrize(
@@ -284,5 +458,8 @@ def test_parse_query_string_bytes_are_utf8_or_replacement(raw: str, shown: str) 
     assert shown in raised.value.message
 
 
-def test_parse_query_string_raw_non_ascii_names_are_unknown_and_ignored() -> None:
-    assert parse_query_string("c\xc3\xb6de=KEN&code=BRA").codes == ("BRA",)
+def test_parse_query_string_raw_non_ascii_names_are_unknown() -> None:
+    assert parse_query_string("c\xc3\xb6de=KEN&code=BRA", Route.LEGACY).codes == ("BRA",)
+    with pytest.raises(UnknownParameter) as raised:
+        parse_query_string("c\xc3\xb6de=KEN&code=BRA")
+    assert raised.value.message.startswith("Invalid request. Unknown parameter 'cöde'. Did you mean 'code'?")

@@ -15,8 +15,8 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from loaders import Snapshot, load_snapshot
-from readiness.query import Query, archive_id
-from readiness.redis_tier import ANSWER_PREFIX
+from readiness.domain.query import Query, archive_id
+from readiness.cache.redis_tier import ANSWER_PREFIX
 from readiness.service import Route, cache_key, compute, request_key
 from tests.conftest import SAMPLE
 from tests.processes import (

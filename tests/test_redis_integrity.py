@@ -28,12 +28,12 @@ from config import Settings
 from builder import Economy
 from loaders import Snapshot, SnapshotStore
 from readiness import make_app
-from readiness.app import new_metrics
-from readiness.breaker import CircuitBreaker
-from readiness.cache import Answer, AnswerCache, AnswerCodec
-from readiness.logs import AccessLog
-from readiness.query import Query
-from readiness.redis_tier import ANSWER_PREFIX, RedisTier, connect
+from readiness.http.app import new_metrics
+from readiness.cache.breaker import CircuitBreaker
+from readiness.cache.answers import Answer, AnswerCache, AnswerCodec
+from readiness.http.logs import AccessLog
+from readiness.domain.query import Query
+from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier, connect
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, compute
 
 from tests.builder_world import NEXT_MONTH, STANDARD

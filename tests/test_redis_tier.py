@@ -11,10 +11,10 @@ import fakeredis
 import pytest
 from redis.asyncio import Redis
 
-from readiness.breaker import CircuitBreaker
-from readiness.cache import Answer
+from readiness.cache.breaker import CircuitBreaker
+from readiness.cache.answers import Answer
 from readiness.metrics import Metrics
-from readiness.redis_tier import (
+from readiness.cache.redis_tier import (
     ANSWER_PREFIX,
     MAX_COUNTED_LENGTH,
     MAX_COUNTED_QUERIES,
@@ -23,7 +23,8 @@ from readiness.redis_tier import (
     popular_key,
 )
 
-from tests.conftest import gen_test
+from tests.conftest import eventually, gen_test
+from tests.processes import RedisServer
 
 Factory = Callable[[], Redis]
 
@@ -167,3 +168,48 @@ async def test_redis_tier_silent_redis_times_out() -> None:
             assert await asyncio.wait_for(shared.get("k"), timeout=5) is None
             assert time.monotonic() - started < 1.5
             assert lookups(shared, "error") == 1
+
+
+def bounded_tier(client: Redis, timeout: float, failures: int = 3) -> RedisTier:
+    """The server's way: a client without socket timeouts, one deadline per call."""
+    return RedisTier(client, CircuitBreaker(failures, pause=60), Metrics(lambda: None, lambda: False), timeout=timeout)
+
+
+@gen_test
+async def test_redis_tier_deadline_per_call_ends_every_call_to_a_silent_redis() -> None:
+    # No socket timeout on the client: without the tier's deadline these calls never end.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        async with connect(f"redis://127.0.0.1:{port}/0", timeout=0.1, socket_timeouts=False) as client:
+            shared = bounded_tier(client, timeout=0.1)
+            shared.count("2026-11", "v1|")
+            started = time.monotonic()
+            assert await asyncio.wait_for(shared.get("k"), timeout=5) is None
+            await asyncio.wait_for(shared.put("k", Answer.of(b"{}"), 60), timeout=5)
+            await asyncio.wait_for(shared.flush_counts(), timeout=5)
+            assert time.monotonic() - started < 3
+            assert lookups(shared, "error") == 3
+
+
+@gen_test
+async def test_redis_tier_call_cut_by_its_deadline_leaves_no_late_reply(redis_server: RedisServer) -> None:
+    # A GET cut while Redis is paused gets its reply once the pause ends. Were its connection
+    # reused, that late reply would answer the next GET, and every later one would read the
+    # reply meant for the one before (redis-py drops the connection of a cancelled command).
+    async with connect(redis_server.url, timeout=1.0, socket_timeouts=False) as client:
+        shared = bounded_tier(client, timeout=0.2, failures=1000)  # the pause must not open the breaker
+        kenya, brazil = Answer.of(b'{"code":"KEN"}'), Answer.of(b'{"code":"BRA"}')
+        await shared.put("kenya", kenya, 60)
+        await shared.put("brazil", brazil, 60)
+        assert redis_server.execute("CLIENT", "PAUSE", 600, "ALL") == b"OK"
+        assert await shared.get("kenya") is None  # cut by the deadline, its reply still to come
+
+        async def brazil_served() -> bool:
+            return await shared.get("brazil") == brazil
+
+        await eventually(brazil_served, "Brazil's answer for Brazil's key once the pause is over")
+        assert await shared.get("kenya") == kenya
+        assert lookups(shared, "error") >= 1
+        assert lookups(shared, "rejected") == 0

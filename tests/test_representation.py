@@ -1,4 +1,4 @@
-"""readiness.representation: which bytes, ETag and status a cached answer is sent with."""
+"""readiness.http.representation: which bytes, ETag and status a cached answer is sent with."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from readiness.cache import Answer
-from readiness.representation import (
+from readiness.cache.answers import Answer
+from readiness.domain.meta import AnswerMeta, Format
+from readiness.http.representation import (
     JSON_HEADERS,
     LEGACY_HEADERS,
     HttpDate,
     answer_head,
     etag_matches,
+    http_date_seconds,
     prefers_gzip,
     represent,
 )
@@ -197,3 +199,53 @@ def test_http_date_formats_once_a_second() -> None:
     assert dates.at(0.0) == "Thu, 01 Jan 1970 00:00:00 GMT"
     assert dates.at(0.9) is dates.at(0.0)
     assert dates.at(86400.5) == "Fri, 02 Jan 1970 00:00:00 GMT"
+
+
+CSV_ANSWER = Answer.of(b"a,b\r\n" * 400, AnswerMeta(Format.CSV, "2026-11", "2026-11-05", 400, "readiness"))
+PUBLISHED = "Thu, 05 Nov 2026 00:00:00 GMT"
+
+
+def test_answer_head_sends_the_answers_own_headers_after_the_routes() -> None:
+    _, headers = answer_head(JSON_HEADERS, represent(CSV_ANSWER, "", ""), "public, max-age=300", "DATE")
+    assert headers["Content-Type"] == "text/csv; charset=utf-8"  # the answer's, over the route's JSON
+    assert headers["Content-Disposition"] == 'attachment; filename="readiness-2026-11.csv"'
+    assert headers["Last-Modified"] == PUBLISHED
+    assert (headers["X-Readiness-Snapshot"], headers["X-Total-Count"]) == ("2026-11", "400")
+    assert len(list(headers.get_all())) == len({name for name, _ in headers.get_all()})  # no duplicates
+    _, not_modified = answer_head(JSON_HEADERS, represent(CSV_ANSWER, "", CSV_ANSWER.etag), "public", "DATE")
+    assert "Content-Type" not in not_modified and "Content-Disposition" not in not_modified
+    assert not_modified["Last-Modified"] == PUBLISHED and not_modified["X-Readiness-Snapshot"] == "2026-11"
+
+
+@pytest.mark.parametrize(
+    ("since", "status"),
+    [
+        (PUBLISHED, 304),
+        ("Fri, 06 Nov 2026 00:00:00 GMT", 304),
+        ("Thursday, 05-Nov-26 00:00:00 GMT", 304),  # RFC 850, obsolete but still a date
+        ("Thu Nov  5 00:00:00 2026", 304),  # asctime
+        ("Wed, 04 Nov 2026 23:59:59 GMT", 200),
+        ("Thu, 05 Nov 2026 00:00:00 +0100", 200),  # 23:00 GMT the day before
+        ("not a date", 200),
+        ("", 200),
+        ("Thu, 99 Nov 2026 00:00:00 GMT", 200),
+        ("Thu, 05 Nov 99999999999999999999 00:00:00 GMT", 200),
+    ],
+)
+def test_represent_if_modified_since(since: str, status: int) -> None:
+    assert represent(CSV_ANSWER, "", "", since).status == status
+
+
+def test_represent_if_none_match_takes_precedence_over_if_modified_since() -> None:
+    assert represent(CSV_ANSWER, "", '"other"', PUBLISHED).status == 200
+    assert represent(CSV_ANSWER, "", CSV_ANSWER.etag, "Wed, 01 Jan 2020 00:00:00 GMT").status == 304
+
+
+def test_represent_if_modified_since_without_last_modified_is_ignored() -> None:
+    assert represent(LARGE, "", "", "Fri, 01 Jan 2100 00:00:00 GMT").status == 200
+
+
+@given(st.text(max_size=60))
+def test_http_date_seconds_never_raises(value: str) -> None:
+    seconds = http_date_seconds(value)
+    assert seconds is None or isinstance(seconds, int)

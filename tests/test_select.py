@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from loaders import Country, Snapshot
-from readiness.query import Query
-from readiness.select import missing_codes, project, select, sort_countries
+from loaders import COUNTRY_FIELDS, Country, Snapshot
+from readiness.domain.query import Query
+from readiness.domain.select import columns, limited, missing_codes, project, select, sort_countries
 
 from tests.conftest import country, snapshot
 
@@ -119,3 +119,53 @@ def test_project_never_changes_the_snapshot() -> None:
     project(select(data, query), query)
     assert "score" not in data.countries["KEN"].record
     assert len(data.countries["KEN"].details) == 2
+
+
+def filters_world() -> Snapshot:
+    return snapshot(
+        country("KEN", "Kenya", **{"Income Level": "Lower middle income", "FCV Status": False, "Composite Readiness Score": 50.0}),
+        country("SOM", "Somalia", **{"Income Level": "Low income", "FCV Status": True, "Composite Readiness Score": 20.0}),
+        country("MLI", "Mali", **{"Income Level": "Low income", "FCV Status": True, "Composite Readiness Score": 25.0}),
+        country("RWA", "Rwanda", **{"Income Level": "Low income", "FCV Status": False, "Composite Readiness Score": 40.0}),
+        country("VEN", "Venezuela", "Latin America & Caribbean", **{"Income Level": None, "FCV Status": False}),
+    )
+
+
+def test_select_income_keeps_that_group_only() -> None:
+    assert codes(select(filters_world(), Query.parse({"income": "LIC"}))) == ["MLI", "RWA", "SOM"]
+    assert codes(select(filters_world(), Query.parse({"income": "high income"}))) == []
+
+
+def test_select_fcv_true_or_false() -> None:
+    assert codes(select(filters_world(), Query.parse({"fcv": "true"}))) == ["MLI", "SOM"]
+    assert codes(select(filters_world(), Query.parse({"fcv": "0"}))) == ["KEN", "RWA", "VEN"]
+
+
+def test_select_all_filters_apply_together() -> None:
+    query = Query.parse({"codes": "SOM,RWA,KEN,XXX", "income": "LIC", "fcv": "false"})
+    assert codes(select(filters_world(), query)) == ["RWA"]
+
+
+def test_limited_cuts_after_sorting_and_keeps_everything_without_a_limit() -> None:
+    matched = select(filters_world(), Query.parse({"sort": "score", "limit": "2"}))
+    assert codes(matched) == ["KEN", "RWA", "MLI", "SOM", "VEN"]  # select never cuts: the total
+    assert codes(limited(matched, 2)) == ["KEN", "RWA"]
+    assert codes(limited(matched, 1000)) == codes(matched)
+    assert codes(limited(matched, None)) == codes(matched)
+
+
+def test_columns_are_the_keys_project_gives_without_details(sample_current: Snapshot) -> None:
+    kenya = sample_current.countries["KEN"]  # a loaded record: its keys in serving order
+    for params in [{}, {"shortnames": "true"}, {"fields": "score,Region"}, {"fields": "score,Region", "shortnames": "1"},
+                   {"code": "KEN"}, {"code": "KEN", "fields": "indicator_details"}]:
+        query = Query.parse(params)
+        projected = project([kenya], query)[0]
+        assert [key for key in projected if key != "indicator_details"] == list(columns(query))
+
+
+def test_columns_default_is_every_field_in_serving_order() -> None:
+    assert columns(Query()) == tuple(field.name for field in COUNTRY_FIELDS)
+    assert columns(Query.parse({"fields": "score,Region", "shortnames": "true"})) == (
+        "Region", "RegionShort", "Composite Readiness Score", "score",
+    )
+    assert columns(Query.parse({"fields": "indicator_details"})) == ()

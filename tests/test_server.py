@@ -114,6 +114,21 @@ async def test_http_server_closes_an_idle_keep_alive_connection(app: Application
         server.stop()
 
 
+@gen_test
+async def test_http_server_closes_a_connection_whose_body_trickles(app: Application) -> None:
+    server = http_server(app, behind_proxy=False, body_seconds=0.3)
+    port = free_port()
+    server.listen(port, "127.0.0.1")
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nfirst bytes")
+        # The rest of the body never comes: the server gives up on it and closes.
+        assert await asyncio.wait_for(reader.read(4096), timeout=3) == b""
+    finally:
+        writer.close()
+        server.stop()
+
+
 def test_server_sigterm_after_an_archive_read_exits_normally(start: Start) -> None:
     # The read ran in a worker thread that is idle (but alive) at exit: not "busy", so the
     # process exits through the interpreter (atexit handlers run), not os._exit.

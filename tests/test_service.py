@@ -14,12 +14,12 @@ from hypothesis import strategies as st
 
 from loaders import Snapshot, SnapshotStore
 from readiness import service as service_module
-from readiness.breaker import CircuitBreaker
-from readiness.cache import AnswerCache
-from readiness.errors import ArchiveNotFound, CountryNotFound, NotReady, ReadinessError
+from readiness.cache.breaker import CircuitBreaker
+from readiness.cache.answers import AnswerCache
+from readiness.domain.errors import ArchiveNotFound, CountryNotFound, NotReady, ReadinessError
 from readiness.metrics import Metrics
-from readiness.query import Query
-from readiness.redis_tier import ANSWER_PREFIX, RedisTier
+from readiness.domain.query import READINESS_ROUTES, Query
+from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
 
 from tests.conftest import SAMPLE, eventually, gen_test
@@ -105,6 +105,21 @@ async def test_service_failing_leader_fails_its_followers(sample_store: Snapshot
 
 
 @gen_test
+@pytest.mark.parametrize("params", [{"format": "csv"}, {"format": "csv", "limit": "5", "income": "HIC"}, {"code": "KEN"}])
+async def test_service_tier2_keeps_csv_and_headers(sample_store: SnapshotStore, params: dict[str, str]) -> None:
+    server = fakeredis.FakeServer()
+    one = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
+    other = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
+    query = Query.parse(params)
+    computed, _ = await one.answer(query, Route.V1)
+    await writes_done(one)
+    shared, outcome = await other.answer(query, Route.V1)
+    assert outcome is CacheOutcome.REDIS
+    assert shared == computed and shared.headers == computed.headers and shared.gzipped == computed.gzipped
+    assert dict(shared.headers)["X-Readiness-Snapshot"] == sample_store.current.id  # type: ignore[union-attr]
+
+
+@gen_test
 async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, computations: list[Query]) -> None:
     server = fakeredis.FakeServer()
     one = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
@@ -133,7 +148,7 @@ async def test_service_archive_answers_get_the_longer_ttl(sample_store: Snapshot
 
 @gen_test
 async def test_service_dead_redis_answers_from_snapshot(sample_store: SnapshotStore) -> None:
-    from readiness.redis_tier import connect
+    from readiness.cache.redis_tier import connect
 
     async with connect("redis://127.0.0.1:1/0", timeout=0.05) as client:
         service = new_service(sample_store, RedisTier(client, CircuitBreaker(1, 60), metrics()))
@@ -195,7 +210,7 @@ def test_cache_key_same_key_implies_identical_bodies(batch: list[dict[str, str]]
             query = Query.parse(request)
         except ReadinessError:
             continue
-        for route in Route:
+        for route in READINESS_ROUTES:
             key = f"{route.value}|{query.canonical()}"
             try:
                 body = compute(snapshot, query, route).body

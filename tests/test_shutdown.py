@@ -22,7 +22,7 @@ from collections.abc import Iterator
 import pytest
 
 from loaders import load_snapshot
-from readiness.query import Query
+from readiness.domain.query import Query
 from readiness.service import Route, compute
 from tests.conftest import SAMPLE
 from tests.processes import Start, fetch, launch, until

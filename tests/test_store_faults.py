@@ -15,7 +15,7 @@ import pytest
 
 from loaders import SnapshotStore, load_snapshot
 from loaders.compact import Packed
-from readiness.query import Query
+from readiness.domain.query import Query
 from readiness.service import Route, compute
 
 from tests.conftest import SAMPLE, copy_tree

@@ -24,8 +24,8 @@ from builder import Conflict, publish
 from config import Settings
 from loaders import SnapshotStore
 from readiness import make_app
-from readiness.logs import AccessLog
-from readiness.watch import SnapshotWatcher
+from readiness.http.logs import AccessLog
+from readiness.cache.watch import SnapshotWatcher
 
 from tests.conftest import copy_tree
 from tests.processes import Server, Start, fetch, get, launch, until

@@ -5,12 +5,15 @@ from __future__ import annotations
 import pytest
 
 from loaders import COUNTRY_FIELDS, REGION_SHORT
-from readiness.errors import InvalidParameter
-from readiness.vocabulary import (
+from readiness.domain.errors import InvalidParameter
+from readiness.domain.vocabulary import (
     ALIAS_OF,
     FIELD_ALIASES,
+    INCOME_GROUPS,
     REGION_ALIASES,
+    canonical_income,
     canonical_region,
+    nearest_name,
     field_list,
     sort_field,
 )
@@ -55,3 +58,38 @@ def test_field_list_comma_inside_a_name() -> None:
 def test_field_list_unknown_names_the_piece(raw: str) -> None:
     with pytest.raises(InvalidParameter, match="fields="):
         field_list(raw)
+
+
+@pytest.mark.parametrize(
+    ("raw", "income"),
+    [("LIC", "Low income"), ("lic", "Low income"), ("Lower Middle Income", "Lower middle income"),
+     ("UMC", "Upper middle income"), ("\tHIGH INCOME ", "High income")],
+)
+def test_canonical_income_full_names_and_short_forms(raw: str, income: str) -> None:
+    assert canonical_income(raw) == income
+
+
+@pytest.mark.parametrize("raw", ["", "middle", "LMIC", "Low", "ℓic", "Low\u00a0income"])
+def test_canonical_income_unknown_lists_every_accepted_name(raw: str) -> None:
+    with pytest.raises(InvalidParameter) as raised:
+        canonical_income(raw)
+    assert raised.value.name == "income"
+    for name in [*INCOME_GROUPS, *INCOME_GROUPS.values()]:
+        assert name in raised.value.message
+
+
+ACCEPTED = ("code", "codes", "level", "region", "income", "fcv", "year", "limit", "format")
+
+
+@pytest.mark.parametrize(
+    ("name", "nearest"),
+    [("CODE", "code"), ("Region", "region"), ("regoin", "region"), ("yaer", "year"), ("limt", "limit"),
+     ("fromat", "format"), ("incomes", "income"), ("callback", None), ("", None), ("x" * 10_000, None),
+     ("ſode", "code")],  # a look-alike letter is not case-folded, but difflib still finds the name
+)
+def test_nearest_name_case_variant_then_difflib(name: str, nearest: str | None) -> None:
+    assert nearest_name(name, ACCEPTED) == nearest
+
+
+def test_nearest_name_with_nothing_accepted_is_none() -> None:
+    assert nearest_name("format", ()) is None

@@ -11,13 +11,13 @@ import pytest
 import redis
 
 from loaders import SnapshotStore, load_snapshot
-from readiness.breaker import CircuitBreaker
-from readiness.cache import AnswerCache, AnswerCodec
+from readiness.cache.breaker import CircuitBreaker
+from readiness.cache.answers import AnswerCache, AnswerCodec
 from readiness.metrics import Metrics
-from readiness.query import Query
-from readiness.redis_tier import ANSWER_PREFIX, MAX_ANSWER_BYTES, RedisTier, popular_key
+from readiness.domain.query import Query
+from readiness.cache.redis_tier import ANSWER_PREFIX, MAX_ANSWER_BYTES, RedisTier, popular_key
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
-from readiness.warm import WarmSettings, main, parse_request, warm
+from readiness.cache.warm import WarmSettings, main, parse_request, warm
 
 from tests.builder_world import NEXT_MONTH, STANDARD
 from tests.conftest import ROOT, flip, gen_test, place_snapshot, tiny_data
@@ -137,7 +137,7 @@ def test_warm_command_without_snapshot_needs_a_usable_current(
 
 def run_warm(*args: str) -> subprocess.CompletedProcess[str]:
     """The warm-up command as the publish hook or a Kubernetes Job runs it."""
-    return subprocess.run([sys.executable, "-m", "readiness.warm", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "readiness.cache.warm", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
 
 

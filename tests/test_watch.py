@@ -12,9 +12,9 @@ import pytest
 from config import Settings
 from loaders import SnapshotStore
 from readiness import make_app
-from readiness.logs import AccessLog
-from readiness.cache import Answer, AnswerCache
-from readiness.watch import SnapshotWatcher, announce
+from readiness.http.logs import AccessLog
+from readiness.cache.answers import Answer, AnswerCache
+from readiness.cache.watch import SnapshotWatcher, announce
 
 from tests.builder_world import NEXT_MONTH
 from tests.conftest import copy_tree, eventually, flip, gen_test, place_snapshot, tiny_data

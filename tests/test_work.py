@@ -19,13 +19,13 @@ from config import Settings
 from loaders import Snapshot, SnapshotStore
 from readiness import make_app
 from readiness import service as service_module
-from readiness.breaker import CircuitBreaker
-from readiness.cache import Answer, AnswerCache
-from readiness.errors import Overloaded
-from readiness.logs import AccessLog
+from readiness.cache.breaker import CircuitBreaker
+from readiness.cache.answers import Answer, AnswerCache
+from readiness.domain.errors import Overloaded
+from readiness.http.logs import AccessLog
 from readiness.metrics import Metrics
-from readiness.query import Query
-from readiness.redis_tier import RedisTier
+from readiness.domain.query import Query
+from readiness.cache.redis_tier import RedisTier
 from readiness.service import ReadinessService, RedisTtl, Route, compute
 from readiness.work import DETAILS_BYTES, RECORD_BYTES, ComputeLimits, ComputePool, estimated_bytes
 

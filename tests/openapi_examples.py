@@ -1,0 +1,59 @@
+"""Record the OpenAPI document's response examples: the real answers of the bundled sample.
+
+    .venv/bin/python -m tests.openapi_examples
+
+runs every request of ``readiness.http.openapi_examples.EXAMPLES`` against the real app over the
+sample and writes ``readiness/http/openapi_examples.json``. ``tests/test_openapi.py`` calls
+``answers()`` too and fails when the file differs, so the examples never drift.
+"""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from typing import Any
+
+import orjson
+
+from config import Settings
+from loaders import SnapshotStore
+from readiness import make_app
+from readiness.http.openapi_examples import EXAMPLES, EXAMPLES_FILE
+from tests.openapi_server import serving
+
+
+def fetch(url: str) -> tuple[int, str, bytes]:
+    """Status, media type and body of a GET, errors included."""
+    try:
+        with urllib.request.urlopen(url, timeout=60) as response:
+            return response.status, response.headers["Content-Type"], response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], error.read()
+
+
+def answers(store: SnapshotStore | None = None) -> dict[str, Any]:
+    """Every example's answer from the app over the sample (``store``, or a fresh one), by
+    name: content type and value."""
+    if store is None:
+        store = SnapshotStore(Settings().data_dir)
+        store.load_current()
+    recorded: dict[str, Any] = {}
+    with serving(make_app(Settings(), store)) as url:
+        for example in EXAMPLES:
+            status, content_type, body = fetch(url + example.target)
+            if status != example.status:
+                raise AssertionError(f"{example.target}: {status}, expected {example.status}: {body[:300]!r}")
+            media_type = content_type.split(";")[0]
+            value = orjson.loads(body) if media_type == "application/json" else body.decode("utf-8")
+            recorded[example.name] = {"contentType": media_type, "value": value}
+    return recorded
+
+
+def encoded(recorded: dict[str, Any]) -> bytes:
+    """The file's bytes: indented, so a diff shows what changed."""
+    return orjson.dumps(recorded, option=orjson.OPT_INDENT_2) + b"\n"
+
+
+if __name__ == "__main__":
+    EXAMPLES_FILE.write_bytes(encoded(answers()))
+    print(f"wrote {EXAMPLES_FILE} ({len(EXAMPLES)} examples)")

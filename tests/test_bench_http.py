@@ -1,0 +1,70 @@
+"""bench/http_cache.py and bench/baseline_server.py: the bare baseline's answers are what the
+service sends (so a ratio compares like with like), and every case is compared with a case of
+the same answer. The benchmark itself is never run here (docs/TESTING.md: nothing is timed)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from tornado.httpclient import AsyncHTTPClient
+from tornado.web import Application
+
+from tests.conftest import SAMPLE, access_lines, gen_test
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _bench_module(name: str) -> ModuleType:
+    """A bench script as a module (bench/ is not a package; the script puts bench/ on the path
+    for its own imports)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+http_cache = _bench_module("http_cache")
+
+
+def test_every_case_is_compared_with_a_case_of_the_same_answer() -> None:
+    cases = {case.name: case for case in http_cache.all_cases()}
+    routes = {"csv", "indicators", "indicators-ken", "history", "history-ken", "catalogue"}
+    assert routes <= {case.answer for case in cases.values() if case.target == http_cache.TIER_TARGET}
+    for case in cases.values():
+        if case.baseline is None:
+            continue
+        baseline = cases[case.baseline]
+        if case.target == http_cache.TIER_TARGET and case.server == "tier1":
+            assert baseline.server == "bare" and baseline.answer == case.answer, case.name
+            assert baseline.path.endswith(http_cache.ANSWERS[case.answer].query_string), case.name
+        if case.revalidate:
+            assert baseline.name == "bare bytes KEN", case.name
+
+
+def test_only_selects_the_new_cases_with_their_baselines() -> None:
+    selected = {case.name for case in http_cache.selected_cases("CSV|indicators|history|catalogue")}
+    assert "tier-1 hit history KEN" in selected and "bare bytes history KEN" in selected
+    assert "bare bytes KEN" in selected  # the 304's baseline
+    assert "tier-1 hit KEN" not in selected and "tier-1 hit global" not in selected
+
+
+@gen_test(timeout=30)  # the baseline reads every snapshot's summary of the 217-economy sample
+async def test_the_baselines_answers_are_the_services_bytes_and_headers(
+    app: Application, http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    built = await http_cache.build_answers(SAMPLE)
+    assert set(built) == set(http_cache.ANSWERS)
+    for name, (_, answer) in built.items():
+        for attempt in ("miss", "hit"):  # the second is the hit lane's; identity, as wrk asks
+            response = await http_client.fetch(base_url + http_cache.api_path(name), decompress_response=False)
+            assert response.code == 200, (name, attempt)
+            assert response.body == answer.body, (name, attempt)
+            assert response.headers["Etag"] == answer.etag, (name, attempt)
+            for header, value in answer.headers:
+                assert response.headers[header] == value, (name, attempt, header)
+    assert [line["cache"] for line in access_lines(app)] == ["miss", "hit"] * len(built)

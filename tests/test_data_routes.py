@@ -1,0 +1,479 @@
+"""The data routes over HTTP (docs/API.md): /api/v1/indicators, /api/v1/history,
+/api/v1/snapshots and /api/v1/snapshots/{id}/changes, on the real app over tiny snapshots,
+every parameter and every bad input; with the real Redis as tier 2 at the end."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from pathlib import Path
+from collections.abc import Iterator
+
+import orjson
+import pytest
+from tornado.httpclient import AsyncHTTPClient, HTTPResponse
+from tornado.ioloop import IOLoop
+from tornado.web import Application
+
+from builder import compare
+from builder.method import INDICATORS
+from config import Settings
+from loaders import CHANGES_FILE, JsonValue, SnapshotStore, load_snapshot
+from readiness import make_app
+from readiness.http.app import new_metrics
+from readiness.cache.breaker import CircuitBreaker
+from readiness.http.logs import AccessLog
+from readiness.cache.redis_tier import RedisTier, connect
+from readiness.domain.tables import HISTORY_DEFAULT, INDICATOR_COLUMNS, MOVER_COLUMNS
+
+from tests.builder_world import ECA, NEXT_MONTH, STANDARD, economy
+from tests.conftest import access_lines, assert_error_envelope, body, flip, gen_test, place_snapshot
+
+EVERY = len(INDICATORS)
+"""Indicators per economy in the tiny world."""
+
+EARLY = {
+    **{key: value for key, value in STANDARD.items() if key.code != "DDD"},
+    economy("DDD", region=ECA, income="Low income"): 0.25,
+}
+"""The tiny world with DDD still a low-income economy: a filter must use each snapshot's own values."""
+
+
+def data_directory(root: Path) -> Path:
+    """2023-12 (DDD low income), 2024-06 (not a December), 2025-12 and the current 2026-11
+    (with EEE, NEXT_MONTH); change reports for 2025-12 and 2026-11 as publishing writes them."""
+    data = root / "data"
+    place_snapshot(data, "2023-12", EARLY)
+    place_snapshot(data, "2024-06", STANDARD)
+    place_snapshot(data, "2025-12", STANDARD)
+    place_snapshot(data, "2026-11", NEXT_MONTH)
+    snapshots = data / "snapshots"
+    for previous, current in (("2024-06", "2025-12"), ("2025-12", "2026-11")):
+        report = compare(load_snapshot(snapshots / previous), load_snapshot(snapshots / current))
+        (snapshots / current / CHANGES_FILE).write_bytes(report.encode())
+    flip(data, "2026-11")
+    return data
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return data_directory(tmp_path)
+
+
+@pytest.fixture
+def store(data: Path) -> SnapshotStore:
+    store = SnapshotStore(data)
+    store.load_current()
+    return store
+
+
+@pytest.fixture
+def app(store: SnapshotStore) -> Application:
+    return make_app(Settings(data_dir=store.data_dir), store, access=AccessLog(io.BytesIO()))
+
+
+async def get(client: AsyncHTTPClient, base_url: str, path: str, **headers: str) -> HTTPResponse:
+    return await client.fetch(f"{base_url}{path}", raise_error=False, headers=headers)
+
+
+def rows(response: HTTPResponse) -> list[dict[str, JsonValue]]:
+    assert response.code == 200, response.body
+    data = body(response)["data"]
+    assert isinstance(data, list)
+    return data  # type: ignore[return-value]
+
+
+def csv_rows(response: HTTPResponse) -> list[list[str]]:
+    assert response.code == 200, response.body
+    assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
+    return list(csv.reader(io.StringIO(response.body.decode("utf-8-sig"), newline="")))
+
+
+# --- /api/v1/indicators ------------------------------------------------------------------------
+
+
+@gen_test
+async def test_indicators_default_every_indicator_of_every_economy_by_code(http_client: AsyncHTTPClient, base_url: str) -> None:
+    response = await get(http_client, base_url, "/api/v1/indicators")
+    document = body(response)
+    assert document["apiVersion"] == "1" and document["snapshot"] == "2026-11"
+    table = rows(response)
+    assert document["count"] == len(table) == 6 * EVERY
+    assert response.headers["X-Total-Count"] == str(6 * EVERY)
+    assert response.headers["X-Readiness-Snapshot"] == "2026-11"
+    assert response.headers["Last-Modified"] == "Sun, 01 Nov 2026 00:00:00 GMT"
+    assert [row["Country Code"] for row in table[::EVERY]] == ["AAA", "BBB", "CCC", "DDD", "EEE", "MMM"]
+    assert [row["indicator_code"] for row in table[:EVERY]] == [indicator.code for indicator in INDICATORS]
+    assert all(tuple(row) == INDICATOR_COLUMNS for row in table)
+    assert table[0]["snapshot"] == "2026-11" and table[0]["Country Name"] == "Economy AAA"
+
+
+@gen_test
+@pytest.mark.parametrize(
+    ("query", "codes", "per_economy"),
+    [
+        ("code=bbb", ["BBB"], EVERY),
+        ("codes=MMM,AAA,XXX", ["AAA", "MMM"], EVERY),
+        ("region=ECA", ["DDD"], EVERY),
+        ("income=hic", ["DDD", "MMM"], EVERY),
+        ("income=High%20income&region=EAP", ["MMM"], EVERY),
+        ("fcv=false&code=CCC", ["CCC"], EVERY),
+        ("fcv=1", [], EVERY),
+        ("indicators=ge.est,IT.NET.USER.ZS&code=AAA", ["AAA"], 2),
+        ("indicators=NO.SUCH", [], 0),
+    ],
+)
+async def test_indicators_filters(http_client: AsyncHTTPClient, base_url: str, query: str, codes: list[str], per_economy: int) -> None:
+    table = rows(await get(http_client, base_url, f"/api/v1/indicators?{query}"))
+    assert sorted({str(row["Country Code"]) for row in table}) == (codes if per_economy else [])
+    assert len(table) == len(codes) * per_economy
+
+
+@gen_test
+async def test_indicators_limit_cuts_rows_and_total_counts_all(http_client: AsyncHTTPClient, base_url: str) -> None:
+    response = await get(http_client, base_url, "/api/v1/indicators?limit=3&code=CCC")
+    assert [row["indicator_code"] for row in rows(response)] == [indicator.code for indicator in INDICATORS[:3]]
+    assert body(response)["count"] == 3 and response.headers["X-Total-Count"] == str(EVERY)
+
+
+@gen_test
+async def test_indicators_year_reads_the_december_archive(http_client: AsyncHTTPClient, base_url: str) -> None:
+    response = await get(http_client, base_url, "/api/v1/indicators?year=2023&code=DDD&indicators=GE.EST")
+    assert [(row["snapshot"], row["Income Level"]) for row in rows(response)] == [("2023-12", "Low income")]
+    assert response.headers["X-Readiness-Snapshot"] == "2023-12"
+    assert_error_envelope(await get(http_client, base_url, "/api/v1/indicators?year=2024"), 404, "year=2024")
+
+
+@gen_test
+async def test_indicators_csv_same_rows_and_columns(http_client: AsyncHTTPClient, base_url: str) -> None:
+    response = await get(http_client, base_url, "/api/v1/indicators?format=CSV&code=AAA")
+    table = csv_rows(response)
+    assert tuple(table[0]) == INDICATOR_COLUMNS
+    assert len(table) == 1 + EVERY and table[1][:5] == ["AAA", "Economy AAA", "Sub-Saharan Africa", "Low income", "2026-11"]
+    assert response.headers["Content-Disposition"] == 'attachment; filename="indicators-2026-11.csv"'
+    assert response.headers["X-Total-Count"] == str(EVERY)
+    empty = csv_rows(await get(http_client, base_url, "/api/v1/indicators?format=csv&fcv=true"))
+    assert empty == [list(INDICATOR_COLUMNS)]
+
+
+BAD_INDICATORS = [
+    ("format=xml", "format="),
+    ("income=rich", "income="),
+    ("fcv=maybe", "fcv="),
+    ("limit=0", "limit="),
+    ("limit=1001", "limit="),
+    ("limit=ten", "limit="),
+    ("year=24", "year="),
+    ("code=K3N", "code="),
+    ("indicators=GE%20EST", "indicators="),
+    ("region=atlantis", "region="),
+    ("regoin=SSA", "Did you mean 'region'?"),
+    ("CODE=KEN", "Did you mean 'code'?"),
+    ("fields=score", "Unknown parameter 'fields'"),
+    ("sort=score", "Unknown parameter 'sort'"),
+]
+
+
+@gen_test
+@pytest.mark.parametrize(("query", "fragment"), BAD_INDICATORS)
+async def test_indicators_bad_input_is_400(http_client: AsyncHTTPClient, base_url: str, query: str, fragment: str) -> None:
+    assert_error_envelope(await get(http_client, base_url, f"/api/v1/indicators?{query}"), 400, fragment)
+    if not query.startswith("format="):  # a CSV request with a bad parameter gets the JSON 400
+        assert_error_envelope(await get(http_client, base_url, f"/api/v1/indicators?{query}&format=csv"), 400, fragment)
+
+
+# --- /api/v1/history ---------------------------------------------------------------------------
+
+
+@gen_test
+async def test_history_decembers_and_current_oldest_first_then_code(
+    http_client: AsyncHTTPClient, base_url: str, store: SnapshotStore
+) -> None:
+    response = await get(http_client, base_url, "/api/v1/history")
+    table = rows(response)
+    assert [(row["snapshot"], row["Country Code"]) for row in table] == [
+        (snapshot_id, code)
+        for snapshot_id, codes in (("2023-12", "AAA BBB CCC DDD MMM"), ("2025-12", "AAA BBB CCC DDD MMM"),
+                                   ("2026-11", "AAA BBB CCC DDD EEE MMM"))
+        for code in codes.split()
+    ]
+    assert tuple(table[0]) == ("Country Code", "Country Name", "snapshot", *HISTORY_DEFAULT)
+    assert body(response)["snapshot"] == "2026-11" and response.headers["X-Readiness-Snapshot"] == "2026-11"
+    assert response.headers["X-Total-Count"] == "16"
+    assert store.loaded() == [store.current]  # no archive was loaded into the LRU for it
+
+
+@gen_test
+async def test_history_values_are_each_snapshots_own(http_client: AsyncHTTPClient, base_url: str, store: SnapshotStore) -> None:
+    table = rows(await get(http_client, base_url, "/api/v1/history?code=MMM&fields=score,Global%20Rank,Region"))
+    assert table == [
+        {"Country Code": "MMM", "Country Name": "Economy MMM", "snapshot": snapshot_id, "Region": "East Asia & Pacific",
+         "Composite Readiness Score": (await store.archive(snapshot_id)).countries["MMM"].record["Composite Readiness Score"],  # type: ignore[union-attr]
+         "Global Rank": None}
+        for snapshot_id in ("2023-12", "2025-12", "2026-11")
+    ]
+
+
+@gen_test
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("years=2025:2026", [("2025-12", 5), ("2026-11", 6)]),
+        ("years=2023", [("2023-12", 5)]),
+        ("years=2024", []),
+        ("code=EEE", [("2026-11", 1)]),
+        ("income=HIC", [("2023-12", 1), ("2025-12", 2), ("2026-11", 2)]),  # DDD was low income in 2023
+        ("income=LIC&code=DDD", [("2023-12", 1)]),
+        ("region=ECA&years=2020:2030", [("2023-12", 1), ("2025-12", 1), ("2026-11", 1)]),
+        ("fcv=true", []),
+    ],
+)
+async def test_history_filters(http_client: AsyncHTTPClient, base_url: str, query: str, expected: list[tuple[str, int]]) -> None:
+    table = rows(await get(http_client, base_url, f"/api/v1/history?{query}"))
+    counted: dict[str, int] = {}
+    for row in table:
+        counted[str(row["snapshot"])] = counted.get(str(row["snapshot"]), 0) + 1
+    assert list(counted.items()) == expected
+
+
+@gen_test
+async def test_history_no_snapshot_in_years_names_none(http_client: AsyncHTTPClient, base_url: str) -> None:
+    response = await get(http_client, base_url, "/api/v1/history?years=2010:2012")
+    assert body(response) == {"apiVersion": "1", "snapshot": None, "count": 0, "data": []}
+    assert "X-Readiness-Snapshot" not in response.headers and response.headers["X-Total-Count"] == "0"
+
+
+@gen_test
+async def test_history_limit_and_csv(http_client: AsyncHTTPClient, base_url: str) -> None:
+    response = await get(http_client, base_url, "/api/v1/history?limit=2&fields=score")
+    assert [(row["snapshot"], row["Country Code"]) for row in rows(response)] == [("2023-12", "AAA"), ("2023-12", "BBB")]
+    assert response.headers["X-Total-Count"] == "16"
+    response = await get(http_client, base_url, "/api/v1/history?format=csv&fields=score&code=AAA")
+    table = csv_rows(response)
+    assert table[0] == ["Country Code", "Country Name", "snapshot", "Composite Readiness Score"]
+    assert [line[2] for line in table[1:]] == ["2023-12", "2025-12", "2026-11"]
+    assert response.headers["Content-Disposition"] == 'attachment; filename="history-2026-11.csv"'
+
+
+BAD_HISTORY = [
+    ("years=2026:2025", "years="),
+    ("years=26", "years="),
+    ("years=2025-2026", "years="),
+    ("fields=Population,%20total", "fields="),
+    ("fields=Microstate", "fields="),
+    ("fields=nonsense", "fields="),
+    ("format=json2", "format="),
+    ("income=middle", "income="),
+    ("limit=-1", "limit="),
+    ("year=2025", "Did you mean 'years'?"),
+    ("indicators=GE.EST", "Unknown parameter 'indicators'"),
+]
+
+
+@gen_test
+@pytest.mark.parametrize(("query", "fragment"), BAD_HISTORY)
+async def test_history_bad_input_is_400(http_client: AsyncHTTPClient, base_url: str, query: str, fragment: str) -> None:
+    assert_error_envelope(await get(http_client, base_url, f"/api/v1/history?{query}"), 400, fragment)
+
+
+@gen_test
+async def test_history_follows_a_publish(http_client: AsyncHTTPClient, base_url: str, data: Path, app: Application) -> None:
+    before = rows(await get(http_client, base_url, "/api/v1/history?code=AAA"))
+    place_snapshot(data, "2026-12", NEXT_MONTH)
+    flip(data, "2026-12")
+    await app.lane.service.store.refresh()
+    after = rows(await get(http_client, base_url, "/api/v1/history?code=AAA"))
+    assert [row["snapshot"] for row in before] == ["2023-12", "2025-12", "2026-11"]
+    assert [row["snapshot"] for row in after] == ["2023-12", "2025-12", "2026-12"]  # 2026-11: no longer current, not a December
+
+
+# --- /api/v1/snapshots -------------------------------------------------------------------------
+
+
+@gen_test
+async def test_catalogue_lists_every_snapshot_newest_first(http_client: AsyncHTTPClient, base_url: str, data: Path) -> None:
+    place_snapshot(data, "2027-01")  # placed for publishing, not current: not listed
+    response = await get(http_client, base_url, "/api/v1/snapshots")
+    document = body(response)
+    assert document["snapshot"] == "2026-11" and document["count"] == 4
+    entries = document["data"]
+    assert isinstance(entries, list)
+    assert [(e["id"], e["current"], e["selectable"], e["economies"], e["ranked_economies"], e["changes"])  # type: ignore[index]
+            for e in entries] == [
+        ("2026-11", True, False, 6, 5, "/api/v1/snapshots/2026-11/changes"),
+        ("2025-12", False, True, 5, 4, "/api/v1/snapshots/2025-12/changes"),
+        ("2024-06", False, False, 5, 4, None),
+        ("2023-12", False, True, 5, 4, None),
+    ]
+    assert entries[0] == {**entries[0], "year": 2026, "month": 11, "published": "2026-11-01",  # type: ignore[dict-item]
+                          "synthetic": True, "notice": "SYNTHETIC: test data"}
+    indicators = document["indicators"]
+    assert isinstance(indicators, list) and [i["code"] for i in indicators] == [i.code for i in INDICATORS]  # type: ignore[index]
+    assert "Do not cite this snapshot" in str(document["citation"])
+    assert response.headers["X-Readiness-Snapshot"] == "2026-11" and response.headers["X-Total-Count"] == "4"
+
+
+@gen_test
+@pytest.mark.parametrize(("query", "fragment"), [("format=csv", "Unknown parameter 'format'"), ("year=2025", "takes no parameters")])
+async def test_catalogue_takes_no_parameters(http_client: AsyncHTTPClient, base_url: str, query: str, fragment: str) -> None:
+    assert_error_envelope(await get(http_client, base_url, f"/api/v1/snapshots?{query}"), 400, fragment)
+    assert (await get(http_client, base_url, "/api/v1/snapshots?_=123")).code == 200
+
+
+# --- /api/v1/snapshots/{id}/changes ------------------------------------------------------------
+
+
+@gen_test
+async def test_changes_serves_the_report(http_client: AsyncHTTPClient, base_url: str, data: Path) -> None:
+    response = await get(http_client, base_url, "/api/v1/snapshots/2026-11/changes")
+    document = body(response)
+    report = orjson.loads((data / "snapshots" / "2026-11" / CHANGES_FILE).read_bytes())
+    assert document == {"apiVersion": "1", "snapshot": "2026-11", "count": 1, "data": report}
+    assert report["economies"]["added"] == [{"code": "EEE", "name": "Economy EEE"}]
+    assert response.headers["X-Readiness-Snapshot"] == "2026-11"
+    assert response.headers["Last-Modified"] == "Sun, 01 Nov 2026 00:00:00 GMT"
+    archived = await get(http_client, base_url, "/api/v1/snapshots/2025-12/changes")
+    assert body(archived)["data"]["previous"] == "2024-06"  # type: ignore[index]
+
+
+@gen_test
+async def test_changes_csv_lists_the_movers(http_client: AsyncHTTPClient, base_url: str, data: Path) -> None:
+    response = await get(http_client, base_url, "/api/v1/snapshots/2026-11/changes?format=csv")
+    table = csv_rows(response)
+    report = orjson.loads((data / "snapshots" / "2026-11" / CHANGES_FILE).read_bytes())
+    movers = sum(len(score["largest"]) for score in report["scores"].values()) + len(report["ranks"]["largest"])
+    assert tuple(table[0]) == MOVER_COLUMNS and len(table) == 1 + movers > 1
+    assert response.headers["Content-Disposition"] == 'attachment; filename="changes-2026-11.csv"'
+
+
+@gen_test
+@pytest.mark.parametrize(
+    ("path", "status", "fragment"),
+    [
+        ("/api/v1/snapshots/2023-12/changes", 404, "has no change report"),  # listed, no report
+        ("/api/v1/snapshots/2019-12/changes", 404, "No snapshot '2019-12'"),
+        ("/api/v1/snapshots/2027-01/changes", 404, "No snapshot '2027-01'"),
+        ("/api/v1/snapshots/2026-13/changes", 400, "snapshot id '2026-13'"),
+        ("/api/v1/snapshots/latest/changes", 400, "snapshot id 'latest'"),
+        ("/api/v1/snapshots/..%2F2026-11/changes", 400, "snapshot id"),
+        ("/api/v1/snapshots/2026-11%00/changes", 400, "snapshot id"),
+        ("/api/v1/snapshots/2026-11/changes?format=xml", 400, "format="),
+        ("/api/v1/snapshots/2026-11/changes?limit=3", 400, "Unknown parameter 'limit'"),
+    ],
+)
+async def test_changes_bad_or_absent(http_client: AsyncHTTPClient, base_url: str, data: Path, path: str, status: int, fragment: str) -> None:
+    place_snapshot(data, "2027-01")
+    (data / "snapshots" / "2027-01" / CHANGES_FILE).write_bytes(b"{}")
+    assert_error_envelope(await get(http_client, base_url, path), status, fragment)
+
+
+@gen_test
+@pytest.mark.parametrize("damage", [b"{", b'{"format": 2, "snapshot": "2026-11"}', b'{"format": 1, "snapshot": "2025-12"}', b"[]"])
+async def test_changes_damaged_report_is_404(http_client: AsyncHTTPClient, base_url: str, data: Path, damage: bytes) -> None:
+    (data / "snapshots" / "2026-11" / CHANGES_FILE).write_bytes(damage)
+    assert_error_envelope(await get(http_client, base_url, "/api/v1/snapshots/2026-11/changes"), 404, "cannot be read")
+
+
+# --- caching: ETag/304, gzip, the hit lane, on every route -------------------------------------
+
+ROUTES = [
+    "/api/v1/indicators?code=AAA",
+    "/api/v1/indicators?format=csv",
+    "/api/v1/history",
+    "/api/v1/history?format=csv",
+    "/api/v1/snapshots",
+    "/api/v1/snapshots/2026-11/changes",
+    "/api/v1/snapshots/2026-11/changes?format=csv",
+]
+
+
+@gen_test
+@pytest.mark.parametrize("path", ROUTES)
+async def test_every_route_revalidates_compresses_and_hits_the_lane(
+    http_client: AsyncHTTPClient, base_url: str, app: Application, path: str
+) -> None:
+    first = await get(http_client, base_url, path)
+    assert first.code == 200
+    etag = first.headers["Etag"]
+    again = await get(http_client, base_url, path, **{"If-None-Match": etag})
+    assert again.code == 304 and again.headers["Etag"] == etag
+    modified = await get(http_client, base_url, path, **{"If-Modified-Since": first.headers["Last-Modified"]})
+    assert modified.code == 304
+    zipped = await http_client.fetch(f"{base_url}{path}", headers={"Accept-Encoding": "gzip"}, decompress_response=False)
+    if len(first.body) >= 1024:
+        assert zipped.headers["Content-Encoding"] == "gzip" and gzip.decompress(zipped.body) == first.body
+    outcomes = [line["cache"] for line in access_lines(app)]
+    assert outcomes[0] == "miss" and outcomes[1:] == ["hit"] * 3
+
+
+# --- with the real Redis as tier 2 -------------------------------------------------------------
+
+
+@pytest.fixture
+def redis_apps(store: SnapshotStore, real_redis_url: str, io_loop: IOLoop) -> Iterator[tuple[Application, Application]]:
+    """Two apps over the same store, each with its own tier 1 and a client of the real Redis:
+    what one computes, the other finds in Redis."""
+    apps, clients = [], []
+    for _ in range(2):
+        metrics = new_metrics(store)
+        client = connect(real_redis_url, timeout=1.0)
+        clients.append(client)
+        tier = RedisTier(client, CircuitBreaker(3, 60), metrics)
+        apps.append(make_app(Settings(data_dir=store.data_dir), store, metrics=metrics, redis=tier, access=AccessLog(io.BytesIO())))
+    yield apps[0], apps[1]
+    for client in clients:
+        io_loop.run_sync(client.aclose)
+
+
+@gen_test(timeout=30)  # two apps on their own ports, seven routes: many round trips
+@pytest.mark.parametrize("path", ROUTES)
+async def test_every_route_through_redis_gives_identical_answers(
+    redis_apps: tuple[Application, Application], path: str
+) -> None:
+    from tornado.httpserver import HTTPServer
+    from tornado.testing import bind_unused_port
+
+    from tests.conftest import eventually
+
+    one, other = redis_apps
+    servers, urls = [], []
+    for application in (one, other):
+        sock, port = bind_unused_port()
+        server = HTTPServer(application)
+        server.add_sockets([sock])
+        servers.append(server)
+        urls.append(f"http://127.0.0.1:{port}")
+    client = AsyncHTTPClient()
+    try:
+        computed = await client.fetch(urls[0] + path)
+        service = one.lane.service
+
+        async def written() -> bool:
+            return not service._writes
+
+        await eventually(written, "the first app's Redis write")
+        shared = await client.fetch(urls[1] + path)
+        assert shared.body == computed.body
+        for name in ("Etag", "Content-Type", "X-Readiness-Snapshot", "Last-Modified"):
+            assert shared.headers.get(name) == computed.headers.get(name), name
+        assert [line["cache"] for line in access_lines(other)] == ["redis"]
+    finally:
+        for server in servers:
+            server.stop()
+
+
+@gen_test
+@pytest.mark.parametrize("path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"])
+async def test_every_route_answers_head_like_get_without_a_body(http_client: AsyncHTTPClient, base_url: str, path: str) -> None:
+    got = await http_client.fetch(f"{base_url}{path}", decompress_response=False)
+    head = await http_client.fetch(f"{base_url}{path}", method="HEAD", decompress_response=False)
+    assert head.code == 200 and head.body == b""
+    assert head.headers["Content-Length"] == str(len(got.body)) and head.headers["Etag"] == got.headers["Etag"]
+
+
+@gen_test
+@pytest.mark.parametrize("path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"])
+async def test_every_route_without_a_snapshot_is_503(http_client: AsyncHTTPClient, base_url: str, store: SnapshotStore, path: str) -> None:
+    store.current = None
+    assert_error_envelope(await get(http_client, base_url, path), 503, "not ready")
