@@ -2,13 +2,14 @@
 
     python bench/baseline_server.py --port N --data-dir DIR [--redis-url URL]
 
-At start-up it loads the current snapshot of ``DIR`` and computes, with the service's own
-``compute``, the answers the benchmark asks the real server for (one country and the global
-summary), so both sides send byte-identical bodies, ETags and gzip copies. It then serves them
-with as little as a Tornado handler can do:
+At start-up it loads the current snapshot of ``DIR`` (and every snapshot's summary) and
+computes, with the service's own compute functions, the answers the benchmark asks the real
+server for (``ANSWERS``: one country, the global summary, the global CSV, the indicator table,
+history and the catalogue), so both sides send byte-identical bodies, ETags, gzip copies and
+answer headers. It then serves them with as little as a Tornado handler can do:
 
 - ``/static/<name>``: the pre-serialized bytes from memory (the tier-1 floor). The same
-  response headers as the service, set with plain ``set_header`` calls, and an ``Etag``
+  response headers as the service (the answer's own ones too: Last-Modified, X-Total-Count...), set with plain ``set_header`` calls, and an ``Etag``
   header set by the handler, so Tornado never computes its default SHA-1 ETag of the body.
   ``Accept-Encoding`` containing ``gzip`` gets the gzip copy; an ``If-None-Match`` equal
   to the ETag gets 304 (a bare revalidation, reported for information).
@@ -27,10 +28,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import re
 import signal
 import struct
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
@@ -42,22 +46,52 @@ from redis.utils import HIREDIS_AVAILABLE  # noqa: E402
 from tornado.httpserver import HTTPServer  # noqa: E402
 from tornado.web import Application, RequestHandler  # noqa: E402
 
-from readiness.cache import Answer, AnswerCodec  # noqa: E402
-from readiness.query import Query  # noqa: E402
-from readiness.service import Route, cache_key, compute, request_key  # noqa: E402
+from readiness.cache.answers import Answer, AnswerCodec  # noqa: E402
+from readiness.domain.query import Query  # noqa: E402
+from readiness.http.representation import EXPOSED  # noqa: E402
+from readiness.datasets import compute_catalogue, compute_history  # noqa: E402
+from readiness.service import Route, cache_key, collection_key, compute, request_key  # noqa: E402
 
-ANSWERS: dict[str, dict[str, str]] = {"ken": {"code": "KEN"}, "global": {}}
-"""The answers served, by path name, with the query parameters that produce them."""
+
+@dataclass(frozen=True)
+class BenchAnswer:
+    """One answer the benchmark asks for: the service's route and path, and its parameters."""
+
+    route: Route
+    path: str
+    params: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def query_string(self) -> str:
+        """``?name=value&...`` (empty without parameters): the same on the service and the baseline."""
+        return "?" + urlencode(self.params) if self.params else ""
+
+
+ANSWERS: dict[str, BenchAnswer] = {
+    "ken": BenchAnswer(Route.V1, "/api/v1/readiness", (("code", "KEN"),)),
+    "global": BenchAnswer(Route.V1, "/api/v1/readiness"),
+    "csv": BenchAnswer(Route.V1, "/api/v1/readiness", (("format", "csv"),)),
+    "indicators": BenchAnswer(Route.INDICATORS, "/api/v1/indicators"),
+    "indicators-ken": BenchAnswer(Route.INDICATORS, "/api/v1/indicators", (("code", "KEN"),)),
+    "history": BenchAnswer(Route.HISTORY, "/api/v1/history"),
+    "history-ken": BenchAnswer(Route.HISTORY, "/api/v1/history", (("code", "KEN"),)),
+    "catalogue": BenchAnswer(Route.SNAPSHOTS, "/api/v1/snapshots"),
+}
+"""The answers served, by path name (``/static/<name>``, ``/redis/<name>``); bench/http_cache.py
+asks the service for the same ones."""
+
+_NAMES = "(" + "|".join(re.escape(name) for name in ANSWERS) + ")"
 
 BASELINE_PREFIX = "bench:baseline:"
 """Redis key prefix of the baseline's own copies (never the service's keys)."""
 
 _HEADER = struct.Struct(">BII")
-"""Must match readiness.cache's packed header (checked at start-up against AnswerCodec.unpack)."""
+"""Must match readiness.cache.answers's packed header (checked at start-up against AnswerCodec.unpack)."""
 _BEFORE_BODY = 32 + 16
-"""What lies between the header and the body: the keyed digest, then the ETag's 16 bytes."""
+"""What lies between the header and the body: the keyed digest, then the ETag's 16 bytes (the
+answer's meta follows the gzip copy, so the body's place is unchanged)."""
 
-CACHE_CONTROL = "public, max-age=300"
+CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=30, stale-if-error=86400"
 """The service's default Cache-Control for current-snapshot answers."""
 
 
@@ -67,7 +101,7 @@ class _Base(RequestHandler):
         self.clear_header("Server")
         self.set_header("Content-Type", "application/json; charset=utf-8")
         self.set_header("Access-Control-Allow-Origin", "*")
-        self.set_header("Access-Control-Expose-Headers", "ETag, Deprecation, Link")
+        self.set_header("Access-Control-Expose-Headers", EXPOSED)
         self.set_header("X-Content-Type-Options", "nosniff")
         self.set_header("Cache-Control", CACHE_CONTROL)
         self.set_header("Vary", "Accept-Encoding")
@@ -84,6 +118,8 @@ class StaticHandler(_Base):
 
     def get(self, name: str) -> None:
         answer = self.answers[name]
+        for header, value in answer.headers:  # Last-Modified, X-Readiness-Snapshot, ... as the service
+            self.set_header(header, value)
         gzipped = answer.gzipped is not None and "gzip" in self.request.headers.get("Accept-Encoding", "")
         etag = answer.gzip_etag if gzipped else answer.etag
         self.set_header("Etag", etag)
@@ -100,12 +136,15 @@ class StaticHandler(_Base):
 class RedisHandler(_Base):
     """One asyncio GET of the packed answer, then its body."""
 
-    def initialize(self, client: Redis, etags: dict[str, str]) -> None:
+    def initialize(self, client: Redis, etags: dict[str, str], headers: dict[str, tuple[tuple[str, str], ...]]) -> None:
         self.client = client
         self.etags = etags
+        self.headers = headers
 
     async def get(self, name: str) -> None:
         data = await self.client.get(BASELINE_PREFIX + name)
+        for header, value in self.headers[name]:
+            self.set_header(header, value)
         assert isinstance(data, bytes)  # set at start-up; a str would mean decode_responses
         _, body_length, _ = _HEADER.unpack_from(data)
         start = _HEADER.size + _BEFORE_BODY
@@ -118,23 +157,33 @@ class HealthHandler(RequestHandler):
         self.finish(b'{"status":"ok"}')
 
 
-def build_answers(data_dir: Path) -> dict[str, tuple[str, Answer]]:
-    """The service's cache key and answer for each of ANSWERS, computed by the service's own code."""
-    snapshot = SnapshotStore(data_dir).load_current()
+async def build_answers(data_dir: Path) -> dict[str, tuple[str, Answer]]:
+    """The service's cache key and answer for each of ANSWERS, computed by the service's own
+    code: ``compute`` for one snapshot's routes, ``compute_history`` and ``compute_catalogue``
+    over every snapshot's summary (as ``ReadinessService.answer_collection``)."""
+    store = SnapshotStore(data_dir)
+    snapshot = store.load_current()
     if snapshot is None:
         raise SystemExit(f"baseline_server.py: no usable current snapshot in {data_dir}")
+    summaries = await store.summaries()
     built = {}
-    for name, params in ANSWERS.items():
-        query = Query.parse(params)
-        built[name] = (cache_key(snapshot, request_key(Route.V1, query)), compute(snapshot, query, Route.V1))
+    for name, spec in ANSWERS.items():
+        query = Query.parse(dict(spec.params), spec.route)
+        request = request_key(spec.route, query)
+        if spec.route is Route.HISTORY:
+            built[name] = (collection_key(snapshot, summaries, request), compute_history(summaries, snapshot.id, query))
+        elif spec.route is Route.SNAPSHOTS:
+            built[name] = (collection_key(snapshot, summaries, request), compute_catalogue(summaries, snapshot))
+        else:
+            built[name] = (cache_key(snapshot, request), compute(snapshot, query, spec.route))
     return built
 
 
 async def serve(port: int, data_dir: Path, redis_url: str | None) -> None:
-    keyed = build_answers(data_dir)
+    keyed = await build_answers(data_dir)
     answers = {name: answer for name, (_, answer) in keyed.items()}
     handlers: list[tuple[str, type[RequestHandler], dict[str, object]] | tuple[str, type[RequestHandler]]] = [
-        (r"/static/(ken|global)", StaticHandler, {"answers": answers}),
+        (r"/static/" + _NAMES, StaticHandler, {"answers": answers}),
         (r"/healthz", HealthHandler),
     ]
     client = None
@@ -149,7 +198,8 @@ async def serve(port: int, data_dir: Path, redis_url: str | None) -> None:
                 raise SystemExit("baseline_server.py: packed answer format changed; update _HEADER")
             await client.set(BASELINE_PREFIX + name, packed)
         etags = {name: answer.etag for name, answer in answers.items()}
-        handlers.append((r"/redis/(ken|global)", RedisHandler, {"client": client, "etags": etags}))
+        headers = {name: answer.headers for name, answer in answers.items()}
+        handlers.append((r"/redis/" + _NAMES, RedisHandler, {"client": client, "etags": etags, "headers": headers}))
     app = Application(handlers, log_function=lambda handler: None)
     server = HTTPServer(app)
     server.listen(port, "127.0.0.1")

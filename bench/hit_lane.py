@@ -31,10 +31,10 @@ def measure(root: Path, rounds: int, calls: int) -> dict[str, float]:
 
     from config import Settings
     from loaders import SnapshotStore
-    from readiness.app import make_app
-    from readiness.handlers import ReadinessHandler
-    from readiness.logs import AccessLog
-    from readiness.query import parse_query_string
+    from readiness.http.app import make_app
+    from readiness.http.handlers import ReadinessHandler
+    from readiness.http.logs import AccessLog
+    from readiness.domain.query import parse_query_string
     from readiness.service import Route
 
     class Connection(HTTPConnection):

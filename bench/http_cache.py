@@ -1,7 +1,9 @@
 """Benchmark: HTTP throughput and latency of cached answers, against bare Tornado baselines.
 
 Targets (project issue), measured with wrk on loopback for one country (``?code=KEN``) and the
-global answer (no parameters) of the bundled sample's 217-economy current snapshot:
+global answer (no parameters) of the bundled sample's 217-economy current snapshot, and (tier-1
+hits) for the global CSV, the indicator table (all economies and ``?code=KEN``), history (all
+economies and ``?code=KEN``) and the snapshot catalogue:
 
 - tier-1 (in-process) hit: at least 0.85 of the throughput of a bare Tornado handler writing
   the same pre-serialized bytes with the same headers (bench/baseline_server.py);
@@ -9,8 +11,8 @@ global answer (no parameters) of the bundled sample's 217-economy current snapsh
   GET of the same packed value and writing the body; checked with 32 connections and with one
   (with 32 on one key, single-flight shares each GET among the waiting requests; with one,
   every request does its own GET, like the baseline);
-- 304 revalidation (If-None-Match with the answer's ETag): at least the bare handler's
-  small-body (one country) throughput.
+- 304 revalidation (If-None-Match with the answer's ETag; KEN, global and the global CSV): at
+  least the bare handler's small-body (one country) throughput.
 
 Reported as well, with no target: the miss path (no cache at all: every request computes),
 the global answer with and without ``Accept-Encoding: gzip``, and the cost of the access log
@@ -34,6 +36,7 @@ expected answer).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import http.client
 import json
 import os
@@ -62,12 +65,11 @@ import orjson  # noqa: E402
 import redis  # noqa: E402
 import tornado  # noqa: E402
 
+from baseline_server import ANSWERS, build_answers  # noqa: E402
 from loaders import Snapshot, read_snapshot  # noqa: E402
 from query_engine import ECONOMIES, SAMPLE_DIR, load_sample  # noqa: E402
-from readiness.cache import Answer, AnswerCodec  # noqa: E402
-from readiness.query import Query  # noqa: E402
-from readiness.redis_tier import ANSWER_PREFIX  # noqa: E402
-from readiness.service import Route, cache_key, compute, request_key  # noqa: E402
+from readiness.cache.answers import Answer, AnswerCodec  # noqa: E402
+from readiness.cache.redis_tier import ANSWER_PREFIX  # noqa: E402
 
 HOST = "127.0.0.1"
 TIER_TARGET = 0.85
@@ -75,10 +77,6 @@ TIER_TARGET = 0.85
 REVALIDATION_TARGET = 1.0
 """304: at least the bare handler's small-body throughput."""
 
-ANSWERS: dict[str, dict[str, str]] = {"ken": {"code": "KEN"}, "global": {}}
-"""Must match bench/baseline_server.py's ANSWERS (the bench checks the bodies are equal)."""
-
-API = "/api/v1/readiness"
 GZIP = ("Accept-Encoding", "gzip")
 
 
@@ -90,17 +88,21 @@ class BenchError(Exception):
 
 
 def make_data_dir(root: Path) -> tuple[Path, Snapshot, str]:
-    """A private copy of the bundled sample's current snapshot (217 economies), so that edits
-    to data/sample during a run cannot swap the snapshot under the servers."""
+    """A private copy of the bundled sample's snapshots (the current one has 217 economies),
+    so that edits to data/sample during a run cannot swap a snapshot under the servers. The
+    archives come too: history and the catalogue answer from every snapshot."""
     sample = load_sample()
     if sample is None or len(sample.countries) < ECONOMIES:
         raise BenchError(f"data/sample has no current snapshot of {ECONOMIES} economies")
-    shutil.copytree(SAMPLE_DIR / "snapshots" / sample.id, root / "snapshots" / sample.id)
+    shutil.copytree(SAMPLE_DIR / "snapshots", root / "snapshots")
     (root / "CURRENT").write_text(sample.id + "\n", encoding="utf-8")
     loaded, problems = read_snapshot(root / "snapshots" / sample.id)
     if loaded is None or problems:
         raise BenchError(f"the benchmark's data directory does not load cleanly: {problems[:3]}")
-    return root, loaded, f"the bundled sample's current snapshot {sample.id}, copied"
+    others = sorted(path.name for path in (root / "snapshots").iterdir() if path.name != sample.id)
+    return root, loaded, (
+        f"the bundled sample's snapshots, copied: current {sample.id}, and {', '.join(others) or 'no others'}"
+    )
 
 
 # --- processes ----------------------------------------------------------------------------
@@ -250,16 +252,42 @@ class Case:
 
 
 def api_path(answer: str) -> str:
-    params = ANSWERS[answer]
-    return API + ("?" + "&".join(f"{k}={v}" for k, v in params.items()) if params else "")
+    """The service's URL path and query for ANSWERS[answer]."""
+    return ANSWERS[answer].path + ANSWERS[answer].query_string
+
+
+def bare_path(kind: str, answer: str) -> str:
+    """The baseline's URL for ANSWERS[answer] (``kind``: static or redis), same query string."""
+    return f"/{kind}/{answer}" + ANSWERS[answer].query_string
+
+
+ROUTE_CASES: tuple[tuple[str, str], ...] = (
+    ("CSV global", "csv"),
+    ("indicators", "indicators"),
+    ("indicators KEN", "indicators-ken"),
+    ("history", "history"),
+    ("history KEN", "history-ken"),
+    ("catalogue", "catalogue"),
+)
+"""Tier-1 hits of the other answers (case name suffix, ANSWERS key): the global CSV, the
+indicator table (2.4 MB for all economies, so one country too), history and the catalogue."""
 
 
 def all_cases() -> list[Case]:
     """Every wrk run. Baseline URLs carry the same query string as the service's, so Tornado
     parses the same arguments on both sides."""
     ken, world = api_path("ken"), api_path("global")
-    bare_ken, bare_global = "/static/ken" + ken[len(API):], "/static/global" + world[len(API):]
-    redis_ken, redis_global = "/redis/ken" + ken[len(API):], "/redis/global" + world[len(API):]
+    bare_ken, bare_global = bare_path("static", "ken"), bare_path("static", "global")
+    redis_ken, redis_global = bare_path("redis", "ken"), bare_path("redis", "global")
+    routes = [
+        case
+        for label, answer in ROUTE_CASES
+        for case in (
+            Case(f"bare bytes {label}", "bare", bare_path("static", answer), answer),
+            Case(f"tier-1 hit {label}", "tier1", api_path(answer), answer, baseline=f"bare bytes {label}",
+                 target=TIER_TARGET),
+        )
+    ]
     return [
         # bare baselines
         Case("bare bytes KEN", "bare", bare_ken, "ken"),
@@ -292,6 +320,10 @@ def all_cases() -> list[Case]:
         # access log at INFO
         Case("tier-1 hit KEN, log INFO", "tier1-info", ken, "ken", baseline="tier-1 hit KEN"),
         Case("tier-1 hit global, log INFO", "tier1-info", world, "global", baseline="tier-1 hit global"),
+        # the other routes and CSV (after the cases above, so those run as they always did)
+        *routes,
+        Case("304 CSV global", "tier1", api_path("csv"), "csv", revalidate=True, baseline="bare bytes KEN",
+             target=REVALIDATION_TARGET),
     ]
 
 
@@ -326,6 +358,11 @@ def check_response(case: Case, port: int, answers: dict[str, Answer]) -> int:
         problems.append("no Content-Encoding: gzip")
     if "server" in headers:
         problems.append("a Server header")
+    for name, value in answer.headers:  # the answer's own: Content-Type, Last-Modified, X-Total-Count...
+        if case.revalidate and name in ("Content-Type", "Content-Disposition"):
+            continue  # a 304 sends no representation
+        if headers.get(name.lower()) != value:
+            problems.append(f"{name} {headers.get(name.lower())!r}, expected {value!r}")
     if problems:
         raise BenchError(f"{case.name} ({case.server} {case.path}): " + "; ".join(problems))
     return len(body)
@@ -391,6 +428,10 @@ def run_wrk(port: int, case: Case, headers: dict[str, str], seconds: float, conn
 # --- metrics scraped from the service -----------------------------------------------------
 
 
+QUERY_ROUTES = tuple(f'route="{label}"' for label in ("v1", "indicators", "history", "snapshots"))
+"""The request counter's labels of the routes the cases ask (not /healthz, /metrics...)."""
+
+
 def scrape(admin_port: int) -> dict[str, float]:
     """The service's counters that say where answers came from (its operations port)."""
     _, _, body = fetch(admin_port, "/metrics")
@@ -411,7 +452,7 @@ def scrape(admin_port: int) -> dict[str, float]:
         metric, _, value = line.rpartition(" ")
         if metric in wanted:
             values[wanted[metric]] = float(value)
-        elif metric.startswith("readiness_http_requests_total{") and 'route="v1"' in metric:
+        elif metric.startswith("readiness_http_requests_total{") and any(route in metric for route in QUERY_ROUTES):
             values["requests"] += float(value)
     return values
 
@@ -447,19 +488,28 @@ def start_server(
             env["READINESS_CACHE_BYTES"] = str(kind.cache_bytes)
         if kind.redis:
             env["READINESS_REDIS_URL"] = redis_url
-    return answering(Process(kind.name, argv, env, log_path, admin_port), port)
+    process, port = answering(Process(kind.name, argv, env, log_path, admin_port), port)
+    if not kind.baseline:
+        # The catalogue awaits every snapshot's summary: the start-up's background read of
+        # the archives is then over, and cannot run during a measured case.
+        status, _, _ = fetch(port, ANSWERS["catalogue"].path)
+        if status != 200:
+            process.stop()
+            raise BenchError(f"{kind.name}: the catalogue answered {status}:\n{process.tail()}")
+    return process, port
 
 
-def fill_redis(port: int, redis_port: int, snapshot: Snapshot, cases: list[Case], answers: dict[str, Answer]) -> None:
+def fill_redis(port: int, redis_port: int, keys: dict[str, str], cases: list[Case], answers: dict[str, Answer]) -> None:
     """Make the tier-2 server compute each answer once and store it; wait until Redis has it.
 
-    The stored value must be the very bytes the baseline GETs (``AnswerCodec().pack``).
+    The stored value must be the very bytes the baseline GETs (``AnswerCodec().pack``);
+    ``keys`` are the service's cache keys by ANSWERS name.
     """
     client = redis.Redis(host=HOST, port=redis_port)
     try:
         for case in cases:
             fetch(port, case.path)
-            cached = cache_key(snapshot, request_key(Route.V1, Query.parse(ANSWERS[case.answer])))
+            cached = keys[case.answer]
             key = ANSWER_PREFIX + cached
             deadline = time.monotonic() + 5
             while (stored := client.get(key)) is None:
@@ -527,12 +577,28 @@ def server_order(round_number: int) -> list[str]:
     return order if round_number % 2 == 0 else order[1:] + order[:1]
 
 
+def selected_cases(only: str | None) -> list[Case]:
+    """Every case, or those whose name matches the regular expression ``only`` and the cases
+    they are compared with (so each ratio is still measured against its baseline in the same
+    round)."""
+    cases = all_cases()
+    if only is None:
+        return cases
+    pattern = re.compile(only)
+    wanted = {case.name for case in cases if pattern.search(case.name)}
+    if not wanted:
+        raise BenchError(f"no case matches --only {only!r}")
+    wanted |= {case.baseline for case in cases if case.name in wanted and case.baseline is not None}
+    return [case for case in cases if case.name in wanted]
+
+
 def run(
     quick: bool,
     rounds: int | None,
     connections: int,
     seconds: float | None,
     progress: bool,
+    only: str | None = None,
 ) -> dict[str, Any]:
     if shutil.which("wrk") is None:
         raise BenchError("wrk is not installed; install it with: apt-get install -y wrk")
@@ -541,24 +607,28 @@ def run(
     rounds = rounds or (1 if quick else 3)
     seconds = seconds or (2.0 if quick else 5.0)
     warmup = 1.0 if quick else 2.0
-    cases = all_cases()
+    cases = selected_cases(only)
     samples = {case.name: Samples() for case in cases}
     body_bytes: dict[str, int] = {}
 
     with tempfile.TemporaryDirectory(prefix="bench-http-cache-") as temp:
         workdir = Path(temp)
         data_dir, snapshot, origin = make_data_dir(workdir / "data")
-        answers = {name: compute(snapshot, Query.parse(params), Route.V1) for name, params in ANSWERS.items()}
+        keyed = asyncio.run(build_answers(data_dir))  # the baseline's own answers and keys
+        answers = {name: answer for name, (_, answer) in keyed.items()}
+        keys = {name: key for name, (key, _) in keyed.items()}
         redis_process, redis_port = start_redis(workdir)
         try:
             for round_number in range(rounds):
                 for server_name in server_order(round_number):
                     kind = SERVERS[server_name]
                     server_cases = [case for case in cases if case.server == server_name]
+                    if not server_cases:
+                        continue
                     process, port = start_server(kind, data_dir, redis_port, workdir, round_number)
                     try:
                         if kind.redis:
-                            fill_redis(port, redis_port, snapshot, server_cases, answers)
+                            fill_redis(port, redis_port, keys, server_cases, answers)
                         for case in server_cases:
                             body_bytes[case.name] = check_response(case, port, answers)
                             headers = request_headers(case, answers)
@@ -643,6 +713,7 @@ def run(
         "benchmark": "http_cache",
         "date": time.strftime("%Y-%m-%d"),
         "quick": quick,
+        "only": only,
         "rounds": rounds,
         "seconds": seconds,
         "warmup_seconds": warmup,
@@ -653,7 +724,11 @@ def run(
         "machine": machine(),
         "servers": {name: kind.description for name, kind in SERVERS.items()},
         "results": rows,
-        "access_log_cost": {"KEN": log_cost("tier-1 hit KEN"), "global": log_cost("tier-1 hit global")},
+        "access_log_cost": {
+            name: log_cost(case)
+            for name, case in (("KEN", "tier-1 hit KEN"), ("global", "tier-1 hit global"))
+            if case in by_case and case + ", log INFO" in by_case
+        },
         "targets": [
             {
                 "case": row["case"],
@@ -717,6 +792,7 @@ def print_table(report: dict[str, Any]) -> None:
         f"HTTP cache benchmark: wrk -t{report['wrk_threads']} -c{report['connections']} (c1 cases: -c1) "
         f"-d{report['seconds']:g}s on 127.0.0.1, warm-up {report['warmup_seconds']:g}s per case, "
         f"{report['rounds']} rounds" + (", QUICK" if report["quick"] else "")
+        + (f", only cases matching {report['only']!r} and their baselines" if report["only"] else "")
     )
     print(f"data: {report['economies']} economies, {report['data']}")
     print(
@@ -765,7 +841,8 @@ def print_table(report: dict[str, Any]) -> None:
     print("\nreq/s of each round:")
     for row in report["results"]:
         print(f"  {row['case']:<30} {' '.join(f'{v:.0f}' for v in row['rps_rounds'])}")
-    print("\naccess log line at INFO (production default) vs WARNING, tier-1 hits:")
+    if report["access_log_cost"]:
+        print("\naccess log line at INFO (production default) vs WARNING, tier-1 hits:")
     for name, cost in report["access_log_cost"].items():
         print(
             f"  {name:<7} throughput {cost['throughput_change'] * 100:+.1f}%, "
@@ -786,9 +863,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, help="seconds per measured run (default 5, 2 with --quick)")
     parser.add_argument("--connections", type=int, default=32, help="wrk connections (default 32)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument(
+        "--only", metavar="REGEX", help="only the cases whose name matches REGEX, and their baselines "
+        "(e.g. 'tier-2 hit .* c1': the one-connection tier-2 targets, about 2 minutes)"
+    )
     args = parser.parse_args(argv)
     try:
-        report = run(args.quick, args.rounds, args.connections, args.seconds, not args.quiet)
+        report = run(args.quick, args.rounds, args.connections, args.seconds, not args.quiet, args.only)
     except BenchError as error:
         print(f"bench/http_cache.py: {error}", file=sys.stderr)
         return 2

@@ -22,8 +22,8 @@ if str(REPO_ROOT) not in sys.path:
 
 from loaders import SnapshotStore  # noqa: E402
 
-from readiness.cache import AnswerCodec  # noqa: E402
-from readiness.query import Query  # noqa: E402
+from readiness.cache.answers import AnswerCodec  # noqa: E402
+from readiness.domain.query import Query  # noqa: E402
 from readiness.service import Route, cache_key, compute, request_key  # noqa: E402
 
 CASES = {"KEN": Query(codes=("KEN",)), "all countries": Query()}

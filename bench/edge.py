@@ -1,0 +1,488 @@
+"""Benchmark: the edge (nginx, k8s/base/edge.conf.template) in front of two server.py processes
+and one Redis, against nginx serving static files of the same bytes, in the same run.
+
+Targets (issue "Internet scale"), all on 127.0.0.1 with Debian's nginx and wrk:
+
+- throughput: a replayed traffic mix through the edge at least 0.8 of the same nginx serving
+  static files with the same bodies, requested with the same weights. Judged as the capacity
+  ratio: the nginx worker's CPU time per static answer over its CPU time per edge answer (one
+  worker serves both). The wall-clock req/s ratio is reported too, but on a shared machine it
+  measures the other jobs as much as nginx (docs/PERFORMANCE.md);
+- hit ratio: at least 99 % of the measured requests answered from the edge's cache
+  (``$upstream_cache_status`` HIT in its access log) after the warm-up.
+
+The traffic mix (weights out of 100; every request gzip unless said):
+
+- 45: one country, ``?code=XXX``, for the 30 most-populous economies (the explorer's
+  country pages), equally;
+- 15: the global answer, ``/api/v1/readiness`` (10 gzip, 5 identity: scripts);
+- 10: a region sorted by score, for each of the 7 regions;
+- 10: one country with its indicator subset or field subset (``fields=score``) for 30
+  economies;
+- 5: the archive, ``?year=2024&codes=...`` for 30 economies;
+- 5: the OpenAPI document;
+- 10: a long tail of 400 distinct queries (pairs of codes, with and without gzip), each as
+  likely as any other.
+
+The warm-up requests every entry of the mix once (the first request of an entry is the
+miss that fills the cache), then runs the mix for a few seconds; the measured runs follow.
+Each round measures the edge and the static baseline back to back, alternating which goes
+first; the ratios are medians over rounds.
+
+Run from the repository root (``make bench-edge`` installs nginx, wrk and redis-server if
+missing):
+
+    .venv/bin/python bench/edge.py [--quick] [--json]
+
+Exit status: 0 when every target passes, 1 when one fails, 2 when the benchmark cannot run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import multiprocessing
+import multiprocessing.queues
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+for entry in (REPO_ROOT, REPO_ROOT / "bench"):
+    if str(entry) not in sys.path:
+        sys.path.insert(0, str(entry))
+
+from http_cache import (  # noqa: E402
+    BenchError,
+    Process,
+    answering,
+    fetch,
+    free_port,
+    machine,
+    make_data_dir,
+    parse_wrk,
+    process_cpu,
+    start_redis,
+)
+
+from tests.edge_nginx import Nginx, nginx_executable  # noqa: E402
+
+THROUGHPUT_TARGET = 0.8
+HIT_RATIO_TARGET = 0.99
+CONNECTIONS = 32
+REGIONS = ("LAC", "EAP", "MENA", "NA", "South%20Asia", "Sub-Saharan%20Africa", "Europe%20%26%20Central%20Asia")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One request of the mix and its weight (out of 100, spread over the entries of its group)."""
+
+    path: str
+    gzip: bool
+    weight: float
+
+
+def mix(codes_by_population: list[str], all_codes: list[str]) -> list[Entry]:
+    """The traffic mix of the module docstring."""
+    top = codes_by_population[:30]
+    entries: list[Entry] = []
+
+    def group(weight: float, items: list[tuple[str, bool]]) -> None:
+        entries.extend(Entry(path, zipped, weight / len(items)) for path, zipped in items)
+
+    group(45, [(f"/api/v1/readiness?code={code}", True) for code in top])
+    group(10, [("/api/v1/readiness", True)])
+    group(5, [("/api/v1/readiness", False)])
+    group(10, [(f"/api/v1/readiness?region={region}&sort=score&order=desc", True) for region in REGIONS])
+    group(10, [(f"/api/v1/readiness?code={code}&fields=score" if i % 2 else
+                f"/api/v1/readiness?code={code}&indicators=GE.EST,IT.NET.USER.ZS", True)
+               for i, code in enumerate(top)])
+    group(5, [(f"/api/v1/readiness?year=2024&codes={code}", True) for code in top])
+    group(5, [("/api/v1/openapi.json", True)])
+    chooser = random.Random(11)
+    tail: set[tuple[str, bool]] = set()
+    while len(tail) < 400:
+        first, second = sorted(chooser.sample(all_codes, 2))
+        tail.add((f"/api/v1/readiness?codes={first},{second}", chooser.random() < 0.7))
+    group(10, sorted(tail))
+    return entries
+
+
+def lua_script(entries: list[Entry], paths: list[str], gzip_header: list[bool]) -> str:
+    """A wrk script sending ``paths`` (one per entry) with the entries' weights, chosen at
+    random per request from a table of 10,000 slots filled by weight, pre-formatted."""
+    slots: list[int] = []
+    for index, entry in enumerate(entries):
+        slots.extend([index + 1] * max(1, round(entry.weight * 100)))
+    # Formatted in init: wrk sets the Host header only then.
+    lines = ["local reqs = {}", "init = function(args)"]
+    for index, (path, zipped) in enumerate(zip(paths, gzip_header, strict=True), start=1):
+        headers = '{["Accept-Encoding"] = "gzip"}' if zipped else "{}"
+        lines.append(f'  reqs[{index}] = wrk.format("GET", "{path}", {headers})')
+    lines.append("end")
+    lines.append("local slots = {" + ",".join(map(str, slots)) + "}")
+    lines.append("local n = #slots")
+    lines.append("math.randomseed(7)")
+    lines.append("request = function() return reqs[slots[math.random(n)]] end")
+    return "\n".join(lines) + "\n"
+
+
+def wrk_argv(port: int, script: Path, seconds: float, connections: int) -> list[str]:
+    return ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "5s", "--latency",
+            "-s", str(script), f"http://127.0.0.1:{port}/"]
+
+
+def run_wrk(port: int, script: Path, seconds: float, connections: int = CONNECTIONS) -> dict[str, float]:
+    """One wrk run; its requests per second, p50, p99 and request count."""
+    return run_wrks([(port, script)], seconds, connections)[0]
+
+
+def run_wrks(targets: list[tuple[int, Path]], seconds: float, connections: int) -> list[dict[str, float]]:
+    """wrk runs started together, one per (port, script): they share the machine's state
+    second by second, so their ratio does not depend on what else the machine is doing."""
+    runs = [subprocess.Popen(wrk_argv(port, script, seconds, connections), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True) for port, script in targets]
+    results = []
+    for run in runs:
+        out, err = run.communicate(timeout=seconds + 60)
+        if run.returncode != 0:
+            raise BenchError(f"wrk failed ({run.returncode}): {err.strip() or out}")
+        result = parse_wrk(out)
+        if result.errors or result.bad_status:
+            raise BenchError(f"wrk saw errors or non-2xx answers:\n{out}")
+        results.append({"rps": result.rps, "p50_ms": result.p50_ms, "p99_ms": result.p99_ms,
+                        "requests": result.requests})
+    return results
+
+
+def cache_statuses(log: Path, skip: int) -> tuple[dict[str, int], int]:
+    """Counts of ``cache=STATUS`` in the edge's access log after its first ``skip`` lines."""
+    lines = log.read_text().splitlines()
+    counts: dict[str, int] = {}
+    for line in lines[skip:]:
+        status = line.split("cache=", 1)[1].split(" ", 1)[0] if "cache=" in line else "?"
+        counts[status] = counts.get(status, 0) + 1
+    return counts, len(lines)
+
+
+def run(quick: bool) -> dict[str, Any]:
+    executable = nginx_executable()
+    if executable is None:
+        raise BenchError("nginx is not installed (make bench-edge installs Debian's package)")
+    seconds, rounds = (3.0, 2) if quick else (8.0, 5)
+    workdir = Path(tempfile.mkdtemp(prefix="bench-edge-"))
+    data, snapshot, data_note = make_data_dir(workdir / "data")
+    # make_data_dir copies every snapshot, so the archive the mix asks for (year=2024) is there.
+    by_population = sorted(snapshot.countries, key=lambda code: -float(snapshot.countries[code].record.get("Population, total") or 0))  # type: ignore[arg-type]
+    entries = mix(by_population, sorted(snapshot.countries))
+
+    processes: list[Process] = []
+    try:
+        redis_process, redis_port = start_redis(workdir)
+        processes.append(redis_process)
+        api_ports = []
+        for number in (1, 2):
+            port = free_port()
+            env = {**os.environ, "READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(free_port()),
+                   "READINESS_DATA_DIR": str(data), "READINESS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+                   "READINESS_BEHIND_PROXY": "true", "READINESS_LOG_LEVEL": "WARNING",
+                   "READINESS_SHUTDOWN_DELAY_SECONDS": "0"}
+            processes.append(Process(f"api-{number}", [sys.executable, "server.py"], env, workdir / f"api-{number}.log"))
+            api_ports.append(port)
+        for process, port in zip(processes[1:], api_ports, strict=True):
+            answering(process, port)
+
+        # One client address sends everything here: the per-address limits are raised out of
+        # the way, but stay in the configuration, so their cost is measured.
+        edge = Nginx(executable, tuple(f"127.0.0.1:{port}" for port in api_ports),
+                     rate="1000000r/s", burst=1000000, connections=60000)
+        try:
+            static = edge.prefix / "static"
+            static.mkdir()
+            static_port = free_port()
+            # The baseline: the same nginx process and http settings, a second server block
+            # serving files; both access logs are written alike (buffered).
+            log_options = "readiness_edge buffer=64k flush=1s"
+            edge.extra_http = (
+                f"    server {{ listen 127.0.0.1:{static_port}; server_tokens off; sendfile on; tcp_nopush on;\n"
+                f"             access_log {edge.prefix / 'static-access.log'} {log_options};\n"
+                f"             default_type \"application/json; charset=utf-8\"; root {static}; }}\n"
+            )
+            edge.settings = replace(edge.settings, access_log=f"{edge.access_log} {log_options}")
+
+            # Warm-up: each entry once (the miss), checked against the API directly, and the
+            # body saved as the baseline's static file.
+            static_paths: list[str] = []
+            for index, item in enumerate(entries):
+                headers = {"Accept-Encoding": "gzip"} if item.gzip else {}
+                direct = fetch(api_ports[0], item.path, headers)
+                if direct[0] != 200:
+                    raise BenchError(f"{item.path}: {direct[0]} {direct[2][:200]!r}")
+                name = f"{index}.json"
+                (static / name).write_bytes(direct[2])
+                static_paths.append(f"/{name}")
+            edge.start()
+            for item in entries:
+                headers = {"Accept-Encoding": "gzip"} if item.gzip else {}
+                status, _, body = fetch(edge.port, item.path, headers)
+                expected = (static / static_paths[entries.index(item)].lstrip("/")).read_bytes()
+                if status != 200 or body != expected:
+                    raise BenchError(f"the edge's answer to {item.path} (gzip={item.gzip}) differs from the API's")
+            edge_script = workdir / "edge.lua"
+            edge_script.write_text(lua_script(entries, [item.path for item in entries], [item.gzip for item in entries]))
+            static_script = workdir / "static.lua"
+            static_script.write_text(lua_script(entries, static_paths, [item.gzip for item in entries]))
+            run_wrk(edge.port, edge_script, 2)
+            run_wrk(static_port, static_script, 2)
+
+            results: list[dict[str, Any]] = []
+            statuses: dict[str, int] = {}
+            worker = nginx_worker(edge)
+            for number in range(rounds):
+                order = ("edge", "static") if number % 2 == 0 else ("static", "edge")
+                measured: dict[str, dict[str, float]] = {}
+                for name in order:
+                    _, before = cache_statuses(edge.access_log, 0)
+                    cpu = process_cpu(worker)
+                    if name == "edge":
+                        measured[name] = run_wrk(edge.port, edge_script, seconds)
+                    else:
+                        measured[name] = run_wrk(static_port, static_script, seconds)
+                    measured[name]["cpu_us"] = (process_cpu(worker) - cpu) / measured[name]["requests"] * 1e6
+                    if name == "edge":
+                        _wait_for_log(edge.access_log, before + int(measured[name]["requests"]))
+                        counts, _ = cache_statuses(edge.access_log, before)
+                        for status, count in counts.items():
+                            statuses[status] = statuses.get(status, 0) + count
+                edge_run, static_run = measured["edge"], measured["static"]
+                results.append({
+                    "round": number + 1,
+                    "rps_ratio": edge_run["rps"] / static_run["rps"],
+                    "ratio": static_run["cpu_us"] / edge_run["cpu_us"],
+                    **{f"{k}_{m}": v for k, d in measured.items() for m, v in d.items()},
+                })
+                print(f"round {number + 1}: edge {edge_run['rps']:.0f} req/s {edge_run['cpu_us']:.1f} us/req, "
+                      f"static {static_run['rps']:.0f} req/s {static_run['cpu_us']:.1f} us/req", file=sys.stderr)
+        finally:
+            edge.__exit__(None, None, None)
+        abuse = abuse_phase(executable, api_ports, [process.popen.pid for process in processes[1:]],
+                            [item.path for item in entries[:30]], sorted(snapshot.countries), 4.0 if quick else 10.0)
+    finally:
+        for process in reversed(processes):
+            process.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    total = sum(statuses.values())
+    hit_ratio = statuses.get("HIT", 0) / total if total else 0.0
+    ratio = statistics.median(result["ratio"] for result in results)
+    rps_ratio = statistics.median(result["rps_ratio"] for result in results)
+    return {
+        "machine": machine(),
+        "nginx": subprocess.run([executable, "-v"], capture_output=True, text=True).stderr.strip(),
+        "data": data_note,
+        "mix_entries": len(entries),
+        "seconds_per_run": seconds,
+        "connections": CONNECTIONS,
+        "rounds": results,
+        "throughput_ratio": ratio,
+        "rps_ratio": rps_ratio,
+        "hit_ratio": hit_ratio,
+        "cache_statuses": statuses,
+        "targets": {"throughput_ratio": THROUGHPUT_TARGET, "hit_ratio": HIT_RATIO_TARGET},
+        "abuse": abuse,
+        "passed": ratio >= THROUGHPUT_TARGET and hit_ratio >= HIT_RATIO_TARGET and abuse["passed"],
+    }
+
+
+FLOOD_THREADS = 2
+FLOOD_RATE = 300.0
+"""Requests per second per flooding process: 600 in all, the rate one client reached with
+distinct misses against one process (issue "Internet scale")."""
+INNOCENT_RATE = 50.0
+P99_FACTOR_TARGET = 2.0
+MEMORY_MARGIN_BYTES = 64 * 1024 * 1024
+"""What an API process may grow beyond its configured in-process cache (64 MiB by default)
+under the flood: interpreter, buffers, the compute pool's queue."""
+
+
+def rss(pid: int) -> int:
+    """Resident memory of a process in bytes (0 if unreadable)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def paced_get(port: int, paths: list[str], rate: float, seconds: float, source: str,
+              latencies: list[float], statuses: dict[int, int], stop: threading.Event) -> None:
+    """GET ``paths`` in turn at ``rate`` per second from ``source`` (an address on 127/8, so
+    the edge sees another client), each on a keep-alive connection; record what came back."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
+    began = time.monotonic()
+    for number in range(int(rate * seconds)):
+        if stop.is_set():
+            break
+        delay = began + number / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        sent = time.monotonic()
+        try:
+            connection.request("GET", paths[number % len(paths)], headers={"Accept-Encoding": "gzip"})
+            response = connection.getresponse()
+            response.read()
+            status = response.status
+            if response.getheader("Connection", "").lower() == "close":
+                connection.close()
+        except (OSError, http.client.HTTPException):
+            connection.close()
+            status = 0
+        latencies.append(time.monotonic() - sent)
+        statuses[status] = statuses.get(status, 0) + 1
+    connection.close()
+
+
+def _flood(port: int, paths: list[str], seconds: float, results: multiprocessing.queues.Queue[dict[int, int]]) -> None:
+    statuses: dict[int, int] = {}
+    paced_get(port, paths, FLOOD_RATE, seconds, "127.0.0.1", [], statuses, threading.Event())
+    results.put(statuses)
+
+
+def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popular: list[str],
+                codes: list[str], seconds: float) -> dict[str, Any]:
+    """One client (127.0.0.2) asks for popular answers at 50/s, alone and then while another
+    (127.0.0.1) floods distinct valid misses at 600/s, through an edge with the shipped limits.
+
+    Targets: the innocent client's p99 within 2x of its p99 without the flood; the flooder
+    gets 429s; each API process stays within its in-process cache bound plus a margin.
+    """
+    chooser = random.Random(5)
+    flood_paths = [f"/api/v1/readiness?codes={','.join(chooser.sample(codes, 3))}&fields=score,Region"
+                   for _ in range(int(FLOOD_RATE * FLOOD_THREADS * seconds) + 10)]
+    with Nginx(executable, tuple(f"127.0.0.1:{port}" for port in api_ports)) as edge:
+        for path in popular:  # cached at the edge before either phase
+            fetch(edge.port, path, {"Accept-Encoding": "gzip"})
+        memory_before = [rss(pid) for pid in api_pids]
+        alone: list[float] = []
+        alone_statuses: dict[int, int] = {}
+        paced_get(edge.port, popular, INNOCENT_RATE, seconds, "127.0.0.2", alone, alone_statuses, threading.Event())
+        flooded: list[float] = []
+        flooded_statuses: dict[int, int] = {}
+        flood_statuses: dict[int, int] = {}
+        # The flooder in processes of its own: threads here would share the GIL with the
+        # innocent client and slow it down on the client side.
+        context = multiprocessing.get_context("fork")
+        results: multiprocessing.queues.Queue[dict[int, int]] = context.Queue()
+        flooders = [context.Process(target=_flood, args=(edge.port, flood_paths[number::FLOOD_THREADS],
+                                                          seconds + 1.5, results))
+                    for number in range(FLOOD_THREADS)]
+        for flooder in flooders:
+            flooder.start()
+        time.sleep(1)  # the flood is under way before the innocent client starts
+        paced_get(edge.port, popular, INNOCENT_RATE, seconds, "127.0.0.2", flooded, flooded_statuses, threading.Event())
+        memory_after = [rss(pid) for pid in api_pids]
+        for _ in flooders:
+            for status, count in results.get(timeout=60).items():
+                flood_statuses[status] = flood_statuses.get(status, 0) + count
+        for flooder in flooders:
+            flooder.join(30)
+    p99_alone = statistics.quantiles(alone, n=100)[98] * 1000
+    p99_flooded = statistics.quantiles(flooded, n=100)[98] * 1000
+    cache_bytes = 64 * 1024 * 1024
+    result = {
+        "seconds": seconds,
+        "innocent_p50_ms_alone": statistics.median(alone) * 1000,
+        "innocent_p50_ms_flooded": statistics.median(flooded) * 1000,
+        "innocent_p99_ms_alone": p99_alone,
+        "innocent_p99_ms_flooded": p99_flooded,
+        "p99_factor": p99_flooded / p99_alone,
+        "innocent_statuses_alone": alone_statuses,
+        "innocent_statuses_flooded": flooded_statuses,
+        "flooder_statuses": flood_statuses,
+        "api_rss_before_mb": [round(value / 2**20, 1) for value in memory_before],
+        "api_rss_after_mb": [round(value / 2**20, 1) for value in memory_after],
+    }
+    result["passed"] = (
+        result["p99_factor"] <= P99_FACTOR_TARGET
+        and flood_statuses.get(429, 0) > 0
+        and set(flooded_statuses) == {200}
+        and all(value <= cache_bytes + MEMORY_MARGIN_BYTES + before
+                for value, before in zip(memory_after, memory_before, strict=True))
+    )
+    print(f"abuse: innocent p99 {p99_alone:.2f} ms alone, {p99_flooded:.2f} ms flooded; flooder {flood_statuses}; "
+          f"API RSS {result['api_rss_before_mb']} -> {result['api_rss_after_mb']} MB", file=sys.stderr)
+    return result
+
+
+def nginx_worker(edge: Nginx) -> int:
+    """The pid of the edge's one worker process (the one doing the work measured)."""
+    assert edge.process is not None
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if int(stat[1]) == edge.process.pid:
+                return int(entry.name)
+    raise BenchError("the nginx worker process was not found")
+
+
+def _wait_for_log(log: Path, lines: int) -> None:
+    """nginx writes its buffered log lines within a moment of the run's end (flush on buffer
+    full, or at the next request): wait until the run's lines are all in."""
+    deadline = time.monotonic() + 10
+    while cache_statuses(log, 0)[1] < lines and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s instead of 5 of 8 s")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = parser.parse_args(argv)
+    try:
+        report = run(args.quick)
+    except BenchError as error:
+        print(f"bench-edge cannot run: {error}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"nginx: {report['nginx']}; mix: {report['mix_entries']} entries; "
+              f"{report['connections']} connections, {report['seconds_per_run']:g} s per run")
+        for result in report["rounds"]:
+            print(f"  round {result['round']}: edge {result['edge_rps']:.0f} req/s (p99 {result['edge_p99_ms']:.2f} ms, "
+                  f"{result['edge_cpu_us']:.1f} us of nginx CPU per request), static {result['static_rps']:.0f} req/s "
+                  f"(p99 {result['static_p99_ms']:.2f} ms, {result['static_cpu_us']:.1f} us); capacity ratio "
+                  f"{result['ratio']:.3f}, req/s ratio {result['rps_ratio']:.3f}")
+        print(f"capacity ratio (median, static CPU per request / edge CPU per request): "
+              f"{report['throughput_ratio']:.3f} (target >= {THROUGHPUT_TARGET})")
+        print(f"req/s ratio (median; on a shared machine this measures its load too): {report['rps_ratio']:.3f}")
+        print(f"hit ratio: {report['hit_ratio']:.4f} (target >= {HIT_RATIO_TARGET}); statuses {report['cache_statuses']}")
+        abuse = report["abuse"]
+        print(f"abuse: innocent client p50 {abuse['innocent_p50_ms_alone']:.2f} ms alone, "
+              f"{abuse['innocent_p50_ms_flooded']:.2f} ms under the flood; "
+              f"p99 {abuse['innocent_p99_ms_alone']:.2f} ms alone, "
+              f"{abuse['innocent_p99_ms_flooded']:.2f} ms under the flood (x{abuse['p99_factor']:.2f}, "
+              f"target <= {P99_FACTOR_TARGET}); its statuses {abuse['innocent_statuses_flooded']}; "
+              f"flooder statuses {abuse['flooder_statuses']}; API RSS {abuse['api_rss_before_mb']} -> "
+              f"{abuse['api_rss_after_mb']} MB (bound: +64 MiB cache + 64 MiB margin)")
+        print("PASS" if report["passed"] else "FAIL")
+    return 0 if report["passed"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
