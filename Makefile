@@ -10,7 +10,7 @@ UV_VERSION := 0.13.9
 TOOLS := .venv-tools
 LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet
 
-.PHONY: run test lint typecheck lock bench bench-http clean
+.PHONY: run test lint typecheck lock bench bench-http bench-edge nginx clean chromium
 
 # The lock files, not the requirements they are compiled from: every package, direct or not,
 # at one version with its hashes (pip then refuses anything else: docs/OPERATIONS.md).
@@ -32,8 +32,21 @@ lock:
 run: $(STAMP)
 	$(BIN)/python server.py $(ARGS)
 
-test: lint
+test: lint nginx chromium
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# nginx from Debian's package, for the edge's tests and benchmark (tests/test_edge.py,
+# bench/edge.py); installed here if missing (needs root). /usr/sbin is not on every PATH.
+nginx:
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx \
+		|| { apt-get update -qq && apt-get install -y -qq nginx; }
+
+# The browser tests (tests/browser.py) drive Debian's Chromium through Playwright, never a
+# browser of Playwright's own (it downloads one, which cannot work offline). Installed here
+# when missing (needs root); otherwise the browser tests skip and say how to install it.
+chromium:
+	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
+		|| echo "make: could not install chromium: the browser tests will skip (apt-get install chromium)"
 
 # ruff's rules are in pyproject.toml; no formatter runs.
 lint: $(STAMP)
@@ -54,6 +67,12 @@ bench-http: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(TOOLS) .pytest_cache .mypy_cache .hypothesis
+
+# The edge (nginx) in front of two servers and one Redis, against nginx serving the same bytes.
+bench-edge: $(STAMP) nginx
+	@command -v wrk >/dev/null && command -v redis-server >/dev/null \
+		|| { apt-get update -qq && apt-get install -y -qq wrk redis-server; }
+	$(BIN)/python bench/edge.py $(ARGS)
 
 # An innocent client's cached latency under a flood of distinct large misses (bench/flood.py).
 .PHONY: bench-flood
