@@ -90,9 +90,20 @@ def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Server:
     })
     for path in PATHS:
         assert fetch(served.port, path) == (200, reference(path)), path
-    until(lambda: all(redis_server.execute("EXISTS", redis_key(path)) for path in PATHS),
-          5, "every answer stored in Redis")
+    until(lambda: _stored_or_fetched_again(served, redis_server), 20, "every answer stored in Redis", step=0.1)
     return served
+
+
+def _stored_or_fetched_again(served: Server, redis_server: RedisServer) -> bool:
+    """True once every answer is in Redis; otherwise fetch the missing ones again.
+
+    A write that times out (50 ms here, on a busy machine) opens the breaker and is dropped by
+    design, since Redis is never on the critical path; only a later miss stores the answer.
+    """
+    missing = [path for path in PATHS if not redis_server.execute("EXISTS", redis_key(path))]
+    for path in missing:
+        assert fetch(served.port, path) == (200, reference(path)), path
+    return not missing
 
 
 def assert_all_correct(samples: list[Sample]) -> None:
@@ -168,7 +179,7 @@ def test_redis_tier_redis_flushed_answers_unchanged_and_stored_again(server: Ser
         assert redis_server.execute("FLUSHALL") is True
         flushed = time.monotonic()
         until(lambda: all(redis_server.execute("EXISTS", redis_key(path)) for path in PATHS),
-              5, "every answer stored in Redis again after FLUSHALL", step=0.05)
+              15, "every answer stored in Redis again after FLUSHALL", step=0.05)
         load.wait_for_count(200, after=time.monotonic())
     assert_all_correct(load.samples)
     assert any(s.sent > flushed for s in load.samples)
