@@ -180,12 +180,14 @@ async def run(redis_url: str, rounds: int, count: int) -> None:
                 "request, service": request_through(
                     app, ReadinessHandler, {"service": lane.service, "policy": lane.policy}, uri),
                 "request, bare": request_through(
-                    bare_app, RedisHandler, {"client": baseline_client, "etags": {name: answer.etag}}, bare_uri,
+                    bare_app, RedisHandler, {"client": baseline_client, "etags": {name: answer.etag},
+                                                   "headers": {name: answer.headers}}, bare_uri,
                     [name.encode()]),
                 "request, service (stub Redis)": request_through(
                     stub_app, ReadinessHandler, {"service": stub_lane.service, "policy": stub_lane.policy}, uri),
                 "request, bare (stub Redis)": request_through(
-                    bare_app, RedisHandler, {"client": stub, "etags": {name: answer.etag}}, bare_uri, [name.encode()]),
+                    bare_app, RedisHandler, {"client": stub, "etags": {name: answer.etag},
+                                                   "headers": {name: answer.headers}}, bare_uri, [name.encode()]),
             }
             samples: dict[str, list[tuple[float, float]]] = {step: [] for step in steps}
             for calls in steps.values():

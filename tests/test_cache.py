@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from readiness.cache.answers import _HEADER, GZIP_MIN_BYTES, Answer, AnswerCache, AnswerCodec, _cost
+from blake3 import blake3
+
+from readiness.cache.answers import _HEADER, _MAC_CONTEXT, GZIP_MIN_BYTES, Answer, AnswerCache, AnswerCodec, _cost
 from readiness.domain.meta import AnswerMeta, Format
 
 
@@ -122,6 +124,19 @@ def test_codec_etag_comes_back_only_as_32_hex_digits(raw: bytes) -> None:
     unpacked = AnswerCodec().unpack("k", AnswerCodec().pack("k", answer))
     assert unpacked == answer
     assert re.fullmatch(r'"[0-9a-f]{32}"', unpacked.etag)
+
+
+@given(parts=st.lists(st.binary(max_size=3000), max_size=4))
+def test_codec_signature_is_one_blake3_stream_however_the_parts_are_split(parts: list[bytes]) -> None:
+    # Servers of the previous release streamed the parts into the hash one by one; this one
+    # joins them. A rolling deploy needs both to sign alike, and BLAKE3 of a stream is the
+    # hash of its bytes: so the signature is pinned to the stream, not to the calls.
+    codec = AnswerCodec("fleet secret")
+    header, key = b"\x05" + bytes(8), "2026-11|d|v1|codes=KEN"
+    stream = header + len(key.encode()).to_bytes(4, "big") + key.encode() + b"".join(parts)
+    expected = blake3(stream, key=blake3(b"fleet secret", derive_key_context=_MAC_CONTEXT).digest()).digest(length=32)
+    assert codec._mac(header, key, *parts) == expected
+    assert codec._mac(header, key, b"".join(parts)) == expected
 
 
 def test_codec_packs_only_etags_answer_of_makes() -> None:

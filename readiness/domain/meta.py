@@ -99,8 +99,11 @@ def meta_headers(meta: AnswerMeta) -> Headers:
     return tuple(headers)
 
 
+@lru_cache(maxsize=256)
 def _published_seconds(published: str) -> int:
-    """A ``YYYY-MM-DD`` date at 00:00:00 GMT in seconds since the epoch; ValueError otherwise."""
+    """A ``YYYY-MM-DD`` date at 00:00:00 GMT in seconds since the epoch; ValueError otherwise.
+
+    Memoized: a few publication dates exist, and every answer read from Redis asks again."""
     match = PUBLISHED.fullmatch(published)
     if match is None:
         raise ValueError(f"not a publication date: {published!r}")
