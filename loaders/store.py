@@ -1,10 +1,8 @@
 """SnapshotStore: the current snapshot, and archives loaded on first use.
 
-Every file-system access after start-up runs in the store's own worker threads and is
-awaited for at most ``read_timeout`` seconds: a hung volume (a stuck NFS read) costs a log
-line and an unchanged snapshot, never the event loop (docs/OPERATIONS.md, hung volume). A
-read still stuck is shared, not repeated, so a hung volume holds a few threads, not one per
-poll or request.
+Every file-system access after start-up goes through ``loaders.bounded``: worker threads,
+awaited for at most ``read_timeout`` seconds, shared while they run. A hung volume (a stuck
+NFS read) costs a log line and an unchanged snapshot, never the event loop.
 
 A snapshot that cannot be served (refused, or loaded with country files skipped) is read
 again after a backoff, or at once when its manifest changes; so a later valid state of the
@@ -31,32 +29,20 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TypeVar
 from collections.abc import Callable
 
 from loaders.compact import Packed
-from loaders.workers import CountingExecutor
+from loaders.bounded import BoundedReads, ReadTimeout
 from loaders.model import Snapshot
 from loaders.reader import SNAPSHOT_ID, SnapshotRefused, load_snapshot, manifest_digest, read_current_id
 from loaders.summary import CHANGES_FILE, Summary, summarize
 
 log = logging.getLogger("readiness.loaders")
 
-T = TypeVar("T")
-
 RETRY_FIRST_SECONDS = 2.0
 RETRY_MAX_SECONDS = 300.0
 """Backoff before reading an unservable snapshot again with an unchanged manifest: 2 s,
 doubling on each failure, at most 5 minutes. A changed manifest is read at once."""
-
-_IO_THREADS = 4
-"""Worker threads for file reads. Reads are shared per file, so a hung volume blocks at most
-CURRENT, the listing, one manifest and the snapshots being loaded, never a thread per poll."""
-
-
-class ReadTimeout(Exception):
-    """A file-system read took longer than the store's ``read_timeout``; it may still be stuck."""
-
 
 @dataclass(frozen=True, slots=True)
 class _Retry:
@@ -107,13 +93,6 @@ class LoadCounts:
         self.seconds[kind] = self.seconds.get(kind, 0.0) + seconds
 
 
-@dataclass(slots=True)
-class _Pending:
-    future: asyncio.Future[object]
-    started: float
-    reported: bool = False
-
-
 class SnapshotStore:
     """Snapshots of one data directory (docs/DATA.md): ``current`` and archives by id.
 
@@ -131,7 +110,6 @@ class SnapshotStore:
     ) -> None:
         self.data_dir = data_dir
         self.archive_slots = archive_slots
-        self.read_timeout = read_timeout
         self.current: Snapshot | None = None
         self.problem: str | None = None
         self.counts = LoadCounts()
@@ -143,9 +121,8 @@ class SnapshotStore:
         self._summaries: dict[str, Summary] = {}
         self._retries: dict[str, _Retry] = {}
         self._loading: dict[str, asyncio.Future[Snapshot | None]] = {}
-        self._pending: dict[str, _Pending] = {}
         self._refreshing = asyncio.Lock()
-        self._executor = CountingExecutor(_IO_THREADS, thread_name_prefix="snapshot-io")
+        self._reads = BoundedReads(data_dir, read_timeout)
 
     def load_current(self) -> Snapshot | None:
         """Load the snapshot CURRENT names in the calling thread, without a timeout (tools and
@@ -171,18 +148,18 @@ class SnapshotStore:
         is one assignment, so every request sees one snapshot or the other, never a mix.
         """
         async with self._refreshing:
-            self._listed = await self._quietly("snapshots/", partial(_list_ids, self.data_dir)) or self._listed
+            self._listed = await self._reads.quietly("snapshots/", partial(_list_ids, self.data_dir)) or self._listed
             try:
-                snapshot_id = await self._off_loop("CURRENT", partial(read_current_id, self.data_dir))
+                snapshot_id = await self._reads.run("CURRENT", partial(read_current_id, self.data_dir))
                 if snapshot_id is None:
                     self.problem = _NO_CURRENT
                     return None
-                identity = await self._off_loop(
+                identity = await self._reads.run(
                     f"{snapshot_id}/manifest.json", partial(manifest_digest, self._directory(snapshot_id))
                 )
                 if not self._worth_reading(snapshot_id, identity):
                     return None
-                loaded = await self._off_loop(f"snapshot {snapshot_id}", partial(self._read, snapshot_id, None))
+                loaded = await self._reads.run(f"snapshot {snapshot_id}", partial(self._read, snapshot_id, None))
             except ReadTimeout as stuck:
                 self.problem = str(stuck)
                 return None
@@ -199,7 +176,7 @@ class SnapshotStore:
                 held.setdefault(snapshot_id, summary.identity)
         replaced = []
         for snapshot_id, identity in sorted(held.items()):
-            digest = await self._quietly(
+            digest = await self._reads.quietly(
                 f"{snapshot_id}/manifest.json", partial(manifest_digest, self._directory(snapshot_id))
             )
             if digest is not None and digest != identity:
@@ -232,7 +209,7 @@ class SnapshotStore:
         reads), without entering the archive LRU. Snapshots that are refused, unreadable
         within the timeout or waiting for their retry are left out (logged by the read)."""
         if self._listed is None:
-            self._listed = await self._quietly("snapshots/", partial(_list_ids, self.data_dir))
+            self._listed = await self._reads.quietly("snapshots/", partial(_list_ids, self.data_dir))
         wanted = self._wanted() or ()
         missing = [
             snapshot_id
@@ -249,19 +226,10 @@ class SnapshotStore:
         fill at start-up, gentle on the CPU the requests share, and cancellable between two
         reads (a read already started finishes in its thread: ``settled`` waits for it)."""
         if self._listed is None:
-            self._listed = await self._quietly("snapshots/", partial(_list_ids, self.data_dir))
+            self._listed = await self._reads.quietly("snapshots/", partial(_list_ids, self.data_dir))
         for snapshot_id in self._wanted() or ():
             if snapshot_id not in self._summaries and snapshot_id not in self._retries:
                 await self._summarize(snapshot_id)
-
-    async def settled(self, seconds: float, step: float = 0.02) -> bool:
-        """Wait until no read of the store is running, at most ``seconds``; True if none is.
-        For a clean stop: a read stuck on a hung volume is left behind after the bound."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + seconds
-        while self._pending and loop.time() < deadline:
-            await asyncio.sleep(step)
-        return not self._pending
 
     async def change_report(self, snapshot_id: str) -> bytes | None:
         """The bytes of the change report of a listed snapshot up to the current one, read
@@ -271,7 +239,7 @@ class SnapshotStore:
         if wanted is None or snapshot_id not in wanted:
             return None
         path = self._directory(snapshot_id) / CHANGES_FILE
-        return await self._quietly(f"{snapshot_id}/{CHANGES_FILE}", partial(_read_optional, path))
+        return await self._reads.quietly(f"{snapshot_id}/{CHANGES_FILE}", partial(_read_optional, path))
 
     async def archive(self, snapshot_id: str) -> Snapshot | None:
         """Return the snapshot with this id, or None when it is absent, refused, unreadable
@@ -293,7 +261,7 @@ class SnapshotStore:
         if not SNAPSHOT_ID.match(snapshot_id):  # never let a malformed id near the file system
             return None
         if self._listed is None:  # not listed yet: a store that was never refreshed
-            self._listed = await self._quietly("snapshots/", partial(_list_ids, self.data_dir))
+            self._listed = await self._reads.quietly("snapshots/", partial(_list_ids, self.data_dir))
         if self._listed is None or snapshot_id not in self._listed:
             return None
         retry = self._retries.get(snapshot_id)
@@ -322,9 +290,13 @@ class SnapshotStore:
         """The snapshots in memory: the current one, then the archives."""
         return ([] if self.current is None else [self.current]) + [held for held, _ in self._archives.values()]
 
+    async def settled(self, seconds: float) -> bool:
+        """Wait until no read of the store is running, at most ``seconds``; True if none is."""
+        return await self._reads.settled(seconds)
+
     def close(self) -> None:
         """Stop the worker threads, without waiting for a read that is stuck."""
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._reads.close()
 
     def _worth_reading(self, snapshot_id: str, identity: str | None) -> bool:
         """Whether the snapshot CURRENT names should be read now; sets ``problem`` if not."""
@@ -378,7 +350,7 @@ class SnapshotStore:
 
     async def _load_archive(self, snapshot_id: str) -> Snapshot | None:
         try:
-            loaded = await self._off_loop(
+            loaded = await self._reads.run(
                 f"snapshot {snapshot_id}", partial(self._read, snapshot_id, self._packed.get(snapshot_id))
             )
         except ReadTimeout:
@@ -411,7 +383,7 @@ class SnapshotStore:
     async def _summarize(self, snapshot_id: str) -> None:
         """Read one snapshot for its summary (shared with an archive read of the same id)."""
         try:
-            loaded = await self._off_loop(
+            loaded = await self._reads.run(
                 f"snapshot {snapshot_id}", partial(self._read, snapshot_id, self._packed.get(snapshot_id))
             )
         except ReadTimeout:
@@ -459,47 +431,6 @@ class SnapshotStore:
 
     def _count(self, kind: str, loaded: _Loaded) -> None:
         self.counts.add(kind, loaded.source, loaded.seconds)
-
-    async def _quietly(self, what: str, work: Callable[[], T | None]) -> T | None:
-        """``_off_loop``, with None for a read that timed out (already logged)."""
-        try:
-            return await self._off_loop(what, work)
-        except ReadTimeout:
-            return None
-
-    async def _off_loop(self, what: str, work: Callable[[], T]) -> T:
-        """Run ``work`` in a worker thread and await it at most ``read_timeout`` seconds.
-
-        Concurrent calls for the same ``what`` share one run. Raises ReadTimeout, logged once
-        per stuck read; a caller that finds the read still stuck past its timeout is not made
-        to wait again.
-        """
-        loop = asyncio.get_running_loop()
-        pending = self._pending.get(what)
-        if pending is None:
-            future: asyncio.Future[object] = loop.run_in_executor(self._executor, work)
-            pending = self._pending[what] = _Pending(future, loop.time())
-            future.add_done_callback(partial(self._finished, what, pending))
-        remaining = pending.started + self.read_timeout - loop.time()
-        try:
-            if remaining <= 0:
-                raise TimeoutError
-            result = await asyncio.wait_for(asyncio.shield(pending.future), remaining)
-        except TimeoutError:
-            stuck = loop.time() - pending.started
-            if not pending.reported:
-                pending.reported = True
-                log.error("reading %s in %s timed out after %.0f s; the volume may be hung", what, self.data_dir, stuck)
-            raise ReadTimeout(f"reading {what} has not finished after {stuck:.0f} s (volume hung?)") from None
-        return result  # type: ignore[return-value]  # the future holds what ``work`` returned
-
-    def _finished(self, what: str, pending: _Pending, future: asyncio.Future[object]) -> None:
-        if self._pending.get(what) is pending:
-            del self._pending[what]
-        if pending.reported:
-            log.warning("reading %s in %s finished after all", what, self.data_dir)
-        if not future.cancelled():
-            future.exception()  # retrieved, even when every caller gave up waiting
 
     def _directory(self, snapshot_id: str) -> Path:
         return self.data_dir / "snapshots" / snapshot_id
