@@ -136,6 +136,10 @@ COST: dict[Route, Callable[[Snapshot, Query], int]] = {Route.INDICATORS: indicat
 COLLECTION_ROUTES = frozenset({Route.HISTORY, Route.SNAPSHOTS})
 """Routes answered from every snapshot's summary rather than from one snapshot."""
 
+SHARED_ROUTES = frozenset(COMPUTE)
+"""Routes answered from one snapshot by ``answer``: the ones whose Redis lookup the hit lane
+may make itself (``from_redis``)."""
+
 SERIES_ROW_BYTES = 220
 """About how many bytes one history row serializes to."""
 
@@ -188,7 +192,9 @@ class ReadinessService:
         self.redis = redis
         self.ttl = ttl
         self.pool = pool if pool is not None else ComputePool(ComputeLimits(0, 0, 0), metrics)
-        self._inflight: dict[str, asyncio.Future[tuple[Answer, CacheOutcome]]] = {}
+        self._inflight: dict[str, asyncio.Future[tuple[Answer, CacheOutcome] | None]] = {}
+        """Per key, the lookup under way; None as its result: only Redis was asked, and missed
+        (``from_redis``), so a waiter looks again itself."""
         self._writes: set[asyncio.Task[None]] = set()  # held until done, or the loop may drop them
         self._history_rows: dict[str, tuple[str, Mapping[str, Record]]] = {}
         """Per snapshot id: its content digest and its default history rows, built once."""
@@ -210,6 +216,45 @@ class ReadinessService:
         if self.redis is not None:
             self.redis.count(snapshot.id, request)
         return cached
+
+    def shares(self, query: Query, route: Route) -> bool:
+        """Whether ``from_redis`` looks for this query: a current-snapshot answer of a route
+        answered from one snapshot, with Redis configured."""
+        return self.redis is not None and self.store.current is not None and query.year is None and route in SHARED_ROUTES
+
+    async def from_redis(self, query: Query, route: Route) -> tuple[Answer, CacheOutcome] | None:
+        """The current snapshot's answer from tier 2, for the hit lane after a tier-1 miss
+        (only where ``shares``): Redis asked once per key at a time, never a computation; a
+        lookup or computation under way for the key is joined instead. None when Redis does
+        not have it or the joined work failed: the handler then computes, and
+        ``answer(..., redis_checked=True)`` skips the lookup already made."""
+        snapshot = self.store.current
+        if self.redis is None or snapshot is None or not self.shares(query, route):
+            return None
+        request = request_key(route, query)
+        key = cache_key(snapshot, request)
+        pending = self._inflight.get(key)
+        if pending is not None:
+            try:
+                joined = await asyncio.shield(pending)
+            except Exception:  # the handler computes again and renders the error
+                return None
+            if joined is not None:
+                self.metrics.memory_miss.inc()
+            return joined
+        pending = self._inflight[key] = asyncio.get_running_loop().create_future()
+        result: tuple[Answer, CacheOutcome] | None = None
+        try:
+            shared = await self.redis.get(key)
+            if shared is not None:
+                self.metrics.memory_miss.inc()
+                self.memory.put(key, shared)
+                self._count(snapshot, request)
+                result = (shared, CacheOutcome.REDIS)
+        finally:
+            del self._inflight[key]
+            pending.set_result(result)  # also when cancelled: waiters then look again
+        return result
 
     def _data_from_memory(self, current: Snapshot, query: Query, route: Route, path: str) -> Answer | None:
         """``from_memory`` for history, the catalogue and change reports: their keys need the
@@ -287,12 +332,14 @@ class ReadinessService:
         key = cache_key(series, request_key(Route.CHANGES, query))
         return await self._through_tiers(key, None, produce, self.ttl.archive)
 
-    async def answer(self, query: Query, route: Route) -> tuple[Answer, CacheOutcome]:
+    async def answer(self, query: Query, route: Route, *, redis_checked: bool = False) -> tuple[Answer, CacheOutcome]:
         """Return the answer for ``query`` on ``route`` and where it came from.
 
         Raises NotReady without a current snapshot, ArchiveNotFound for an unavailable
         year (docs/API.md, Parameters: year) and, on the legacy route only, CountryNotFound.
         History and the catalogue are answered from every snapshot (``answer_collection``).
+        ``redis_checked``: the hit lane asked Redis for this request and it missed, so a miss
+        here computes without asking again.
         """
         if route in COLLECTION_ROUTES:
             return await self.answer_collection(query, route)
@@ -301,7 +348,8 @@ class ReadinessService:
         cost = COST.get(route, estimated_bytes)(snapshot, query)
         produce = partial(self.pool.run, cost, partial(compute, snapshot, query, route))
         ttl = self.ttl.current if query.year is None else self.ttl.archive
-        return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl)
+        return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl,
+                                         ask_redis=not redis_checked)
 
     async def _through_tiers(
         self,
@@ -309,10 +357,13 @@ class ReadinessService:
         counted: tuple[Snapshot, str] | None,
         produce: Callable[[], Awaitable[Answer]],
         ttl: int,
+        *,
+        ask_redis: bool = True,
     ) -> tuple[Answer, CacheOutcome]:
-        """The answer under ``key``: tier 1, then (once per key at a time) Redis, then
-        ``produce`` (which may raise: the leader's followers get the error too). ``counted``
-        is the (snapshot, request) popularity counts cached answers under, if any."""
+        """The answer under ``key``: tier 1, then (once per key at a time) Redis unless
+        ``ask_redis`` is False, then ``produce`` (which may raise: the leader's followers get
+        the error too). ``counted`` is the (snapshot, request) popularity counts cached
+        answers under, if any."""
         cached = self.memory.get(key)
         if cached is not None:
             self.metrics.memory_hit.inc()
@@ -321,11 +372,18 @@ class ReadinessService:
             return cached, CacheOutcome.HIT
         self.metrics.memory_miss.inc()
         pending = self._inflight.get(key)
-        if pending is not None:
-            return await asyncio.shield(pending)  # a follower: its cancellation is its own
+        while pending is not None:
+            joined = await asyncio.shield(pending)  # a follower: its cancellation is its own
+            if joined is not None:
+                return joined
+            # The lane's lookup missed Redis: whoever is first now computes.
+            cached = self.memory.get(key)
+            if cached is not None:
+                return cached, CacheOutcome.HIT
+            pending = self._inflight.get(key)
         pending = self._inflight[key] = asyncio.get_running_loop().create_future()
         try:
-            result = await self._fill(key, produce, ttl)
+            result = await self._fill(key, produce, ttl, ask_redis)
         except asyncio.CancelledError:
             pending.cancel()
             raise
@@ -341,8 +399,10 @@ class ReadinessService:
         finally:
             del self._inflight[key]
 
-    async def _fill(self, key: str, produce: Callable[[], Awaitable[Answer]], ttl: int) -> tuple[Answer, CacheOutcome]:
-        if self.redis is not None:
+    async def _fill(
+        self, key: str, produce: Callable[[], Awaitable[Answer]], ttl: int, ask_redis: bool
+    ) -> tuple[Answer, CacheOutcome]:
+        if self.redis is not None and ask_redis:
             shared = await self.redis.get(key)
             if shared is not None:
                 self.memory.put(key, shared)

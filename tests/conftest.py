@@ -35,7 +35,7 @@ import io
 import os
 import shutil
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 
 import orjson
@@ -51,6 +51,7 @@ from config import Settings
 from loaders import Country, JsonValue, Snapshot, SnapshotStore
 from loaders import reader
 from readiness import make_app
+from readiness.http.handlers import ReadinessHandler
 from readiness.http.logs import AccessLog
 
 from tests.builder_world import STANDARD, world
@@ -297,6 +298,20 @@ def real_redis_url() -> Iterator[str]:
     yield REAL_REDIS
     client.flushdb()
     client.close()
+
+
+@pytest.fixture
+def handlers_built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The paths of the requests for which a ReadinessHandler (or subclass) was built."""
+    built: list[str] = []
+    initialize = ReadinessHandler.initialize
+
+    def counting(self: ReadinessHandler, **kwargs: Any) -> None:
+        built.append(self.request.path)
+        initialize(self, **kwargs)
+
+    monkeypatch.setattr(ReadinessHandler, "initialize", counting)
+    return built
 
 
 def scrape(app: Application) -> str:

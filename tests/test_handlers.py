@@ -534,7 +534,7 @@ async def test_readiness_scores_two_decimals_percentiles_ordinal_strings(fetch: 
 async def test_readiness_unexpected_exception_500_envelope_logged_counted(
     fetch: Any, app: Application, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def broken(*args: Any) -> Any:
+    async def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("service bug")
 
     monkeypatch.setattr(app.lane.service, "answer", broken)

@@ -17,7 +17,7 @@ from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 from tornado.web import Application
 
 from loaders import Snapshot
-from readiness.http.handlers import MAX_URL_BYTES, ReadinessHandler
+from readiness.http.handlers import MAX_URL_BYTES
 from readiness.http.app import to_origin_form
 from readiness.domain.query import Query
 from readiness.service import Route, compute
@@ -26,20 +26,6 @@ from tests.conftest import access_lines, gen_test, scrape
 
 V1 = "/api/v1/readiness"
 LEGACY = "/api/readiness"
-
-
-@pytest.fixture
-def handlers_built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths of the requests for which a ReadinessHandler (or subclass) was built."""
-    built: list[str] = []
-    initialize = ReadinessHandler.initialize
-
-    def counting(self: ReadinessHandler, **kwargs: Any) -> None:
-        built.append(self.request.path)
-        initialize(self, **kwargs)
-
-    monkeypatch.setattr(ReadinessHandler, "initialize", counting)
-    return built
 
 
 class Wire:

@@ -146,6 +146,11 @@ class BaseHandler(RequestHandler):
             super().log_exception(typ, value, tb)
 
 
+REDIS_CHECKED = "readiness_redis_checked"
+"""Set (True) on a request by the hit lane when it asked Redis for the answer and missed, so
+the handler computes without asking again (``ReadinessService.answer``)."""
+
+
 class QueryHandler(BaseHandler):
     """A route answered by ``ReadinessService`` from a parsed query: through both cache tiers,
     single-flight, the hit lane in front (``readiness/http/hits.py``), ETag/304 and gzip.
@@ -166,9 +171,10 @@ class QueryHandler(BaseHandler):
     async def get(self) -> None:
         """Parse, answer through the service's tiers, send. Misses, archives and bad input
         come here; the hit lane (``readiness/http/hits.py``) has already sent current-snapshot
-        tier-1 hits, before any handler was built."""
+        tier-1 and tier-2 hits, before any handler was built."""
         query = parse_query_string(self.request.query, self.route)
-        answer, outcome = await self.service.answer(query, self.route)
+        checked = getattr(self.request, REDIS_CHECKED, False)
+        answer, outcome = await self.service.answer(query, self.route, redis_checked=checked)
         self.cache_outcome = outcome.value
         self.write_answer(answer, self.policy.current if query.year is None else self.policy.archive)
 

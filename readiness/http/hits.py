@@ -1,4 +1,4 @@
-"""The hit lane: in-memory answers sent before Tornado builds a RequestHandler.
+"""The hit lane: cached answers sent before Tornado builds a RequestHandler.
 
 Most requests after a release ask for a current-snapshot answer that tier 1 already holds,
 or revalidate one (304). For them the RequestHandler is the largest cost the service can
@@ -9,12 +9,18 @@ delegate sees the request once its headers and body are in, answers it itself wh
 has the answer, and otherwise hands it to Tornado's handler delegate, which runs the handler
 as usual: misses, archives, bad input (400), over-long URLs (414), every error.
 
+A tier-1 miss that Redis may hold (``ReadinessService.shares``) is looked up by the lane too,
+in a task of its own: a Redis hit is sent like a tier-1 hit; a miss goes to the handler,
+marked ``REDIS_CHECKED`` so that it computes without asking Redis again. The lookup shares
+the service's single-flight map, so concurrent requests for one key still make one lookup.
+While it is awaited the request counts in ``Lifecycle.in_flight``.
+
 What it sends is what ``QueryHandler.write_answer`` sends, built by the same function
 (``readiness.http.representation.answer_head``; tests compare the two on the wire), with the full
 ``Content-Length`` but no body for ``HEAD``, and ``Connection: close`` while draining. The
-request is counted in the metrics and the access log like any other. It is not counted in
-``Lifecycle.in_flight``: it is answered within one call, so a drain can never find it half
-done.
+request is counted in the metrics and the access log like any other. A tier-1 answer is not
+counted in ``Lifecycle.in_flight``: it is sent within one call, so a drain can never find it
+half done.
 
 An exception in the lane never costs the client its answer: it is logged and counted
 (``readiness_hit_lane_failures_total``), and if nothing was sent yet the handler answers
@@ -24,6 +30,7 @@ being sent, the connection is closed, the only signal left.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import TYPE_CHECKING, Any
@@ -38,9 +45,10 @@ from tornado.httputil import (
 )
 
 from readiness.domain.errors import ReadinessError
-from readiness.http.handlers import CLOSE, MAX_URL_BYTES, QueryHandler, close_when_sent
+from readiness.http.handlers import CLOSE, MAX_URL_BYTES, REDIS_CHECKED, QueryHandler, close_when_sent
 from readiness.http.logs import RequestLog
-from readiness.domain.query import parse_query_string
+from readiness.cache.answers import Answer
+from readiness.domain.query import Query, parse_query_string
 from readiness.http.representation import HttpDate, answer_head, represent
 from readiness.service import CacheOutcome, ReadinessService
 
@@ -51,6 +59,9 @@ log = logging.getLogger("readiness.hits")
 
 Response = tuple[ResponseStartLine, HTTPHeaders, bytes]
 """What the lane sends: status line, headers and body (empty for HEAD and 304)."""
+
+_TASKS: set[asyncio.Task[None]] = set()
+"""Tier-2 lookups under way, held until done (the event loop keeps only weak references)."""
 
 
 class HitLane:
@@ -68,15 +79,31 @@ class HitLane:
     def response(self, request: HTTPServerRequest, handler_class: type[QueryHandler]) -> Response | None:
         """The tier-1 answer to a GET or HEAD ``request``, ready to send; None when tier 1 does
         not have it or the request is not one the lane answers. Sends nothing."""
-        if len(request.uri or "") > MAX_URL_BYTES:
-            return None
-        try:
-            query = parse_query_string(request.query, handler_class.route)
-        except ReadinessError:  # the handler parses it again and renders the error
+        query = _query(request, handler_class)
+        if query is None:
             return None
         cached = self.service.from_memory(query, handler_class.route, request.path)
-        if cached is None:
+        return None if cached is None else self._response(request, handler_class, cached)
+
+    def asks_redis(self, request: HTTPServerRequest, handler_class: type[QueryHandler]) -> bool:
+        """Whether ``shared_response`` looks in Redis for ``request`` (after ``response``)."""
+        query = _query(request, handler_class)
+        return query is not None and self.service.shares(query, handler_class.route)
+
+    async def shared_response(self, request: HTTPServerRequest, handler_class: type[QueryHandler]) -> Response | None:
+        """The tier-2 answer to a request ``asks_redis`` accepted, ready to send; None when
+        Redis does not have it (the request is then marked ``REDIS_CHECKED``, so the handler
+        computes without asking again). Sends nothing."""
+        query = _query(request, handler_class)
+        if query is None:
             return None
+        found = await self.service.from_redis(query, handler_class.route)
+        if found is None:
+            setattr(request, REDIS_CHECKED, True)
+            return None
+        return self._response(request, handler_class, found[0])
+
+    def _response(self, request: HTTPServerRequest, handler_class: type[QueryHandler], cached: Answer) -> Response:
         headers = request.headers
         chosen = represent(
             cached,
@@ -89,9 +116,10 @@ class HitLane:
         )
         return start_line, head, b"" if request.method == "HEAD" else chosen.body
 
-    def send(self, request: HTTPServerRequest, route_label: str, response: Response) -> None:
+    def send(self, request: HTTPServerRequest, route_label: str, response: Response,
+             outcome: CacheOutcome = CacheOutcome.HIT) -> None:
         """Write ``response`` (with ``Connection: close`` while draining), finish the request,
-        count and log it."""
+        count and log it with ``outcome``."""
         start_line, headers, body = response
         connection = request.connection
         assert connection is not None  # a server request always has one
@@ -102,12 +130,23 @@ class HitLane:
         connection.finish()
         if draining:
             close_when_sent(connection, sent)
-        self.log.record(request, route_label, start_line.code, CacheOutcome.HIT.value)
+        self.log.record(request, route_label, start_line.code, outcome.value)
 
     def failed(self, request: HTTPServerRequest, stage: str) -> None:
         """Log and count an exception the lane raised (call from an ``except`` block)."""
         self.service.metrics.lane_failures.labels(stage).inc()
         log.exception("hit lane failed, stage %s: %s %s", stage, request.method, (request.uri or "")[:200])
+
+
+def _query(request: HTTPServerRequest, handler_class: type[QueryHandler]) -> Query | None:
+    """The request's parsed query; None when the lane leaves it to the handler (over-long
+    URL, bad input: the handler parses it again and renders the error)."""
+    if len(request.uri or "") > MAX_URL_BYTES:
+        return None
+    try:
+        return parse_query_string(request.query, handler_class.route)
+    except ReadinessError:
+        return None
 
 
 class HitDelegate(HTTPMessageDelegate):
@@ -140,11 +179,40 @@ class HitDelegate(HTTPMessageDelegate):
         except Exception:
             self.lane.failed(self.request, "before_sending")
             response = None
-        if response is None:
-            self.fallback.finish()
+        if response is not None:
+            self._send(response, CacheOutcome.HIT)
             return
         try:
-            self.lane.send(self.request, self.handler_class.route_label, response)
+            asks = self.lane.asks_redis(self.request, self.handler_class)
+        except Exception:
+            self.lane.failed(self.request, "before_sending")
+            asks = False
+        if not asks:
+            self.fallback.finish()
+            return
+        self.lane.lifecycle.in_flight += 1  # awaited: a drain must wait for it
+        task = asyncio.ensure_future(self._from_redis())
+        _TASKS.add(task)
+        task.add_done_callback(_TASKS.discard)
+
+    async def _from_redis(self) -> None:
+        """Answer from tier 2 or hand the request to the handler, as ``finish`` does for tier 1."""
+        try:
+            try:
+                response = await self.lane.shared_response(self.request, self.handler_class)
+            except Exception:
+                self.lane.failed(self.request, "before_sending")
+                response = None
+        finally:
+            self.lane.lifecycle.in_flight -= 1
+        if response is None:
+            self.fallback.finish()
+        else:
+            self._send(response, CacheOutcome.REDIS)
+
+    def _send(self, response: Response, outcome: CacheOutcome) -> None:
+        try:
+            self.lane.send(self.request, self.handler_class.route_label, response, outcome)
         except Exception:
             self.lane.failed(self.request, "while_sending")
             if isinstance(self.request.connection, HTTP1Connection):
