@@ -63,7 +63,9 @@ def test_restarted_redis_is_warmed_again_by_one_server(start: Start, redis_serve
     for server in servers:  # Redis down: answers still flow, nothing is warmed
         assert fetch(server.port, "/api/v1/readiness?code=KEN")[0] == 200
     redis_server.start()  # empty, on the same port
-    assert warm_keys(redis_server) == 0
+    # Not "no keys": an answer computed while Redis was down may be written the moment it is
+    # back (the write follows the response). The warm-up's marker takes a warm-up to appear.
+    assert not marker_present(redis_server)
     until(lambda: marker_present(redis_server) and warm_runs(servers) == 2, 60, "the warm-up after the restart")
     assert warm_keys(redis_server) >= 470
 
