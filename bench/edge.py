@@ -12,7 +12,11 @@ Targets (issue "Internet scale"), all on 127.0.0.1 with Debian's nginx and wrk:
   own work per hit. The wall-clock req/s ratio is reported too, but on a shared machine it
   measures the other jobs as much as nginx (docs/PERFORMANCE.md);
 - hit ratio: at least 99 % of the measured requests answered from the edge's cache
-  (``$upstream_cache_status`` HIT in its access log) after the warm-up.
+  (``$upstream_cache_status`` HIT in its access log) after the warm-up;
+- abuse (``abuse_phase``): a flooder of distinct misses gets 429s while another client's p99
+  stays within 2x, and the API processes within their cache bound plus a margin;
+- refresh (``refresh_phase``): a snapshot published during a replay is served by the edge
+  within ``max-age`` plus one revalidation, and no answer mixes two snapshots.
 
 The traffic mix (weights out of 100; every request gzip unless said):
 
@@ -43,6 +47,7 @@ Exit status: 0 when every target passes, 1 when one fails, 2 when the benchmark 
 from __future__ import annotations
 
 import argparse
+import gzip
 import http.client
 import json
 import multiprocessing
@@ -289,6 +294,7 @@ def run(quick: bool) -> dict[str, Any]:
             edge.__exit__(None, None, None)
         abuse = abuse_phase(executable, api_ports, [process.popen.pid for process in processes[1:]],
                             [item.path for item in entries[:30]], sorted(snapshot.countries), 4.0 if quick else 10.0)
+        refresh = refresh_phase(executable, workdir, redis_port, entries, 12.0 if quick else 15.0)
     finally:
         for process in reversed(processes):
             process.stop()
@@ -314,7 +320,8 @@ def run(quick: bool) -> dict[str, Any]:
         "cache_statuses": statuses,
         "targets": {"throughput_ratio": THROUGHPUT_TARGET, "hit_ratio": HIT_RATIO_TARGET},
         "abuse": abuse,
-        "passed": ratio >= THROUGHPUT_TARGET and hit_ratio >= HIT_RATIO_TARGET and abuse["passed"],
+        "refresh": refresh,
+        "passed": ratio >= THROUGHPUT_TARGET and hit_ratio >= HIT_RATIO_TARGET and abuse["passed"] and refresh["passed"],
     }
 
 
@@ -440,6 +447,116 @@ def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popu
     return result
 
 
+REFRESH_MAX_AGE = 4
+"""``max-age`` (s) of the refresh phase's API processes: short, so the bound is seconds."""
+REFRESH_SLACK = 1.5
+"""The documented bound is ``max-age`` plus one revalidation (docs/OPERATIONS.md, the edge):
+this much time is allowed for the revalidation under load."""
+NEW_KENYA_SCORE = 99.5
+REFRESH_CHECKED = (
+    ("/api/v1/readiness?code=KEN", True),
+    ("/api/v1/readiness?code=KEN", False),
+    ("/api/v1/readiness?code=KEN&fields=Composite%20Readiness%20Score", True),
+    ("/api/v1/readiness", True),
+    ("/api/v1/readiness?region=Sub-Saharan%20Africa&sort=score&order=desc", True),
+)
+"""Answers that hold Kenya's score, the one value the published snapshot changes."""
+
+
+def kenya_score(body: bytes, zipped: bool) -> float:
+    """Kenya's composite in a checked answer: one country (the object itself) or a list."""
+    data = json.loads(gzip.decompress(body) if zipped else body)["data"]
+    for row in data if isinstance(data, list) else [data]:
+        if row.get("Country Code", "KEN") == "KEN" and "Composite Readiness Score" in row:
+            return float(row["Composite Readiness Score"])
+    raise BenchError("no Kenya score in a checked answer")
+
+
+def refresh_phase(executable: str, workdir: Path, redis_port: int, entries: list[Entry], seconds: float) -> dict[str, Any]:
+    """A publish during a replay: two API processes with ``max-age`` REFRESH_MAX_AGE behind a
+    shipped edge, wrk replaying the mix, a checker reading REFRESH_CHECKED through the edge;
+    after 3 s a new snapshot (Kenya's score changed) is placed and CURRENT flipped.
+
+    Targets: no answer whose ``X-Readiness-Snapshot`` and body disagree (a mix of two
+    snapshots); every checked answer new within ``max-age`` plus one revalidation after the
+    last API process swapped; wrk sees no error and no non-2xx answer.
+    """
+    from tests.conftest import add_snapshot, flip  # the tests' publisher: a copy, then CURRENT
+
+    data, snapshot, _ = make_data_dir(workdir / "refresh-data")
+    new_id = f"{int(snapshot.id[:4]) + (snapshot.id[5:] == '12')}-{int(snapshot.id[5:]) % 12 + 1:02d}"
+    processes, ports = [], []
+    try:
+        for number in (1, 2):
+            port = free_port()
+            env = {**os.environ, "READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(free_port()),
+                   "READINESS_DATA_DIR": str(data), "READINESS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
+                   "READINESS_BEHIND_PROXY": "true", "READINESS_LOG_LEVEL": "WARNING",
+                   "READINESS_SHUTDOWN_DELAY_SECONDS": "0", "READINESS_MAX_AGE_SECONDS": str(REFRESH_MAX_AGE),
+                   "READINESS_SNAPSHOT_POLL_SECONDS": "1"}
+            processes.append(Process(f"refresh-api-{number}", [sys.executable, "server.py"], env,
+                                     workdir / f"refresh-api-{number}.log"))
+            ports.append(port)
+        for process, port in zip(processes, ports, strict=True):
+            answering(process, port)
+        with Nginx(executable, tuple(f"127.0.0.1:{port}" for port in ports),
+                   rate="1000000r/s", burst=1000000, connections=60000) as edge:
+            for item in entries:
+                fetch(edge.port, item.path, {"Accept-Encoding": "gzip"} if item.gzip else {})
+            script = workdir / "refresh.lua"
+            script.write_text(lua_script(entries, [item.path for item in entries], [item.gzip for item in entries]))
+            replay = subprocess.Popen(wrk_argv(edge.port, script, seconds, CONNECTIONS), stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+            samples: list[tuple[float, str, str, float]] = []
+            began = time.monotonic()
+            published = swapped = 0.0
+            while time.monotonic() - began < seconds - 0.5:
+                for path, zipped in REFRESH_CHECKED:
+                    status, headers, body = fetch(edge.port, path, {"Accept-Encoding": "gzip"} if zipped else {})
+                    if status != 200:
+                        raise BenchError(f"refresh: {path} answered {status} through the edge")
+                    samples.append((time.monotonic(), path, headers["x-readiness-snapshot"], kenya_score(body, zipped)))
+                if not published and time.monotonic() - began >= 3:
+                    add_snapshot(data, new_id, NEW_KENYA_SCORE)
+                    flip(data, new_id)
+                    published = time.monotonic()
+                if published and not swapped and all(
+                        fetch(port, "/api/v1/readiness?code=KEN")[1]["x-readiness-snapshot"] == new_id for port in ports):
+                    swapped = time.monotonic()
+                time.sleep(0.02)
+            out, err = replay.communicate(timeout=seconds + 60)
+        if replay.returncode != 0:
+            raise BenchError(f"wrk failed in the refresh phase: {err.strip() or out}")
+        replayed = parse_wrk(out)
+    finally:
+        for process in reversed(processes):
+            process.stop()
+    if not swapped:
+        raise BenchError("refresh: the API processes never served the published snapshot")
+    mixed = [sample for sample in samples if (sample[2] == new_id) != (sample[3] == NEW_KENYA_SCORE)]
+    last_old = max((t for t, _, snapshot_id, _ in samples if snapshot_id != new_id), default=began)
+    first_all_new = min((t for t, *_ in samples if t > last_old), default=last_old)
+    lag = max(0.0, last_old - swapped)
+    result = {
+        "max_age_seconds": REFRESH_MAX_AGE,
+        "checked_answers": len(samples),
+        "mixed_answers": len(mixed),
+        "seconds_apis_swapped_after_flip": swapped - published,
+        "seconds_old_served_after_swap": lag,
+        "seconds_until_all_new_after_flip": first_all_new - published,
+        "bound_seconds": REFRESH_MAX_AGE + REFRESH_SLACK,
+        "replay_requests": replayed.requests,
+        "replay_errors": replayed.errors,
+        "replay_bad_status": replayed.bad_status,
+    }
+    result["passed"] = (not mixed and lag <= REFRESH_MAX_AGE + REFRESH_SLACK
+                        and not replayed.errors and not replayed.bad_status)
+    print(f"refresh: APIs swapped {result['seconds_apis_swapped_after_flip']:.1f} s after the flip; old answers "
+          f"for {lag:.1f} s after that (bound {REFRESH_MAX_AGE + REFRESH_SLACK:g} s); {len(mixed)} mixed of "
+          f"{len(samples)}", file=sys.stderr)
+    return result
+
+
 def nginx_worker(edge: Nginx) -> int:
     """The pid of the edge's one worker process (the one doing the work measured)."""
     assert edge.process is not None
@@ -497,6 +614,14 @@ def main(argv: list[str] | None = None) -> int:
               f"target <= {P99_FACTOR_TARGET}); its statuses {abuse['innocent_statuses_flooded']}; "
               f"flooder statuses {abuse['flooder_statuses']}; API RSS {abuse['api_rss_before_mb']} -> "
               f"{abuse['api_rss_after_mb']} MB (bound: +64 MiB cache + 64 MiB margin)")
+        refresh = report["refresh"]
+        print(f"refresh: published during the replay; API processes swapped "
+              f"{refresh['seconds_apis_swapped_after_flip']:.1f} s after the flip; the edge served old answers "
+              f"{refresh['seconds_old_served_after_swap']:.1f} s after that (bound: max-age "
+              f"{refresh['max_age_seconds']} s + {REFRESH_SLACK:g} s); {refresh['mixed_answers']} of "
+              f"{refresh['checked_answers']} checked answers mixed two snapshots; replay "
+              f"{refresh['replay_requests']} requests, {refresh['replay_errors']} errors, "
+              f"{refresh['replay_bad_status']} non-2xx")
         print("PASS" if report["passed"] else "FAIL")
     return 0 if report["passed"] else 1
 
