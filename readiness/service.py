@@ -376,7 +376,8 @@ class ReadinessService:
             joined = await asyncio.shield(pending)  # a follower: its cancellation is its own
             if joined is not None:
                 return joined
-            # The lane's lookup missed Redis: whoever is first now computes.
+            # The lane's lookup missed Redis: the first waiter computes; a waiter that runs only
+            # after that computation finished finds it in tier 1.
             cached = self.memory.get(key)
             if cached is not None:
                 return cached, CacheOutcome.HIT

@@ -104,6 +104,64 @@ async def test_service_failing_leader_fails_its_followers(sample_store: Snapshot
     assert not service._inflight  # the key is free: the next request tries again
 
 
+class CountingGate(GatedRedis):
+    """GatedRedis, counting its reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads = 0
+
+    async def get(self, key: str) -> None:
+        self.reads += 1
+        await super().get(key)
+
+
+@gen_test
+async def test_service_waiters_behind_a_lane_lookup_that_misses_compute_once(
+    sample_store: SnapshotStore, computations: list[Query]
+) -> None:
+    gate = CountingGate()
+    service = new_service(sample_store, RedisTier(gate, CircuitBreaker(3, 60), metrics()))
+    query = Query(codes=("KEN",))
+    lane = asyncio.ensure_future(service.from_redis(query, Route.V1))
+    await eventually(lambda: gate.reads == 1, "the lane's lookup under way")
+    handlers = [asyncio.ensure_future(service.answer(query, Route.V1)) for _ in range(3)]
+    await eventually(lambda: memory_misses(service) == 3, "three handlers waiting for the lane's lookup")
+    gate.opened.set()  # the lane's lookup misses: the waiters look again, one computes
+    assert await lane is None
+    results = await asyncio.wait_for(asyncio.gather(*handlers), timeout=5)
+    assert len(computations) == 1 and len({answer.body for answer, _ in results}) == 1
+    assert gate.reads == 2  # the lane's, then the new leader's: its waiters did not ask again
+    assert not service._inflight
+
+
+@gen_test
+async def test_service_lane_lookup_joining_a_failing_leader_leaves_the_error_to_the_handler(
+    sample_store: SnapshotStore, computations: list[Query]
+) -> None:
+    gate = GatedRedis()
+    service = new_service(sample_store, RedisTier(gate, CircuitBreaker(3, 60), metrics()))
+    query = Query(codes=("XXX",))
+    leader = asyncio.ensure_future(service.answer(query, Route.LEGACY))
+    await eventually(lambda: memory_misses(service) == 1, "the handler's leader waiting in Redis")
+    assert service.shares(query, Route.LEGACY)
+    lane = asyncio.ensure_future(service.from_redis(query, Route.LEGACY))
+    gate.opened.set()  # the leader misses, computes, and fails: XXX is not a country
+    with pytest.raises(CountryNotFound):
+        await leader
+    assert await asyncio.wait_for(lane, timeout=5) is None
+    assert len(computations) == 1
+
+
+def test_service_shares_only_current_answers_of_one_snapshot_routes_with_redis(sample_store: SnapshotStore) -> None:
+    with_redis = new_service(sample_store, RedisTier(GatedRedis(), CircuitBreaker(3, 60), metrics()))  # type: ignore[arg-type]
+    assert with_redis.shares(Query(codes=("KEN",)), Route.V1)
+    assert with_redis.shares(Query(), Route.INDICATORS)
+    assert not with_redis.shares(Query(codes=("KEN",), year=2024), Route.V1)
+    assert not with_redis.shares(Query(), Route.HISTORY)
+    assert not new_service(sample_store).shares(Query(codes=("KEN",)), Route.V1)
+
+
 @gen_test
 @pytest.mark.parametrize("params", [{"format": "csv"}, {"format": "csv", "limit": "5", "income": "HIC"}, {"code": "KEN"}])
 async def test_service_tier2_keeps_csv_and_headers(sample_store: SnapshotStore, params: dict[str, str]) -> None:

@@ -76,27 +76,18 @@ class HitLane:
         self.lifecycle = lifecycle
         self.dates = dates
 
-    def response(self, request: HTTPServerRequest, handler_class: type[QueryHandler]) -> Response | None:
-        """The tier-1 answer to a GET or HEAD ``request``, ready to send; None when tier 1 does
-        not have it or the request is not one the lane answers. Sends nothing."""
-        query = _query(request, handler_class)
-        if query is None:
-            return None
+    def response(self, request: HTTPServerRequest, handler_class: type[QueryHandler], query: Query) -> Response | None:
+        """The tier-1 answer to a GET or HEAD ``request`` (its parsed ``query``), ready to
+        send; None when tier 1 does not have it. Sends nothing."""
         cached = self.service.from_memory(query, handler_class.route, request.path)
         return None if cached is None else self._response(request, handler_class, cached)
 
-    def asks_redis(self, request: HTTPServerRequest, handler_class: type[QueryHandler]) -> bool:
-        """Whether ``shared_response`` looks in Redis for ``request`` (after ``response``)."""
-        query = _query(request, handler_class)
-        return query is not None and self.service.shares(query, handler_class.route)
-
-    async def shared_response(self, request: HTTPServerRequest, handler_class: type[QueryHandler]) -> Response | None:
-        """The tier-2 answer to a request ``asks_redis`` accepted, ready to send; None when
-        Redis does not have it (the request is then marked ``REDIS_CHECKED``, so the handler
-        computes without asking again). Sends nothing."""
-        query = _query(request, handler_class)
-        if query is None:
-            return None
+    async def shared_response(
+        self, request: HTTPServerRequest, handler_class: type[QueryHandler], query: Query
+    ) -> Response | None:
+        """The tier-2 answer to a request whose query the service ``shares``, ready to send;
+        None when Redis does not have it (the request is then marked ``REDIS_CHECKED``, so
+        the handler computes without asking again). Sends nothing."""
         found = await self.service.from_redis(query, handler_class.route)
         if found is None:
             setattr(request, REDIS_CHECKED, True)
@@ -175,31 +166,28 @@ class HitDelegate(HTTPMessageDelegate):
         # The lane's one boundary: whatever it raises is logged and counted here, and the
         # client still gets an answer (the handler's) when nothing was sent.
         try:
-            response = self.lane.response(self.request, self.handler_class)
+            query = _query(self.request, self.handler_class)
+            response = None if query is None else self.lane.response(self.request, self.handler_class, query)
+            shared = None if response is not None or query is None or not self.lane.service.shares(
+                query, self.handler_class.route) else query  # the query to look up in Redis
         except Exception:
             self.lane.failed(self.request, "before_sending")
-            response = None
+            response, shared = None, None
         if response is not None:
             self._send(response, CacheOutcome.HIT)
-            return
-        try:
-            asks = self.lane.asks_redis(self.request, self.handler_class)
-        except Exception:
-            self.lane.failed(self.request, "before_sending")
-            asks = False
-        if not asks:
+        elif shared is not None:
+            self.lane.lifecycle.in_flight += 1  # awaited: a drain must wait for it
+            task = asyncio.ensure_future(self._from_redis(shared))
+            _TASKS.add(task)
+            task.add_done_callback(_TASKS.discard)
+        else:
             self.fallback.finish()
-            return
-        self.lane.lifecycle.in_flight += 1  # awaited: a drain must wait for it
-        task = asyncio.ensure_future(self._from_redis())
-        _TASKS.add(task)
-        task.add_done_callback(_TASKS.discard)
 
-    async def _from_redis(self) -> None:
+    async def _from_redis(self, query: Query) -> None:
         """Answer from tier 2 or hand the request to the handler, as ``finish`` does for tier 1."""
         try:
             try:
-                response = await self.lane.shared_response(self.request, self.handler_class)
+                response = await self.lane.shared_response(self.request, self.handler_class, query)
             except Exception:
                 self.lane.failed(self.request, "before_sending")
                 response = None
