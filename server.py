@@ -1,21 +1,24 @@
 """Process entry point: settings, snapshot, cache tiers, application, listener, signals.
 
-    python server.py [--host HOST] [--port N] [--data-dir DIR]
+    python server.py [--host HOST] [--port N] [--admin-port N] [--data-dir DIR]
 
 With no arguments and no ``READINESS_*`` variables it serves the bundled synthetic sample on
-127.0.0.1:8080 with the in-process cache only.
+127.0.0.1:8080 (operations on 8081) with the in-process cache only. A setting it cannot use, or
+a port it cannot listen on, stops it with one line on standard error and exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Coroutine, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from config import Settings, SettingsError, port_number
@@ -24,19 +27,20 @@ from loaders.workers import CountingExecutor, busy_workers
 from redis.asyncio import Redis
 from tornado.httpserver import HTTPServer
 from tornado.ioloop import PeriodicCallback
+from tornado.netutil import bind_sockets
 from tornado.web import Application
 
-from readiness import make_app
-from readiness.http.app import make_admin_app, new_metrics
+from readiness.app import make_app
+from readiness.app import make_admin_app, new_metrics
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.answers import AnswerCache
 from readiness.http.connections import LimitedHTTPServer, connection_cap
-from readiness.http.app import Lifecycle
+from readiness.http.lifecycle import Lifecycle
 from readiness.http.logs import AccessLog, configure
 from readiness.cache.redis_tier import RedisTier, connect
-from readiness.cache.rewarm import Rewarmer
-from readiness.cache.warm import WARM_TIMEOUT_SECONDS, WarmSettings
-from readiness.cache.watch import SnapshotWatcher
+from readiness.freshness.rewarm import Rewarmer
+from readiness.freshness.warm import WARM_TIMEOUT_SECONDS, WarmSettings
+from readiness.freshness.watch import SnapshotWatcher
 
 log = logging.getLogger("readiness.server")
 
@@ -70,15 +74,92 @@ def parse_args(argv: Sequence[str], defaults: Settings) -> Settings:
     """Command-line flags over the environment's settings."""
     parser = argparse.ArgumentParser(description="Readiness Index Data Service")
     parser.add_argument("--host", help=f"address to listen on (default {defaults.host})")
-    parser.add_argument("--port", type=port_number, help=f"port to listen on (default {defaults.port})")
-    parser.add_argument("--data-dir", type=Path, help=f"data directory (default {defaults.data_dir})")
+    parser.add_argument(
+        "--port", type=port_number, help=f"public port: the API (default {defaults.port})"
+    )
+    parser.add_argument(
+        "--admin-port", type=port_number,
+        help=f"operations port: /metrics, /healthz, /readyz (default {defaults.admin_port})",
+    )
+    parser.add_argument(
+        "--data-dir", type=Path, help=f"data directory (default {defaults.data_dir})"
+    )
     args = parser.parse_args(argv)
     return replace(
         defaults,
         host=args.host or defaults.host,
         port=defaults.port if args.port is None else args.port,
+        admin_port=defaults.admin_port if args.admin_port is None else args.admin_port,
         data_dir=args.data_dir or defaults.data_dir,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Listener:
+    """One of the process's two listeners, as a start-up error names it."""
+
+    name: str
+    flag: str
+    variable: str
+
+
+PUBLIC = Listener("public", "--port", "READINESS_PORT")
+OPERATIONS = Listener("operations", "--admin-port", "READINESS_ADMIN_PORT")
+
+
+class ListenError(Exception):
+    """A listener cannot bind its port; the message is the one line ``main`` prints."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sockets:
+    """Both listeners' bound sockets (several each when the host names several addresses)."""
+
+    public: list[socket.socket]
+    operations: list[socket.socket]
+
+
+def bind(port: int, host: str, listener: Listener) -> list[socket.socket]:
+    """``listener``'s listening sockets on ``host``:``port``, or ListenError saying what to
+    change: a taken port is an operator's mistake, owed a sentence rather than a traceback."""
+    try:
+        return bind_sockets(port, host)
+    except OSError as error:
+        raise ListenError(bind_failure(error, port, host, listener)) from None
+
+
+def bind_failure(error: OSError, port: int, host: str, listener: Listener) -> str:
+    """One line explaining ``error`` that names the flag and variable which fix it."""
+    where = f"the {listener.name} port {port} on {host}"
+    change = f"choose another with {listener.flag} or {listener.variable}"
+    if isinstance(error, socket.gaierror) or error.errno == errno.EADDRNOTAVAIL:
+        # The address is at fault, not the port: not a name or address of this machine.
+        return (
+            f"cannot listen on {where}: {error.strerror or error}; "
+            "check --host or READINESS_HOST"
+        )
+    if error.errno == errno.EADDRINUSE:
+        return f"{where} is already in use; {change}"
+    if error.errno == errno.EACCES:
+        return f"{where}: permission denied (ports below 1024 need privileges); {change}"
+    return f"cannot listen on {where}: {error.strerror or error}; {change}"
+
+
+def bind_listeners(settings: Settings) -> Sockets:
+    """Bind both ports, the public one first; ListenError if either cannot be bound.
+
+    Done before the snapshot is read: a taken port stops the process at once, with nothing
+    logged before its one line. Connections that arrive before ``serve`` accepts on these
+    sockets wait in their backlog.
+    """
+    public = bind(settings.port, settings.host, PUBLIC)
+    try:
+        operations = bind(settings.admin_port, settings.host, OPERATIONS)
+    except ListenError:
+        for sock in public:
+            sock.close()
+        raise
+    return Sockets(public, operations)
 
 
 def http_server(
@@ -112,8 +193,9 @@ def admin_server(app: Application) -> HTTPServer:
     return HTTPServer(app, max_body_size=MAX_BODY_BYTES, idle_connection_timeout=IDLE_CONNECTION_SECONDS)
 
 
-async def serve(settings: Settings) -> None:
-    """Load the current snapshot, listen, follow snapshot changes, and shut down gracefully.
+async def serve(settings: Settings, sockets: Sockets) -> None:
+    """Load the current snapshot, accept on ``sockets`` (``bind_listeners``), follow snapshot
+    changes, and shut down gracefully.
 
     On SIGTERM or SIGINT: /readyz fails at once; the listener stays open for
     ``shutdown_delay_seconds`` (load balancers notice and stop sending); then it closes and
@@ -136,8 +218,8 @@ async def serve(settings: Settings) -> None:
     server = http_server(app, settings.behind_proxy, max_connections=connection_cap(settings.max_connections))
     metrics.watch_connections("public", server)
     admin = admin_server(make_admin_app(store, metrics, lifecycle, access, settings.max_skipped_percent))
-    admin.listen(settings.admin_port, settings.host)
-    server.listen(settings.port, settings.host)
+    admin.add_sockets(sockets.operations)
+    server.add_sockets(sockets.public)
     log.info(
         "listening on http://%s:%d/api/v1/readiness (at most %d connections), operations on port %d",
         settings.host, settings.port, server.max_connections, settings.admin_port,
@@ -223,7 +305,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"server.py: {error}", file=sys.stderr)
         return 2
     configure(settings.log_level)
-    _run(serve(settings))
+    try:
+        sockets = bind_listeners(settings)
+    except ListenError as error:
+        print(f"server.py: {error}", file=sys.stderr)
+        return 2
+    _run(serve(settings, sockets))
     return 0
 
 

@@ -67,8 +67,10 @@ class Settings:
     def __post_init__(self) -> None:
         """Checks between fields, which also hold when flags override the environment."""
         if self.port == self.admin_port:
+            # Either side may have set it, by variable or by flag: name all four.
             raise SettingsError(
-                f"{PREFIX}ADMIN_PORT={self.admin_port} is the public port too; use another port"
+                f"{PREFIX}ADMIN_PORT (--admin-port) {self.admin_port} is the public port "
+                f"({PREFIX}PORT, --port) too; give the two listeners different ports"
             )
 
     @classmethod

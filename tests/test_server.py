@@ -4,6 +4,8 @@ and its HTTP server's limits on bodies and idle connections."""
 from __future__ import annotations
 
 import asyncio
+import errno
+import itertools
 import signal
 import socket
 import subprocess
@@ -16,8 +18,8 @@ import orjson
 import pytest
 from tornado.web import Application
 
-from config import Settings
-from server import MAX_BODY_BYTES, http_server, parse_args
+from config import Settings, SettingsError
+from server import MAX_BODY_BYTES, ListenError, bind_listeners, http_server, parse_args
 from tests.conftest import ROOT, gen_test
 from tests.processes import Start, free_port, get, wait_until_up
 
@@ -26,6 +28,14 @@ def test_parse_args_flags_override_settings() -> None:
     settings = parse_args(["--port", "9001", "--data-dir", "/srv", "--host", "0.0.0.0"], Settings(port=1))
     assert (settings.port, settings.data_dir, settings.host) == (9001, Path("/srv"), "0.0.0.0")
     assert parse_args([], Settings(port=1234)).port == 1234
+
+
+def test_parse_args_admin_port_flag_overrides_the_environment() -> None:
+    assert parse_args(["--admin-port", "9002"], Settings(admin_port=7000)).admin_port == 9002
+    assert parse_args([], Settings(admin_port=7000)).admin_port == 7000
+    # The two listeners still need two ports, whichever way each was set.
+    with pytest.raises(SettingsError, match="--admin-port"):
+        parse_args(["--admin-port", "9001"], Settings(port=9001))
 
 
 def test_server_flags_serve_data_and_stop_cleanly_on_sigterm(start: Start, tmp_path: Path) -> None:
@@ -62,11 +72,78 @@ def test_server_bad_setting_exits_2_naming_variable(start: Start, variable: str,
     assert b"Traceback" not in stderr
 
 
-@pytest.mark.parametrize("flag", ["²", "70000"])
-def test_server_bad_port_flag_exits_2(start: Start, flag: str) -> None:
-    process = start("--port", flag)
+@pytest.mark.parametrize("flag", ["--port", "--admin-port"])
+@pytest.mark.parametrize("value", ["²", "70000"])
+def test_server_bad_port_flag_exits_2(start: Start, flag: str, value: str) -> None:
+    process = start(flag, value)
     _, stderr = process.communicate(timeout=20)
     assert process.returncode == 2 and b"Traceback" not in stderr, stderr
+    assert flag.encode() in stderr
+
+
+def _one_line(stderr: bytes) -> str:
+    """All of standard error, which must be a single line and no traceback."""
+    lines = stderr.decode().splitlines()
+    assert len(lines) == 1 and "Traceback" not in lines[0], stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("flag", "listener", "variable"),
+    [("--port", "public", "READINESS_PORT"),
+     ("--admin-port", "operations", "READINESS_ADMIN_PORT")],
+)
+def test_server_port_in_use_exits_2_with_one_line_naming_it(
+    start: Start, flag: str, listener: str, variable: str
+) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        # The other listener gets a free port, so that only ``flag``'s can be the trouble.
+        ports = {"--port": str(free_port()), "--admin-port": str(free_port()), flag: str(port)}
+        process = start(*itertools.chain.from_iterable(ports.items()))
+        _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 2, stderr
+    line = _one_line(stderr)
+    assert f"the {listener} port {port} on 127.0.0.1 is already in use" in line, line
+    assert line.endswith(f"choose another with {flag} or {variable}"), line
+
+
+def test_server_address_not_of_this_machine_exits_2_naming_the_host(start: Start) -> None:
+    # 192.0.2.1 (TEST-NET-1, RFC 5737) is no interface's address: bind fails, EADDRNOTAVAIL.
+    process = start("--host", "192.0.2.1", "--port", str(free_port()))
+    _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 2, stderr
+    line = _one_line(stderr)
+    assert "public port" in line and "192.0.2.1" in line, line
+    assert line.endswith("check --host or READINESS_HOST"), line
+
+
+def test_bind_listeners_permission_denied_is_one_sentence(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Under root no port is privileged and the suite may run as root: stand in for the kernel.
+    def refuse(port: int, address: str | None = None) -> list[socket.socket]:
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr("server.bind_sockets", refuse)
+    with pytest.raises(ListenError) as refused:
+        bind_listeners(Settings(port=80))
+    assert str(refused.value) == (
+        "the public port 80 on 127.0.0.1: permission denied (ports below 1024 need privileges); "
+        "choose another with --port or READINESS_PORT"
+    )
+
+
+def test_server_admin_port_flag_moves_the_operations_port(start: Start) -> None:
+    port, admin, from_environment = free_port(), free_port(), free_port()
+    process = start("--port", str(port), "--admin-port", str(admin),
+                    env={"READINESS_ADMIN_PORT": str(from_environment)})
+    wait_until_up(port, process)
+    assert get(f"http://127.0.0.1:{admin}/healthz")[0] == 200
+    assert get(f"http://127.0.0.1:{admin}/metrics")[0] == 200  # the operations port's alone
+    # The flag wins over the environment: nothing listens on the variable's port.
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", from_environment), timeout=5).close()
 
 
 @pytest.mark.parametrize(("behind_proxy", "logged"), [("true", "203.0.113.7"), ("false", "127.0.0.1")])
