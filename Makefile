@@ -10,7 +10,7 @@ UV_VERSION := 0.13.9
 TOOLS := .venv-tools
 LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet
 
-.PHONY: run test lint typecheck lock bench bench-http bench-edge nginx clean chromium
+.PHONY: run test lint typecheck lock bench bench-http bench-edge nginx redis clean chromium
 
 # The lock files, not the requirements they are compiled from: every package, direct or not,
 # at one version with its hashes (pip then refuses anything else: docs/OPERATIONS.md).
@@ -32,25 +32,36 @@ lock:
 run: $(STAMP)
 	$(BIN)/python server.py $(ARGS)
 
-test: lint nginx chromium
+test: lint nginx redis chromium
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# $(call debian_package,<check that it is there>,<package>,<what skips without it>): when the
+# check fails, install Debian's package as root; without root, or when apt-get fails (offline),
+# print one line and go on: the tests that need it skip and say so (docs/TESTING.md).
+# No commas inside the arguments: they would split them.
+debian_package = $(1) || { test "$$(id -u)" = 0 && apt-get update -qq \
+	&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2); } \
+	|| echo "make: could not install $(2): $(3) will skip (apt-get install $(2))"
+
 # nginx from Debian's package, for the edge's tests and benchmark (tests/test_edge.py,
-# bench/edge.py); installed here if missing (needs root). /usr/sbin is not on every PATH.
+# bench/edge.py, which fails without it). /usr/sbin is not on every PATH.
 nginx:
-	@command -v nginx >/dev/null || test -x /usr/sbin/nginx \
-		|| { apt-get update -qq && apt-get install -y -qq nginx; }
+	@$(call debian_package,command -v nginx >/dev/null || test -x /usr/sbin/nginx,nginx,the edge tests)
+
+# redis-server, for the tests that kill, pause or restart a Redis of their own, and for the
+# suite's own Redis when none answers at 127.0.0.1:6379 (tests/processes.py).
+redis:
+	@$(call debian_package,command -v redis-server >/dev/null,redis-server,tests that start a Redis)
 
 # The browser tests (tests/browser.py) drive Debian's Chromium through Playwright, never a
-# browser of Playwright's own (it downloads one, which cannot work offline). Installed here
-# when missing (needs root); otherwise the browser tests skip and say how to install it.
+# browser of Playwright's own (it downloads one, which cannot work offline).
 chromium:
-	@command -v chromium >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } \
-		|| echo "make: could not install chromium: the browser tests will skip (apt-get install chromium)"
+	@$(call debian_package,command -v chromium >/dev/null,chromium,the browser tests)
 
-# ruff's rules are in pyproject.toml; no formatter runs.
+# ruff's rules and import-linter's contracts (the layers) are in pyproject.toml; no formatter runs.
 lint: $(STAMP)
 	$(BIN)/python -m ruff check --no-cache .
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy

@@ -50,7 +50,7 @@ from builder import Economy, Release, build_snapshot
 from config import Settings
 from loaders import Country, JsonValue, Snapshot, SnapshotStore
 from loaders import reader
-from readiness import make_app
+from readiness.app import make_app
 from readiness.http.handlers import ReadinessHandler
 from readiness.http.logs import AccessLog
 
@@ -283,21 +283,18 @@ def unavailable(reason: str, *, whole_module: bool = False) -> NoReturn:
 
 REAL_REDIS = os.environ.get("READINESS_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 """The machine's Redis, database 15 unless READINESS_TEST_REDIS_URL names another (two test
-runs at once each need their own database): flushed before and after each test that uses it."""
+runs at once each need their own database). When none answers there, the suite starts a
+redis-server of its own instead (``shared_redis_url``, tests/processes.py)."""
 
 
 @pytest.fixture
-def real_redis_url() -> Iterator[str]:
-    """The real Redis (REAL_REDIS), or ``unavailable``."""
-    client = redis.Redis.from_url(REAL_REDIS, socket_connect_timeout=1)
-    try:
+def real_redis_url(shared_redis_url: str) -> Iterator[str]:
+    """A real Redis (REAL_REDIS, or the session's own redis-server), flushed before and after
+    the test; ``unavailable`` when there is neither."""
+    with redis.Redis.from_url(shared_redis_url, socket_connect_timeout=1) as client:
         client.flushdb()
-    except redis.RedisError as error:
-        client.close()
-        unavailable(f"no Redis answers at {REAL_REDIS}: {error}")
-    yield REAL_REDIS
-    client.flushdb()
-    client.close()
+        yield shared_redis_url
+        client.flushdb()
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -30,7 +31,7 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.conftest import ROOT, unavailable
+from tests.conftest import REAL_REDIS, ROOT, unavailable
 
 
 Start = Callable[..., "subprocess.Popen[bytes]"]
@@ -162,11 +163,15 @@ def fetch(port: int, path: str, timeout: float = 5.0) -> tuple[int, bytes]:
 # --- throwaway redis-server processes --------------------------------------------------------
 
 
-def redis_server_executable() -> str:
-    """Path of ``redis-server``; without one, ``unavailable``."""
+OWN_REDIS = "this test starts, kills and pauses a Redis of its own"
+
+
+def redis_server_executable(why: str = OWN_REDIS) -> str:
+    """Path of ``redis-server``; without one, ``unavailable``, saying ``why`` it is needed and
+    how to install it."""
     executable = shutil.which("redis-server")
     if executable is None:
-        unavailable("redis-server is not on PATH; this test needs a real Redis to start, kill and pause")
+        unavailable(f"redis-server is not installed (Debian: apt-get install redis-server): {why}")
     return executable
 
 
@@ -189,9 +194,11 @@ class RedisServer:
         """Start (or restart, after ``kill``) on this port; return once it answers PING."""
         assert self.process is None, "already running"
         with self.log.open("ab") as output:
+            # --dir: should anything be written after all (a SAVE), it lands beside the log,
+            # never in the checkout the tests run from.
             self.process = subprocess.Popen(
                 [self.executable, "--port", str(self.port), "--bind", "127.0.0.1",
-                 "--save", "", "--appendonly", "no"],
+                 "--save", "", "--appendonly", "no", "--dir", str(self.log.parent)],
                 stdout=output, stderr=subprocess.STDOUT,
             )
         until(self._answers, 10, f"redis-server answers PING on port {self.port}", step=0.05)
@@ -228,6 +235,41 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
         yield server
     finally:
         server.kill()
+
+
+def redis_answers(url: str) -> bool:
+    """Whether a Redis at ``url`` answers PING (within a second: a closed port refuses at once)."""
+    try:
+        with redis.Redis.from_url(url, socket_connect_timeout=1, socket_timeout=1) as client:
+            return client.ping() is True
+    except redis.RedisError:
+        return False
+
+
+@contextmanager
+def redis_unless_one_answers(default: str, directory: Path) -> Iterator[str]:
+    """``default`` when a Redis answers there; else the URL of a redis-server of our own on a
+    free port, nothing persisted, its log in ``directory``, killed on exit. Without a
+    redis-server to start, ``unavailable``."""
+    if redis_answers(default):
+        yield default
+        return
+    why = f"no Redis answers at {default}, and the suite cannot start its own"
+    server = RedisServer(redis_server_executable(why), free_port(), directory / "redis.log")
+    try:
+        server.start()
+        yield server.url
+    finally:
+        server.kill()
+
+
+@pytest.fixture(scope="session")
+def shared_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Redis that ``real_redis_url`` (tests/conftest.py) flushes for each test: the
+    machine's (REAL_REDIS) when one answers, else one redis-server for the whole session, so
+    a machine with Debian's redis-server but no Redis running still runs every Redis test."""
+    with redis_unless_one_answers(REAL_REDIS, tmp_path_factory.mktemp("redis")) as url:
+        yield url
 
 
 # --- bounded load ---------------------------------------------------------------------------

@@ -8,7 +8,8 @@ routes are unreachable, concurrent misses collapse into one, a limited client ge
 envelope, both API processes dead leave cached keys answering and the rest failing fast, and a
 publish reaches the edge within the documented bound.
 
-nginx comes from Debian's package: ``make test`` installs it when missing (Makefile).
+nginx comes from Debian's package: ``make test`` installs it when missing (as root); without it
+these tests skip, saying how to install it, and fail under READINESS_NO_SKIPS.
 """
 
 from __future__ import annotations
@@ -118,7 +119,8 @@ class Apis:
 def nginx() -> str:
     executable = nginx_executable()
     if executable is None:
-        unavailable("nginx is not installed: `make test` installs Debian's package (apt-get install nginx)")
+        unavailable("nginx is not installed (Debian: apt-get install nginx;"
+                    " `make test` installs it as root)")
     return executable
 
 
