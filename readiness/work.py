@@ -15,35 +15,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-from loaders import Snapshot
-
 from readiness.domain.errors import Overloaded
 from readiness.metrics import Metrics
-from readiness.domain.query import Query
-
-RECORD_BYTES = 450
-"""About how many bytes one country's record serializes to, without its indicator details
-(the sample's 217-economy global answer: 98,192 bytes)."""
-
-DETAILS_BYTES = 7500
-"""About how many bytes one country's indicator details add (the sample's one-country
-answer for KEN: 7,956 bytes)."""
 
 RETRY_AFTER_SECONDS = 1
 """What a shed client is told to wait: a full queue drains in well under a second."""
 
 T = TypeVar("T")
-
-
-def estimated_bytes(snapshot: Snapshot, query: Query) -> int:
-    """About how many bytes the answer to ``query`` will have: what computing it costs, since
-    serializing, hashing and gzip are linear in bytes. Cheap (no selection, no sorting) and
-    never much below the truth: a region filter, ``fields`` and ``indicators`` only make
-    answers smaller, and are not counted."""
-    if query.country_mode:
-        found = sum(1 for code in query.codes if code in snapshot.countries)
-        return found * (RECORD_BYTES + DETAILS_BYTES)
-    return len(snapshot.countries) * RECORD_BYTES
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,7 +17,7 @@ import orjson
 
 from config import Settings
 from loaders import SnapshotStore
-from readiness import make_app
+from readiness.app import make_app
 from readiness.http.openapi_examples import EXAMPLES, EXAMPLES_FILE
 from tests.openapi_server import serving
 

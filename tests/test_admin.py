@@ -1,4 +1,4 @@
-"""The operations port (readiness.http.app.make_admin_app): /metrics, /healthz and /readyz, apart
+"""The operations port (readiness.app.make_admin_app): /metrics, /healthz and /readyz, apart
 from the public port, which never serves /metrics; and what /metrics reports (process,
 tier-1 size and evictions, connections)."""
 
@@ -18,10 +18,11 @@ from tornado.ioloop import IOLoop
 
 from config import Settings
 from loaders import SnapshotStore
-from readiness import make_app
-from readiness.http.app import make_admin_app, new_metrics
-from readiness.cache.answers import Answer, AnswerCache
-from readiness.http.app import Lifecycle
+from readiness.app import make_app
+from readiness.app import make_admin_app, new_metrics
+from readiness.cache.answers import AnswerCache
+from readiness.domain.answer import Answer
+from readiness.http.lifecycle import Lifecycle
 from readiness.http.logs import AccessLog
 from tests.conftest import gen_test
 from tests.processes import Start, free_port, get, wait_until_up

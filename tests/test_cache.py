@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from blake3 import blake3
 
-from readiness.cache.answers import _HEADER, _MAC_CONTEXT, GZIP_MIN_BYTES, Answer, AnswerCache, AnswerCodec, _cost
+from readiness.cache.answers import _HEADER, _MAC_CONTEXT, AnswerCache, AnswerCodec, _cost
+from readiness.domain.answer import GZIP_MIN_BYTES, Answer
 from readiness.domain.meta import AnswerMeta, Format
 
 

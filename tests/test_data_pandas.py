@@ -16,7 +16,7 @@ import pytest
 
 from config import Settings
 from loaders import SnapshotStore
-from readiness import make_app
+from readiness.app import make_app
 from readiness.domain.tables import INDICATOR_COLUMNS
 
 from tests.conftest import SAMPLE

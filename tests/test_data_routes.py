@@ -20,8 +20,8 @@ from builder import compare
 from builder.method import INDICATORS
 from config import Settings
 from loaders import CHANGES_FILE, JsonValue, SnapshotStore, load_snapshot
-from readiness import make_app
-from readiness.http.app import new_metrics
+from readiness.app import make_app
+from readiness.app import new_metrics
 from readiness.cache.breaker import CircuitBreaker
 from readiness.http.logs import AccessLog
 from readiness.cache.redis_tier import RedisTier, connect

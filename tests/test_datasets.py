@@ -1,4 +1,4 @@
-"""The data routes' compute functions (readiness/datasets.py) as plain functions, and how the
+"""The data routes' compute functions (readiness/domain/compute.py) as plain functions, and how the
 service keys and fills their answers (readiness/service.py): history never reads an archive
 into the LRU, and its key names every snapshot shown."""
 
@@ -12,19 +12,13 @@ import pytest
 
 from loaders import Snapshot, SnapshotStore, Summary, series_of
 from readiness.cache.answers import AnswerCache
-from readiness.datasets import (
-    check_history,
-    compute_catalogue,
-    compute_changes,
-    compute_history,
-    compute_indicators,
-    indicators_cost,
-)
+from readiness.domain.compute import check_history, compute_catalogue, compute_changes, compute_history, compute_indicators, indicators_cost
 from readiness.domain.errors import ChangeReportNotFound, InvalidParameter
 from readiness.domain.meta import Format
 from readiness.metrics import Metrics
 from readiness.domain.query import Query, Route
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl, collection_key
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl
+from readiness.cache.keys import collection_key
 
 from tests.conftest import country, gen_test, snapshot, tiny_data
 

@@ -17,7 +17,7 @@ from tornado.web import Application
 
 from config import Settings
 from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
-from readiness import make_app
+from readiness.app import make_app
 
 from tests.conftest import SAMPLE as SAMPLE_DIR
 from tests.conftest import access_lines, assert_error_envelope, body, gen_test, scrape
@@ -443,7 +443,7 @@ async def test_readiness_etag_is_ours_computed_once_not_tornados(fetch: Any, mon
         hashed.append(data)
         return real(data, **kwargs)
 
-    monkeypatch.setattr("readiness.cache.answers.hashlib.blake2b", counting)
+    monkeypatch.setattr("readiness.domain.answer.hashlib.blake2b", counting)
     for _ in range(3):
         response = await fetch(V1 + "?code=KEN", decompress_response=False)
         digest = real(response.body, digest_size=16).hexdigest()

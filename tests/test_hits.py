@@ -17,10 +17,11 @@ from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 from tornado.web import Application
 
 from loaders import Snapshot
-from readiness.http.handlers import MAX_URL_BYTES
-from readiness.http.app import to_origin_form
+from readiness.http.base import MAX_URL_BYTES
+from readiness.http.application import to_origin_form
 from readiness.domain.query import Query
-from readiness.service import Route, compute
+from readiness.domain.query import Route
+from readiness.domain.compute import compute
 
 from tests.conftest import access_lines, gen_test, scrape
 
@@ -266,7 +267,7 @@ async def test_hit_lane_failure_before_sending_handler_answers_logged_counted(
     def broken(*args: Any) -> Any:
         raise RuntimeError("representation bug")
 
-    monkeypatch.setattr("readiness.http.hits.represent", broken)
+    monkeypatch.setattr("readiness.http.hits.represent_request", broken)
     with caplog.at_level(logging.ERROR, logger="readiness.hits"):
         response = await exchange(http_port, request)
     assert response.status.split(b" ")[1] == b"200" and response.body == expected.body
@@ -292,8 +293,8 @@ async def test_hit_lane_and_handler_both_failing_500_envelope(
     def broken(*args: Any) -> Any:
         raise RuntimeError("representation bug")
 
-    monkeypatch.setattr("readiness.http.hits.represent", broken)
-    monkeypatch.setattr("readiness.http.handlers.represent", broken)
+    monkeypatch.setattr("readiness.http.hits.represent_request", broken)
+    monkeypatch.setattr("readiness.http.base.represent_request", broken)
     with caplog.at_level(logging.ERROR):
         response = await exchange(http_port, request)
     assert response.status.split(b" ")[1] == b"500"

@@ -27,7 +27,7 @@ import yaml
 from config import Settings
 from loaders import load_snapshot
 from readiness.cache.redis_tier import ANSWER_PREFIX
-from readiness.service import cache_key
+from readiness.cache.keys import cache_key
 from server import parse_args
 from tests.conftest import ROOT, unavailable
 from tests.test_dockerfile import check_server_command
@@ -805,7 +805,7 @@ def test_refresh_cronjob_publishes_and_warms_monthly_one_at_a_time(
     refresh = re.search(r"python -m builder refresh .*--data-dir (\S+)", script)
     assert refresh, "runs the refresh from the source"
     assert re.search(r"python -m builder publish .* --data-dir /data ", script), "or a staged one"
-    assert "warm='python -m readiness.cache.warm " in script and script.count('--hook "$warm"') == 2
+    assert "warm='python -m readiness.freshness.warm " in script and script.count('--hook "$warm"') == 2
     assert f"--source-url {WORLD_BANK_API}" in script
     publish = refresh
     _, settings = _settings(docs, container)
@@ -832,7 +832,7 @@ def test_warm_cronjob_is_a_suspended_job_template_warming_current_read_only(
     assert job["backoffLimit"] >= 1 and job["activeDeadlineSeconds"] > 0
     assert template["spec"]["restartPolicy"] == "Never"
     command = container["command"]
-    assert command[:3] == ["python", "-m", "readiness.cache.warm"]
+    assert command[:3] == ["python", "-m", "readiness.freshness.warm"]
     assert "--snapshot" not in command, "warms the snapshot CURRENT names"
     data_dir = command[command.index("--data-dir") + 1]
     (mount,) = (m for m in container["volumeMounts"] if m["mountPath"] == data_dir)

@@ -20,8 +20,9 @@ from redis.asyncio import Redis
 from loaders import load_snapshot
 from readiness.domain.query import Query
 from loaders import SNAPSHOT_CHANNEL
-from readiness.service import Route, compute
-from readiness.cache.watch import announce
+from readiness.domain.query import Route
+from readiness.domain.compute import compute
+from readiness.freshness.watch import announce
 from tests.conftest import SAMPLE
 from tests.processes import (
     Load,

@@ -38,7 +38,7 @@ from tornado.httputil import HTTPHeaders
 
 from config import Settings
 from loaders import COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS, REGION_SHORT, SnapshotStore
-from readiness import make_app
+from readiness.app import make_app
 from readiness.domain.errors import InvalidParameter
 from readiness.http.openapi import (
     CHANGES_PATH,

@@ -23,20 +23,3 @@ def test_domain_module_imports_without_the_http_and_cache_stack(module: str) -> 
     result = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]", f"import {module} loaded {result.stdout.strip()}"
-
-
-def test_package_names_still_import_from_the_package() -> None:
-    check = (
-        "from readiness import make_app, Query, ReadinessService, Answer; "
-        "from loaders import SnapshotStore, load_snapshot, COUNTRY_FIELDS; print('ok')"
-    )
-    result = subprocess.run([sys.executable, "-c", check], cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert result.stdout.strip() == "ok", result.stderr
-
-
-def test_package_every_public_name_resolves() -> None:
-    import loaders
-    import readiness
-
-    assert all(getattr(readiness, name) is not None for name in readiness.__all__)
-    assert all(getattr(loaders, name) is not None for name in loaders.__all__)

@@ -94,7 +94,7 @@ async def test_every_static_url_a_page_names_is_served_immutable(fetch: Any) -> 
         response = await fetch(url, headers={"Accept-Encoding": "gzip"}, decompress_response=False)
         assert response.code == 200, url
         assert response.headers["Cache-Control"] == ASSET_CACHE == "public, max-age=31536000, immutable"
-        if len(response.body) >= 1024:  # smaller ones are not worth it (readiness/cache/answers.py)
+        if len(response.body) >= 1024:  # smaller ones are not worth it (readiness/domain/answer.py)
             assert response.headers["Content-Encoding"] == "gzip", url  # all text: JS, CSS, SVG
         assert response.headers["Content-Type"].split(";")[0] in ("text/javascript", "text/css", "image/svg+xml")
         revalidated = await fetch(url, headers={"If-None-Match": response.headers["Etag"]})

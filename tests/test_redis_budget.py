@@ -42,7 +42,7 @@ def test_burst_of_giant_answers_leaves_the_warm_set_in_redis(
     redis_server.execute("CONFIG", "SET", "maxmemory", MAXMEMORY)
     redis_server.execute("CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
     warmed = subprocess.run(
-        [sys.executable, "-m", "readiness.cache.warm", "--data-dir", str(SAMPLE), "--redis-url", redis_server.url],
+        [sys.executable, "-m", "readiness.freshness.warm", "--data-dir", str(SAMPLE), "--redis-url", redis_server.url],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert warmed.returncode == 0, warmed.stderr

@@ -17,7 +17,9 @@ import pytest
 from loaders import Snapshot, load_snapshot
 from readiness.domain.query import Query, archive_id
 from readiness.cache.redis_tier import ANSWER_PREFIX
-from readiness.service import Route, cache_key, compute, request_key
+from readiness.domain.query import Route
+from readiness.cache.keys import cache_key, request_key
+from readiness.domain.compute import compute
 from tests.conftest import SAMPLE
 from tests.processes import (
     Load,

@@ -27,14 +27,17 @@ from tornado.web import Application
 from config import Settings
 from builder import Economy
 from loaders import Snapshot, SnapshotStore
-from readiness import make_app
-from readiness.http.app import new_metrics
+from readiness.app import make_app
+from readiness.app import new_metrics
 from readiness.cache.breaker import CircuitBreaker
-from readiness.cache.answers import Answer, AnswerCache, AnswerCodec
+from readiness.cache.answers import AnswerCache, AnswerCodec
+from readiness.domain.answer import Answer
 from readiness.http.logs import AccessLog
 from readiness.domain.query import Query
 from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier, connect
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, compute
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl
+from readiness.domain.query import Route
+from readiness.domain.compute import compute
 
 from tests.builder_world import NEXT_MONTH, STANDARD
 from tests.conftest import flip, gen_test, place_snapshot

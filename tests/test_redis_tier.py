@@ -12,7 +12,7 @@ import pytest
 from redis.asyncio import Redis
 
 from readiness.cache.breaker import CircuitBreaker
-from readiness.cache.answers import Answer
+from readiness.domain.answer import Answer
 from readiness.metrics import Metrics
 from readiness.cache.redis_tier import (
     ANSWER_PREFIX,
@@ -107,6 +107,19 @@ def test_redis_tier_count_skips_overlong_requests() -> None:
     shared = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), Metrics(lambda: None, lambda: False))
     shared.count("2026-11", "v1|codes=" + "A" * MAX_COUNTED_LENGTH)
     assert not shared._counted
+
+
+@gen_test
+async def test_redis_tier_counts_a_request_of_exactly_the_length_cap() -> None:
+    """A request of 1,024 characters (MAX_COUNTED_LENGTH) is counted; one of 1,025 is not."""
+    async with fakeredis.FakeAsyncRedis() as client:
+        shared = tier(client)
+        at_cap = "v1|codes=" + "A" * (1024 - len("v1|codes="))
+        shared.count("2026-11", at_cap)
+        shared.count("2026-11", at_cap + "B")
+        await shared.flush_counts()
+        assert len(at_cap) == MAX_COUNTED_LENGTH == 1024
+        assert await client.zrange(popular_key("2026-11"), 0, -1) == [at_cap.encode()]
 
 
 CALLS = {

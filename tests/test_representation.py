@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from readiness.cache.answers import Answer
+from readiness.domain.answer import Answer
 from readiness.domain.meta import AnswerMeta, Format
 from readiness.http.representation import (
     JSON_HEADERS,

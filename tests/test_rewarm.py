@@ -15,15 +15,17 @@ import pytest
 
 from config import Settings
 from loaders import Snapshot, SnapshotStore
-from readiness.cache import warm as warm_module
-from readiness.http.app import new_metrics
+from readiness.freshness import warm as warm_module
+from readiness.app import new_metrics
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.answers import AnswerCache, AnswerCodec
 from readiness.domain.query import Query
 from readiness.cache.redis_tier import MAX_ANSWER_BYTES, RedisTier, connect, warmed_key, warming_key
-from readiness.cache.rewarm import Rewarmer
-from readiness.service import ReadinessService, RedisTtl, Route, cache_key
-from readiness.cache.warm import WarmSettings, warm_snapshot
+from readiness.freshness.rewarm import Rewarmer
+from readiness.service import ReadinessService, RedisTtl
+from readiness.domain.query import Route
+from readiness.cache.keys import cache_key
+from readiness.freshness.warm import WarmSettings, warm_snapshot
 
 from tests.conftest import SAMPLE, gen_test
 from tests.processes import (

@@ -20,7 +20,10 @@ from readiness.domain.errors import ArchiveNotFound, CountryNotFound, NotReady, 
 from readiness.metrics import Metrics
 from readiness.domain.query import READINESS_ROUTES, Query
 from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl
+from readiness.domain.query import Route
+from readiness.cache.keys import cache_key
+from readiness.domain.compute import compute
 
 from tests.conftest import SAMPLE, eventually, gen_test
 
@@ -101,7 +104,7 @@ async def test_service_failing_leader_fails_its_followers(sample_store: Snapshot
         pytest.fail("the followers were never told that the leader failed")
     assert [type(outcome) for outcome in outcomes] == [CountryNotFound] * 3
     assert len(computations) == 1  # the followers shared the leader's failure, not recomputed it
-    assert not service._inflight  # the key is free: the next request tries again
+    assert not len(service._flights)  # the key is free: the next request tries again
 
 
 class CountingGate(GatedRedis):
@@ -132,7 +135,7 @@ async def test_service_waiters_behind_a_lane_lookup_that_misses_compute_once(
     results = await asyncio.wait_for(asyncio.gather(*handlers), timeout=5)
     assert len(computations) == 1 and len({answer.body for answer, _ in results}) == 1
     assert gate.reads == 2  # the lane's, then the new leader's: its waiters did not ask again
-    assert not service._inflight
+    assert not len(service._flights)
 
 
 @gen_test

@@ -23,7 +23,8 @@ import pytest
 
 from loaders import load_snapshot
 from readiness.domain.query import Query
-from readiness.service import Route, compute
+from readiness.domain.query import Route
+from readiness.domain.compute import compute
 from tests.conftest import SAMPLE
 from tests.processes import Start, fetch, launch, until
 

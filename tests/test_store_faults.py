@@ -16,7 +16,8 @@ import pytest
 from loaders import SnapshotStore, load_snapshot
 from loaders.compact import Packed
 from readiness.domain.query import Query
-from readiness.service import Route, compute
+from readiness.domain.query import Route
+from readiness.domain.compute import compute
 
 from tests.conftest import SAMPLE, copy_tree
 from tests.test_swap import rewrite_kenya

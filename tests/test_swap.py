@@ -23,9 +23,9 @@ from tornado.netutil import bind_sockets
 from builder import Conflict, publish
 from config import Settings
 from loaders import SnapshotStore
-from readiness import make_app
+from readiness.app import make_app
 from readiness.http.logs import AccessLog
-from readiness.cache.watch import SnapshotWatcher
+from readiness.freshness.watch import SnapshotWatcher
 
 from tests.conftest import copy_tree
 from tests.processes import Server, Start, fetch, get, launch, until

@@ -17,17 +17,21 @@ from tornado.web import Application
 
 from config import Settings
 from loaders import Snapshot, SnapshotStore
-from readiness import make_app
+from readiness.app import make_app
 from readiness import service as service_module
 from readiness.cache.breaker import CircuitBreaker
-from readiness.cache.answers import Answer, AnswerCache
+from readiness.cache.answers import AnswerCache
+from readiness.domain.answer import Answer
 from readiness.domain.errors import Overloaded
 from readiness.http.logs import AccessLog
 from readiness.metrics import Metrics
 from readiness.domain.query import Query
 from readiness.cache.redis_tier import RedisTier
-from readiness.service import ReadinessService, RedisTtl, Route, compute
-from readiness.work import DETAILS_BYTES, RECORD_BYTES, ComputeLimits, ComputePool, estimated_bytes
+from readiness.service import ReadinessService, RedisTtl
+from readiness.domain.query import Route
+from readiness.domain.compute import compute
+from readiness.work import ComputeLimits, ComputePool
+from readiness.domain.compute import DETAILS_BYTES, RECORD_BYTES, estimated_bytes
 
 from tests.conftest import assert_error_envelope, body, gen_test, scrape
 from tests.test_openapi import DOCUMENT, assert_conforms

@@ -1,4 +1,5 @@
-"""Cached answers: serialized bodies with their ETag and gzip copy, and the in-process tier.
+"""Where answers are kept: the in-process tier (``AnswerCache``) and the packed form they take
+in Redis (``AnswerCodec``). The ``Answer`` itself is the domain's (``readiness/domain/answer.py``).
 
 Values are bytes, never Python objects (docs/CACHING.md): a tier-1 hit costs a dict lookup, and a
 tier-2 (Redis) value is the same bytes packed into one string, so one GET fetches it. A packed
@@ -11,24 +12,15 @@ name is a miss, never served, and no unchecked text from Redis reaches a header 
 
 from __future__ import annotations
 
-import gzip
-import hashlib
 import hmac
 import struct
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from functools import lru_cache
-
-from readiness.domain.meta import DOWNLOAD_NAME, AnswerMeta, Format, Headers, meta_headers
 
 from blake3 import blake3
 
-GZIP_MIN_BYTES = 1024
-"""Smaller bodies are not worth compressing: headers and CPU cost more than they save."""
-
-GZIP_LEVEL = 4
-"""Half the CPU of level 6 for 11 % more bytes (0.49 ms and 13.4 KB against 0.86 ms and
-12.0 KB for the 217-economy answer): every miss pays it, and the event loop waits meanwhile."""
+from readiness.domain.answer import ETAG_BYTES, Answer
+from readiness.domain.meta import DOWNLOAD_NAME, AnswerMeta, Format
 
 _ENTRY_OVERHEAD = 200
 """Rough bytes of bookkeeping per entry (dict slot, Answer, key object), so tiny answers count."""
@@ -46,8 +38,6 @@ _NO_TOTAL = 2**32 - 1
 _FORMAT_CODES = {Format.JSON: 0, Format.CSV: 1}
 _FORMATS = {code: member for member, code in _FORMAT_CODES.items()}
 _MAC_BYTES = 32
-_ETAG_BYTES = 16
-"""The ETag's BLAKE2b-128 digest, stored raw (``_etag`` shows it as 32 hex digits)."""
 _MAC_CONTEXT = "readiness 2026-11 packed answer MAC key"
 """BLAKE3 key derivation context (domain separation): the MAC key signs nothing but packed
 answers, whatever else READINESS_REDIS_SIGNING_KEY may be used for."""
@@ -55,46 +45,6 @@ answers, whatever else READINESS_REDIS_SIGNING_KEY may be used for."""
 DEFAULT_SIGNING_KEY = "readiness-default-signing-key"
 """The key when READINESS_REDIS_SIGNING_KEY is unset: public, so it detects accidents (a value
 under the wrong key, from another version, damaged), not a deliberate writer (docs/DECISIONS.md)."""
-
-
-JSON_META = AnswerMeta()
-"""The meta of a JSON answer that names no snapshot (a fixed document such as OpenAPI's)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """A response body ready to send: its strong ETag, gzip copy and representation headers
-    (``meta``: Content-Type, Last-Modified, X-Readiness-Snapshot, ...) are computed once, so
-    the handler and the hit lane send them without formatting anything (docs/CACHING.md)."""
-
-    body: bytes
-    etag: str
-    gzipped: bytes | None
-    meta: AnswerMeta = JSON_META
-    headers: Headers = field(default=(), init=False, compare=False, repr=False)
-    """The representation headers ``meta`` gives (``readiness.domain.meta.meta_headers``)."""
-    modified: int | None = field(default=None, init=False, compare=False, repr=False)
-    """``Last-Modified`` in seconds since the epoch, for If-Modified-Since."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "headers", meta_headers(self.meta))
-        object.__setattr__(self, "modified", self.meta.modified)
-
-    @classmethod
-    def of(cls, body: bytes, meta: AnswerMeta = JSON_META) -> Answer:
-        """Wrap a serialized body, computing its ETag and (if worth it) its gzip copy."""
-        compressed = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0) if len(body) >= GZIP_MIN_BYTES else None
-        return cls(body, _etag(body), compressed, meta)
-
-    @property
-    def gzip_etag(self) -> str:
-        """ETag of the gzip representation: a different representation needs its own."""
-        return self.etag[:-1] + '-gz"'
-
-    @property
-    def size(self) -> int:
-        """Bytes this answer holds."""
-        return len(self.body) + len(self.gzipped or b"") + len(self.etag)
 
 
 class AnswerCodec:
@@ -128,11 +78,11 @@ class AnswerCodec:
     def unpack(self, key: str, data: bytes) -> Answer | None:
         """The answer packed for ``key``; None for anything else (foreign, damaged, moved,
         signed with another key): the caller treats it as a miss."""
-        if len(data) < _HEADER.size + _MAC_BYTES + _ETAG_BYTES:
+        if len(data) < _HEADER.size + _MAC_BYTES + ETAG_BYTES:
             return None
         version, body_length, gzip_length = _HEADER.unpack_from(data)
         etag_start = _HEADER.size + _MAC_BYTES
-        start = etag_start + _ETAG_BYTES
+        start = etag_start + ETAG_BYTES
         meta_start = start + body_length + gzip_length
         if version != _FORMAT or len(data) < meta_start + _META.size:
             return None
@@ -193,11 +143,6 @@ def _unpack_meta(data: bytes) -> AnswerMeta | None:
         )
     except ValueError:  # signed, so written by this code: only a changed rule gets here
         return None
-
-
-def _etag(body: bytes) -> str:
-    """The strong validator of a body: every server derives the same one from the same bytes."""
-    return f'"{hashlib.blake2b(body, digest_size=_ETAG_BYTES).hexdigest()}"'
 
 
 class AnswerCache:

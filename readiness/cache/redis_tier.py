@@ -19,7 +19,8 @@ from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from readiness.cache.breaker import CircuitBreaker
-from readiness.cache.answers import Answer, AnswerCodec
+from readiness.cache.answers import AnswerCodec
+from readiness.domain.answer import Answer
 from readiness.metrics import Metrics
 
 log = logging.getLogger("readiness.cache")

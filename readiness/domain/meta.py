@@ -1,7 +1,7 @@
 """What an answer says about itself besides its body: its format, snapshot, publication date,
 total row count and download name, and the response headers they become (docs/API.md, Headers).
 
-An ``Answer`` (``readiness/cache/answers.py``) carries one ``AnswerMeta`` and the headers built from it
+An ``Answer`` (``readiness/domain/answer.py``) carries one ``AnswerMeta`` and the headers built from it
 once, so a cache hit sends them without formatting anything; the Redis codec packs the meta as
 numbers and a checked name, so no text read from Redis reaches a header unchecked.
 """

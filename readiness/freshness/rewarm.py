@@ -20,8 +20,8 @@ from redis.asyncio import Redis
 from redis.exceptions import LockError, RedisError
 
 from readiness.cache.redis_tier import warmed_key, warming_key
-from readiness.service import cache_key
-from readiness.cache.warm import WarmSettings, warm_snapshot
+from readiness.cache.keys import cache_key
+from readiness.freshness.warm import WarmSettings, warm_snapshot
 
 log = logging.getLogger("readiness.warm")
 

@@ -1,4 +1,4 @@
-"""Cache warm-up: ``python -m readiness.cache.warm [--snapshot 2026-12]``, by default CURRENT's snapshot.
+"""Cache warm-up: ``python -m readiness.freshness.warm [--snapshot 2026-12]``, by default CURRENT's snapshot.
 
 Computes the answers most worth having ready for a snapshot and writes them to Redis under
 that snapshot's id. The publish command runs it as its hook, with the new snapshot's id,
@@ -35,11 +35,13 @@ from loaders import (
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from readiness.cache.answers import Answer, AnswerCodec
+from readiness.cache.answers import AnswerCodec
+from readiness.domain.answer import Answer
 from readiness.domain.errors import ReadinessError
 from readiness.domain.query import READINESS_ROUTES, Query, Route, archive_id
 from readiness.cache.redis_tier import connect, popular_key, store_answers, warmed_key
-from readiness.service import cache_key, compute, request_key
+from readiness.cache.keys import cache_key, request_key
+from readiness.domain.compute import compute
 
 log = logging.getLogger("readiness.warm")
 
@@ -222,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the warm-up; exit 0 when done (or nothing to do without Redis), 1 on failure (no
     usable CURRENT to default to included), 2 on a bad setting."""
     parser = argparse.ArgumentParser(
-        prog="python -m readiness.cache.warm",
+        prog="python -m readiness.freshness.warm",
         description=__doc__.split("\n\n")[0],
         epilog="Exit status: 0 done (or no Redis configured: nothing to warm), 1 the snapshot "
         "(or CURRENT, without --snapshot) or Redis failed, 2 a bad setting.",

@@ -2,149 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
-from types import TracebackType
 from urllib.parse import parse_qsl
-from typing import TYPE_CHECKING, Any
 
 import orjson
 from loaders import SnapshotStore
-from tornado.http1connection import HTTP1Connection
-from tornado.httputil import HTTPConnection
-from tornado.web import HTTPError, RequestHandler
 
-from readiness.cache.answers import Answer
-from readiness.domain.envelope import error_body
-from readiness.domain.errors import (
-    ALLOWED_METHODS,
-    MethodNotAllowed,
-    NotFound,
-    NotReady,
-    ProtocolError,
-    ReadinessError,
-    UnknownParameter,
-    UriTooLong,
-)
-from readiness.metrics import CONTENT_TYPE, Metrics
+from readiness.domain.answer import Answer
+from readiness.domain.errors import NotFound, NotReady, UnknownParameter
 from readiness.domain.query import Route, parse_query_string
-from readiness.http.representation import JSON_HEADERS, LEGACY_HEADERS, answer_head, represent
+from readiness.http.base import BaseHandler
+from readiness.http.representation import LEGACY_HEADERS, CachePolicy
+from readiness.metrics import CONTENT_TYPE, Metrics
 from readiness.service import ReadinessService
-
-if TYPE_CHECKING:  # defined by the app module, which imports this one
-    from readiness.http.app import CachePolicy
-
-MAX_URL_BYTES = 8192
-"""Longer request URLs get 414 before any parsing (docs/DECISIONS.md bad input)."""
-
-
-CLOSE = ("Connection", "close")
-"""The header of every response sent while draining (``Lifecycle``)."""
-
-
-def close_when_sent(connection: HTTPConnection | None, sent: asyncio.Future[None]) -> None:
-    """Close ``connection`` once the response whose write is ``sent`` is written: the response
-    said ``Connection: close``, and RFC 9112 has the server then close it."""
-    if isinstance(connection, HTTP1Connection):
-        sent.add_done_callback(lambda _: connection.close())
-
-
-class BaseHandler(RequestHandler):
-    """Headers every response carries, the URL limit, CORS preflight and the error envelope."""
-
-    route_label = "other"
-    """The ``route`` label of this handler's metrics: a fixed set, never the client's path."""
-
-    cache_outcome: str | None = None
-    """Set by handlers that consult the cache; read by the access log."""
-
-    default_headers = JSON_HEADERS
-    """Sent on every response of this handler's route, errors included. The one place a
-    route's headers are set: answers take them from here (``answer_head``), for the hit lane
-    as for the handler, so do not add headers by overriding ``set_default_headers``."""
-
-    def set_default_headers(self) -> None:
-        """The route's default headers; no Server header (docs/CACHING.md)."""
-        self.clear_header("Server")
-        for name, value in self.default_headers:
-            self.set_header(name, value)
-
-    def finish(self, chunk: str | bytes | dict[str, Any] | None = None) -> asyncio.Future[None]:
-        """Send the response; while draining, with ``Connection: close``, then close (``Lifecycle``)."""
-        draining = self.application.settings["lifecycle"].draining
-        if draining:
-            self.set_header(*CLOSE)
-        sent = super().finish(chunk)
-        if draining:
-            close_when_sent(self.request.connection, sent)
-        return sent
-
-    def prepare(self) -> None:
-        """Count the request as in flight; refuse an over-long URL before anything reads it."""
-        self._lifecycle = self.application.settings["lifecycle"]
-        self._lifecycle.in_flight += 1
-        if len(self.request.uri or "") > MAX_URL_BYTES:
-            raise UriTooLong(MAX_URL_BYTES)
-
-    def on_finish(self) -> None:
-        """The request is answered: no longer in flight."""
-        lifecycle = getattr(self, "_lifecycle", None)  # absent if refused before prepare (405)
-        if lifecycle is not None:
-            lifecycle.in_flight -= 1
-
-    def compute_etag(self) -> str | None:
-        """No per-request hashing: answers carry the ETag computed once when cached (docs/CACHING.md);
-        probes, metrics and errors need none."""
-        return None
-
-    def options(self, *args: str) -> None:
-        """Answer a CORS preflight: 204 with the methods and headers a browser may use."""
-        self.set_status(204)
-        self.set_header("Access-Control-Allow-Methods", ALLOWED_METHODS)
-        self.set_header("Access-Control-Allow-Headers", "If-None-Match, Accept-Encoding")
-        self.set_header("Access-Control-Max-Age", "86400")
-        self.finish()
-
-    def write_answer(self, answer: Answer, cache_control: str) -> None:
-        """Send a cached answer: gzip copy if accepted, its own ETag, 304 if the client has it.
-
-        Setting the ETag ourselves keeps Tornado from hashing every body again (docs/CACHING.md).
-        """
-        headers = self.request.headers
-        chosen = represent(
-            answer,
-            headers.get("Accept-Encoding", ""),
-            headers.get("If-None-Match", ""),
-            headers.get("If-Modified-Since", ""),
-        )
-        start_line, head = answer_head(
-            self.default_headers, chosen, cache_control, self.application.settings["dates"].at(time.time())
-        )
-        self.set_status(start_line.code)
-        # Every header is answer_head's, as the hit lane's are; RequestHandler has no public
-        # call that replaces its header set (``clear`` assigns this attribute the same way).
-        self._headers = head
-        self.finish(chosen.body if chosen.status == 200 else None)
-
-    def write_error(self, status_code: int, **kwargs: Any) -> None:
-        """Render every error, ours or the framework's, as the error envelope (docs/API.md, The response)."""
-        error = _client_error(status_code, kwargs.get("exc_info"), self.request.method or "")
-        self.set_status(error.status)
-        self.set_header("Cache-Control", "no-store")
-        for name, value in error.headers:
-            self.set_header(name, value)
-        self.finish(error_body(error))
-
-    def log_exception(
-        self,
-        typ: type[BaseException] | None,
-        value: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        """Log only unexpected exceptions; client errors are in the access log already."""
-        if not isinstance(value, ReadinessError):
-            super().log_exception(typ, value, tb)
-
 
 REDIS_CHECKED = "readiness_redis_checked"
 """Set (True) on a request by the hit lane when it asked Redis for the answer and missed, so
@@ -157,7 +26,7 @@ class QueryHandler(BaseHandler):
 
     A subclass names its ``route`` (``readiness.domain.query.Route``, whose accepted parameters the
     parser checks) and ``route_label``; the service computes its answers with the route's
-    compute function (``readiness.service.COMPUTE``), or from every snapshot's summary for
+    compute function (``readiness.domain.compute.COMPUTE``), or from every snapshot's summary for
     history and the catalogue.
     """
 
@@ -316,18 +185,3 @@ class NotFoundHandler(BaseHandler):
     def prepare(self) -> None:
         super().prepare()
         raise NotFound(self.request.path)
-
-
-def _client_error(
-    status_code: int,
-    exc_info: tuple[type[BaseException], BaseException, TracebackType] | None,
-    method: str,
-) -> ReadinessError:
-    error = exc_info[1] if exc_info else None
-    if isinstance(error, ReadinessError):
-        return error
-    if status_code == 405:
-        return MethodNotAllowed(method)
-    if isinstance(error, HTTPError) and status_code < 500:
-        return ProtocolError(status_code, f"Invalid request. {error.reason or 'Bad request'}.")
-    return ProtocolError(500, "Internal error. It has been logged; please try again later.")

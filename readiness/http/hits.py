@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tornado.http1connection import HTTP1Connection
 from tornado.httputil import (
@@ -44,21 +44,17 @@ from tornado.httputil import (
     ResponseStartLine,
 )
 
+from readiness.domain.answer import Answer
 from readiness.domain.errors import ReadinessError
-from readiness.http.handlers import CLOSE, MAX_URL_BYTES, REDIS_CHECKED, QueryHandler, close_when_sent
-from readiness.http.logs import RequestLog
-from readiness.cache.answers import Answer
 from readiness.domain.query import Query, parse_query_string
-from readiness.http.representation import HttpDate, answer_head, represent
+from readiness.http.base import MAX_URL_BYTES
+from readiness.http.handlers import REDIS_CHECKED, QueryHandler
+from readiness.http.lifecycle import CLOSE, Lifecycle, close_when_sent
+from readiness.http.logs import RequestLog
+from readiness.http.representation import CachePolicy, HttpDate, Response, represent_request
 from readiness.service import CacheOutcome, ReadinessService
 
-if TYPE_CHECKING:  # defined by the app module, which imports this one
-    from readiness.http.app import CachePolicy, Lifecycle
-
 log = logging.getLogger("readiness.hits")
-
-Response = tuple[ResponseStartLine, HTTPHeaders, bytes]
-"""What the lane sends: status line, headers and body (empty for HEAD and 304)."""
 
 _TASKS: set[asyncio.Task[None]] = set()
 """Tier-2 lookups under way, held until done (the event loop keeps only weak references)."""
@@ -95,17 +91,11 @@ class HitLane:
         return self._response(request, handler_class, found[0])
 
     def _response(self, request: HTTPServerRequest, handler_class: type[QueryHandler], cached: Answer) -> Response:
-        headers = request.headers
-        chosen = represent(
-            cached,
-            headers.get("Accept-Encoding", ""),
-            headers.get("If-None-Match", ""),
-            headers.get("If-Modified-Since", ""),
+        date = self.dates.at(time.time())
+        start_line, head, body = represent_request(
+            request.headers, cached, handler_class.default_headers, self.policy.current, date
         )
-        start_line, head = answer_head(
-            handler_class.default_headers, chosen, self.policy.current, self.dates.at(time.time())
-        )
-        return start_line, head, b"" if request.method == "HEAD" else chosen.body
+        return start_line, head, b"" if request.method == "HEAD" else body
 
     def send(self, request: HTTPServerRequest, route_label: str, response: Response,
              outcome: CacheOutcome = CacheOutcome.HIT) -> None:

@@ -16,7 +16,7 @@ from urllib.parse import quote
 from loaders import JsonValue
 
 from readiness.domain.envelope import API_VERSION
-from readiness.http.handlers import MAX_URL_BYTES
+from readiness.http.base import MAX_URL_BYTES
 from readiness.http.openapi_examples import EXAMPLES, recorded
 from readiness.http.openapi_parameters import IF_MODIFIED_SINCE, IF_NONE_MATCH, route_parameters
 from readiness.http.openapi_schemas import SNAPSHOT_ID, headers, ref, schemas

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from tornado.httputil import HTTPHeaders, ResponseStartLine
 
-from readiness.cache.answers import Answer
+from readiness.domain.answer import Answer
 from readiness.domain.meta import Headers
 
 EXPOSED = "ETag, Deprecation, Link, Last-Modified, X-Readiness-Snapshot, X-Total-Count, Content-Disposition"
@@ -97,6 +97,48 @@ def answer_head(
             headers["Content-Encoding"] = "gzip"
         headers["Content-Length"] = str(len(chosen.body))
     return STATUS_LINES[chosen.status], headers
+
+
+@dataclass(frozen=True, slots=True)
+class CachePolicy:
+    """``Cache-Control`` values: answers from the current snapshot change monthly, archives never.
+
+    Both carry ``stale-while-revalidate`` and ``stale-if-error`` (RFC 5861), which the edge
+    (nginx) and CDNs honour: the service, not each cache's configuration, says how stale an
+    answer may get. While revalidating: short (30 s by default), as it adds to how long the
+    previous month is served after a refresh; on error (the API down, or shedding with 503):
+    a day by default, as last-known answers beat an error (docs/OPERATIONS.md, "The edge").
+    """
+
+    current: str
+    archive: str
+
+    @classmethod
+    def of(cls, max_age: int, archive_max_age: int, while_revalidate: int = 30, if_error: int = 86400) -> CachePolicy:
+        """Public caching for ``max_age`` seconds (current) and ``archive_max_age`` (archives),
+        stale for ``while_revalidate`` seconds while revalidating and ``if_error`` on error."""
+        stale = f"stale-while-revalidate={while_revalidate}, stale-if-error={if_error}"
+        return cls(f"public, max-age={max_age}, {stale}", f"public, max-age={archive_max_age}, {stale}")
+
+
+Response = tuple[ResponseStartLine, HTTPHeaders, bytes]
+"""What is sent for a cached answer: status line, every header, and the body (empty for a 304)."""
+
+
+def represent_request(
+    request: HTTPHeaders, answer: Answer, route_headers: Headers, cache_control: str, date: str
+) -> Response:
+    """The response to a request with headers ``request`` for ``answer``: the representation
+    it prefers (``represent``) and its head (``answer_head``). The one call every sender of a
+    cached answer makes: the handlers, the pages and the hit lane."""
+    chosen = represent(
+        answer,
+        request.get("Accept-Encoding", ""),
+        request.get("If-None-Match", ""),
+        request.get("If-Modified-Since", ""),
+    )
+    start_line, head = answer_head(route_headers, chosen, cache_control, date)
+    return start_line, head, chosen.body
 
 
 class HttpDate:

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from readiness.cache.answers import Answer
+from readiness.domain.answer import Answer
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 """The pages' own CSS and JavaScript modules."""

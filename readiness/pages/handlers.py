@@ -6,10 +6,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from readiness.cache.answers import Answer
+from readiness.domain.answer import Answer
 from readiness.domain.errors import NotFound
-from readiness.http.handlers import BaseHandler
-from readiness.http.representation import answer_head, represent
+from readiness.http.base import BaseHandler
+from readiness.http.representation import represent_request
 from readiness.pages.assets import Assets
 from readiness.pages.site import Site
 
@@ -51,16 +51,13 @@ class FileHandler(BaseHandler):
     def write_file(self, answer: Answer, content_type: str, cache_control: str) -> None:
         """``BaseHandler.write_answer`` with the file's ``Content-Type``: an Answer's own
         representation headers name the API's formats (JSON, CSV) only."""
-        headers = self.request.headers
-        chosen = represent(answer, headers.get("Accept-Encoding", ""), headers.get("If-None-Match", ""))
-        start_line, head = answer_head(
-            self.default_headers, chosen, cache_control, self.application.settings["dates"].at(time.time())
+        date = self.application.settings["dates"].at(time.time())
+        start_line, head, body = represent_request(
+            self.request.headers, answer, self.default_headers, cache_control, date
         )
-        if chosen.status == 200:
+        if start_line.code == 200:
             head["Content-Type"] = content_type
-        self.set_status(start_line.code)
-        self._headers = head  # as BaseHandler.write_answer does: every header is answer_head's
-        self.finish(chosen.body if chosen.status == 200 else None)
+        self.send_response(start_line.code, head, body)
 
 
 class HtmlHandler(FileHandler):

@@ -18,7 +18,7 @@ from loaders import Snapshot, SnapshotStore
 from loaders.contract import REGION_SHORT
 from tornado.template import Loader
 
-from readiness.cache.answers import Answer
+from readiness.domain.answer import Answer
 from readiness.domain.errors import NotReady
 from readiness.pages.assets import Assets
 from readiness.domain.tables import CITATION

@@ -1,0 +1,144 @@
+"""The composition root: the public application and the operations application, wired from a
+store, the settings and the cache tiers. Everything below is built here and nowhere else, so a
+reader finds what serves a request by reading ``make_app`` (docs/ARCHITECTURE.md)."""
+
+from __future__ import annotations
+
+import sys
+
+import orjson
+from config import Settings
+from loaders import SnapshotStore
+from tornado.web import Application
+
+from readiness.cache.answers import AnswerCache
+from readiness.cache.breaker import CircuitBreaker
+from readiness.cache.redis_tier import RedisTier
+from readiness.domain.answer import Answer
+from readiness.http.application import ReadinessApplication
+from readiness.http.handlers import (
+    ChangesHandler,
+    DocumentHandler,
+    HealthHandler,
+    HistoryHandler,
+    IndicatorsHandler,
+    LegacyReadinessHandler,
+    MetricsHandler,
+    NotFoundHandler,
+    ReadinessHandler,
+    ReadyHandler,
+    SnapshotsHandler,
+)
+from readiness.http.hits import HitLane
+from readiness.http.lifecycle import Lifecycle
+from readiness.http.logs import AccessLog, RequestLog
+from readiness.http.openapi import api_index, openapi_document
+from readiness.http.representation import CachePolicy, HttpDate
+from readiness.metrics import Metrics, StoreCollector
+from readiness.pages import page_routes
+from readiness.service import ReadinessService, RedisTtl
+from readiness.work import ComputeLimits, ComputePool
+
+
+def new_metrics(
+    store: SnapshotStore, breaker: CircuitBreaker | None = None, memory: AnswerCache | None = None
+) -> Metrics:
+    """Metrics reading the store's snapshots, the Redis breaker and the size of the in-process
+    tier (``memory``) at scrape time."""
+    metrics = Metrics(
+        snapshot_id=lambda: None if store.current is None else store.current.id,
+        breaker_open=lambda: breaker is not None and breaker.is_open,
+    )
+    if memory is not None:
+        metrics.watch_tier("memory", memory)
+    metrics.registry.register(StoreCollector(store))
+    return metrics
+
+
+def make_app(
+    settings: Settings,
+    store: SnapshotStore,
+    *,
+    metrics: Metrics | None = None,
+    redis: RedisTier | None = None,
+    lifecycle: Lifecycle | None = None,
+    memory: AnswerCache | None = None,
+    access: AccessLog | None = None,
+) -> ReadinessApplication:
+    """Wire the handlers, and the hit lane in front of the query routes, to one
+    ReadinessService over ``store``.
+
+    Without ``redis`` the service runs on the in-process tier alone: the embedded default.
+    Without ``access`` the access lines go to standard error; whoever owns the log flushes it.
+    """
+    access = access or AccessLog(sys.stderr.buffer, settings.log_level)
+    memory = AnswerCache(settings.cache_bytes) if memory is None else memory  # an empty cache is falsy
+    metrics = metrics or new_metrics(store, None if redis is None else redis.breaker, memory)
+    service = ReadinessService(
+        store,
+        memory,
+        metrics,
+        redis,
+        RedisTtl(settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds),
+        ComputePool(
+            ComputeLimits(settings.compute_threads, settings.compute_inline_bytes, settings.compute_queue_bytes),
+            metrics,
+        ),
+    )
+    policy = CachePolicy.of(
+        settings.max_age_seconds,
+        settings.archive_max_age_seconds,
+        settings.stale_while_revalidate_seconds,
+        settings.stale_if_error_seconds,
+    )
+    query_api = {"service": service, "policy": policy}
+    request_log = RequestLog(metrics, access)
+    lifecycle = lifecycle or Lifecycle()
+    dates = HttpDate()
+    return ReadinessApplication(
+        HitLane(service, policy, request_log, lifecycle, dates),
+        [
+            (r"/api/v1/readiness/?", ReadinessHandler, query_api),
+            (r"/api/readiness/?", LegacyReadinessHandler, query_api),
+            (r"/api/v1/indicators/?", IndicatorsHandler, query_api),
+            (r"/api/v1/history/?", HistoryHandler, query_api),
+            (r"/api/v1/snapshots/?", SnapshotsHandler, query_api),
+            (r"/api/v1/snapshots/([^/]+)/changes/?", ChangesHandler, query_api),
+            (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
+            (r"/api/v1/?", DocumentHandler, {"document": Answer.of(orjson.dumps(api_index()))}),
+            (r"/healthz", HealthHandler),
+            (r"/readyz", ReadyHandler, {"store": store, "max_skipped_percent": settings.max_skipped_percent}),
+            *page_routes(store),
+        ],
+        default_handler_class=NotFoundHandler,
+        log_function=request_log,
+        access_log=access,
+        lifecycle=lifecycle,
+        dates=dates,
+    )
+
+
+def make_admin_app(
+    store: SnapshotStore,
+    metrics: Metrics,
+    lifecycle: Lifecycle,
+    access: AccessLog,
+    max_skipped_percent: int,
+) -> Application:
+    """The operations port's routes: ``/metrics``, ``/healthz`` and ``/readyz``.
+
+    A port of their own, so that a NetworkPolicy can admit Prometheus to it and nobody else
+    (docs/DECISIONS.md). ``metrics``, ``lifecycle`` and ``access`` are the public app's, so
+    one scrape describes the whole process and ``/readyz`` fails on both ports at SIGTERM.
+    """
+    return Application(
+        [
+            (r"/metrics", MetricsHandler, {"metrics": metrics}),
+            (r"/healthz", HealthHandler),
+            (r"/readyz", ReadyHandler, {"store": store, "max_skipped_percent": max_skipped_percent}),
+        ],
+        default_handler_class=NotFoundHandler,
+        log_function=RequestLog(metrics, access),
+        access_log=access,
+        lifecycle=lifecycle,
+    )

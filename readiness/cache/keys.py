@@ -1,0 +1,41 @@
+"""Cache keys: the one place that names an answer in both tiers, for the servers and the
+warm-up alike, so that what one writes the others find (docs/CACHING.md#cache-keys)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from loaders import Snapshot, Summary
+
+from readiness.domain.query import Query, Route
+
+CONTENT_DIGEST_CHARS = 16
+"""Hex characters of the snapshot's content digest in a cache key: 64 bits tell apart any two
+data directories that happen to share a snapshot id."""
+
+
+def request_key(route: Route, query: Query) -> str:
+    """Route + canonical query: what popularity is counted by, and replayed by the warm-up."""
+    return f"{route.value}|{query.canonical()}"
+
+
+def cache_key(snapshot: Snapshot, request: str) -> str:
+    """Snapshot id + content digest + route + canonical query: equal keys give identical
+    bytes, even across data directories sharing one Redis.
+
+    The id comes first so that one snapshot's keys share the prefix ``<id>|``, which the live
+    swap drops from tier 1 (``AnswerCache.discard_prefix``).
+    """
+    return f"{snapshot.id}|{snapshot.digest[:CONTENT_DIGEST_CHARS]}|{request}"
+
+
+def collection_key(current: Snapshot, summaries: Sequence[Summary], request: str) -> str:
+    """The cache key of a history or catalogue answer: the current snapshot's, with a digest
+    of every snapshot shown (id and content digest) before the request.
+
+    Such answers change when any snapshot is published, replaced or becomes readable, so the
+    key names them all; the current snapshot's id first keeps the swap's drop by prefix."""
+    shown = ";".join(f"{summary.id}:{summary.series.digest}" for summary in summaries)
+    digest = hashlib.blake2b(shown.encode(), digest_size=CONTENT_DIGEST_CHARS // 2).hexdigest()
+    return cache_key(current, f"{digest}|{request}")

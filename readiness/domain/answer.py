@@ -1,0 +1,65 @@
+"""``Answer``: what every route's compute function produces, a serialized body with its strong
+ETag, gzip copy and representation headers, computed once so that every cache tier stores and
+every sender sends the same bytes (docs/CACHING.md#what-is-cached). Pure: no I/O."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+from dataclasses import dataclass, field
+
+from readiness.domain.meta import AnswerMeta, Headers, meta_headers
+
+GZIP_MIN_BYTES = 1024
+"""Smaller bodies are not worth compressing: headers and CPU cost more than they save."""
+
+GZIP_LEVEL = 4
+"""Half the CPU of level 6 for 11 % more bytes on the 217-economy answer
+(docs/PERFORMANCE.md#gzip-level): every miss pays it, and the event loop waits meanwhile."""
+
+ETAG_BYTES = 16
+"""The ETag is a BLAKE2b-128 digest: 32 hex digits, or 16 bytes where it is stored raw."""
+
+JSON_META = AnswerMeta()
+"""The meta of a JSON answer that names no snapshot (a fixed document such as OpenAPI's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A response body ready to send: its strong ETag, gzip copy and representation headers
+    (``meta``: Content-Type, Last-Modified, X-Readiness-Snapshot, ...) are computed once, so
+    the handler and the hit lane send them without formatting anything (docs/CACHING.md)."""
+
+    body: bytes
+    etag: str
+    gzipped: bytes | None
+    meta: AnswerMeta = JSON_META
+    headers: Headers = field(default=(), init=False, compare=False, repr=False)
+    """The representation headers ``meta`` gives (``readiness.domain.meta.meta_headers``)."""
+    modified: int | None = field(default=None, init=False, compare=False, repr=False)
+    """``Last-Modified`` in seconds since the epoch, for If-Modified-Since."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "headers", meta_headers(self.meta))
+        object.__setattr__(self, "modified", self.meta.modified)
+
+    @classmethod
+    def of(cls, body: bytes, meta: AnswerMeta = JSON_META) -> Answer:
+        """Wrap a serialized body, computing its ETag and (if worth it) its gzip copy."""
+        compressed = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0) if len(body) >= GZIP_MIN_BYTES else None
+        return cls(body, etag_of(body), compressed, meta)
+
+    @property
+    def gzip_etag(self) -> str:
+        """ETag of the gzip representation: a different representation needs its own."""
+        return self.etag[:-1] + '-gz"'
+
+    @property
+    def size(self) -> int:
+        """Bytes this answer holds."""
+        return len(self.body) + len(self.gzipped or b"") + len(self.etag)
+
+
+def etag_of(body: bytes) -> str:
+    """The strong validator of a body: every server derives the same one from the same bytes."""
+    return f'"{hashlib.blake2b(body, digest_size=ETAG_BYTES).hexdigest()}"'
