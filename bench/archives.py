@@ -22,25 +22,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+from support import SAMPLE_DIR, call_seconds  # first: it puts the repository root on sys.path
 
 from loaders import Snapshot, SnapshotStore, load_snapshot, manifest_digest  # noqa: E402
 from loaders.compact import Packed  # noqa: E402
 
-SAMPLE = REPO_ROOT / "data" / "sample"
 YEARS = ("2023-12", "2024-12", "2025-12")
 
 
 def cpu_ms(work: Callable[[], object], runs: int) -> list[float]:
     """CPU milliseconds of each of ``runs`` calls of ``work``."""
-    times = []
-    for _ in range(runs):
-        began = time.process_time()
-        work()
-        times.append((time.process_time() - began) * 1000)
-    return times
+    return [call_seconds(work, time.process_time) * 1000 for _ in range(runs)]
 
 
 def revive_packed(directory: Path, packed: Packed) -> Snapshot:
@@ -51,7 +43,7 @@ def revive_packed(directory: Path, packed: Packed) -> Snapshot:
 
 async def alternate(runs: int) -> list[float]:
     """CPU milliseconds per ``store.archive`` call, years alternating over one slot."""
-    store = SnapshotStore(SAMPLE, archive_slots=1)
+    store = SnapshotStore(SAMPLE_DIR, archive_slots=1)
     store.load_current()
     for year in YEARS:  # each read from its files once
         await store.archive(year)
@@ -69,9 +61,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     runs = parser.parse_args().runs
-    print(f"archives of {SAMPLE}: {', '.join(YEARS)}; CPU ms per reload, median of {runs} runs each")
+    print(f"archives of {SAMPLE_DIR}: {', '.join(YEARS)}; CPU ms per reload, "
+          f"median of {runs} runs each")
     for year in YEARS:
-        directory = SAMPLE / "snapshots" / year
+        directory = SAMPLE_DIR / "snapshots" / year
         snapshot = load_snapshot(directory)
         packed = Packed.of(snapshot, manifest_digest(directory) or "")
         disk = statistics.median(cpu_ms(functools.partial(load_snapshot, directory), runs))

@@ -36,9 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlencode
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+import support  # noqa: F401 (first: it puts the repository root on sys.path)
 
 from loaders import SnapshotStore  # noqa: E402
 from redis.asyncio import Redis  # noqa: E402
@@ -46,11 +44,14 @@ from redis.utils import HIREDIS_AVAILABLE  # noqa: E402
 from tornado.httpserver import HTTPServer  # noqa: E402
 from tornado.web import Application, RequestHandler  # noqa: E402
 
-from readiness.cache.answers import Answer, AnswerCodec  # noqa: E402
+from readiness.cache.answers import AnswerCodec  # noqa: E402
+from readiness.domain.answer import Answer  # noqa: E402
 from readiness.domain.query import Query  # noqa: E402
 from readiness.http.representation import EXPOSED  # noqa: E402
-from readiness.datasets import compute_catalogue, compute_history  # noqa: E402
-from readiness.service import Route, cache_key, collection_key, compute, request_key  # noqa: E402
+from readiness.domain.compute import compute_catalogue, compute_history  # noqa: E402
+from readiness.domain.query import Route  # noqa: E402
+from readiness.cache.keys import cache_key, collection_key, request_key  # noqa: E402
+from readiness.domain.compute import compute  # noqa: E402
 
 
 @dataclass(frozen=True)

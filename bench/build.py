@@ -25,13 +25,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from collections.abc import Callable
 
-# Run as ``python bench/build.py``, Python puts bench/ (not the repository root) first on
-# sys.path, so ``builder`` would not import; the benchmark is a script, not a package.
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+from support import REPO_ROOT, call_seconds  # first: it puts the repository root on sys.path
 
 from builder import InputError, Release, build_snapshot, read_raw, score_snapshot  # noqa: E402
 from builder.write import write_snapshot  # noqa: E402
@@ -42,13 +37,6 @@ SNAPSHOT = "2026-11"
 TARGET_SECONDS = 10.0
 
 
-def timed(action: Callable[[], object]) -> float:
-    """Seconds one call of ``action`` takes."""
-    start = time.perf_counter()
-    action()
-    return time.perf_counter() - start
-
-
 def build_once(workspace: Path, run: int) -> None:
     """One full build into a fresh directory: what ``python -m builder build`` does."""
     build_snapshot(read_raw(RAW_DIR), Release.parse(SNAPSHOT), workspace / f"run-{run}")
@@ -56,14 +44,14 @@ def build_once(workspace: Path, run: int) -> None:
 
 def phases(workspace: Path) -> dict[str, float]:
     """The build's phases, timed separately once (they add up to about one build)."""
-    raw_seconds = timed(lambda: read_raw(RAW_DIR))
+    raw_seconds = call_seconds(lambda: read_raw(RAW_DIR))
     raw = read_raw(RAW_DIR)
     start = time.perf_counter()
     scored = score_snapshot(raw, int(SNAPSHOT[:4]))
     score_seconds = time.perf_counter() - start
     directory = workspace / "phases" / SNAPSHOT
-    write_seconds = timed(lambda: write_snapshot(scored, Release.parse(SNAPSHOT), directory))
-    validate_seconds = timed(lambda: read_snapshot(directory))
+    write_seconds = call_seconds(lambda: write_snapshot(scored, Release.parse(SNAPSHOT), directory))
+    validate_seconds = call_seconds(lambda: read_snapshot(directory))
     return {"read": raw_seconds, "score": score_seconds, "write": write_seconds, "validate": validate_seconds}
 
 
@@ -83,8 +71,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-build-") as name:
         workspace = Path(name)
         for run in range(args.runs):
-            baseline.append(timed(lambda: read_raw(RAW_DIR)))
-            builds.append(timed(functools.partial(build_once, workspace, run)))
+            baseline.append(call_seconds(lambda: read_raw(RAW_DIR)))
+            builds.append(call_seconds(functools.partial(build_once, workspace, run)))
         breakdown = phases(workspace)
     build_median, baseline_median = statistics.median(builds), statistics.median(baseline)
     passed = build_median < TARGET_SECONDS

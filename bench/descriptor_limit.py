@@ -17,33 +17,20 @@ import http.client
 import os
 import resource
 import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from support import HOST, BenchError, Process, fetch, free_port, wait_http
 
 
 def request(port: int, path: str) -> int:
     """Status of a GET on a new connection; 0 when none came within 5 s."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
     try:
-        connection.request("GET", path)
-        response = connection.getresponse()
-        response.read()
-        return response.status
+        return fetch(port, path, timeout=5)[0]
     except (OSError, http.client.HTTPException):
         return 0
-    finally:
-        connection.close()
 
 
 def main() -> int:
@@ -57,22 +44,22 @@ def main() -> int:
     limit = args.limit
     with tempfile.TemporaryDirectory() as workdir:
         log_path = Path(workdir) / "server.log"
-        with log_path.open("wb") as log:
-            server = subprocess.Popen(
-                [sys.executable, args.server, "--port", str(port)], cwd=ROOT, stdout=log, stderr=log,
-                env={**os.environ, "READINESS_ADMIN_PORT": str(admin), "READINESS_SHUTDOWN_DELAY_SECONDS": "0"},
-                preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit)),
-            )
+        server = Process(
+            "the server", [sys.executable, args.server, "--port", str(port)],
+            {**os.environ, "READINESS_ADMIN_PORT": str(admin),
+             "READINESS_SHUTDOWN_DELAY_SECONDS": "0"},
+            log_path, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit)),
+        )
         try:
-            deadline = time.monotonic() + 20
-            while request(port, "/healthz") != 200:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("descriptor_limit.py: the server did not start")
-                time.sleep(0.1)
+            try:
+                wait_http(server, port, timeout=20)
+            except BenchError as error:
+                message = f"descriptor_limit.py: the server did not start: {error}"
+                raise SystemExit(message) from None
             idle = []
             for _ in range(args.idle):
                 try:
-                    idle.append(socket.create_connection(("127.0.0.1", port), timeout=2))
+                    idle.append(socket.create_connection((HOST, port), timeout=2))
                 except OSError:
                     pass
             answered = sent = 0
@@ -86,16 +73,13 @@ def main() -> int:
                 time.sleep(0.05)
             metrics = ""
             try:
-                connection = http.client.HTTPConnection("127.0.0.1", admin, timeout=5)
-                connection.request("GET", "/metrics")
-                metrics = connection.getresponse().read().decode()
+                metrics = fetch(admin, "/metrics", timeout=5)[2].decode()
             except OSError:
                 pass  # a server without an operations port
             for connection_ in idle:
                 connection_.close()
         finally:
-            server.terminate()
-            server.wait(timeout=30)
+            server.stop(timeout=30)
         lines = log_path.read_bytes().splitlines()
     others = [line for line in lines if b'"readiness.access"' not in line]
     print(f"ulimit -n {limit}, {len(idle)} idle connections open, {args.seconds:.0f} s of new clients")

@@ -52,7 +52,6 @@ import http.client
 import json
 import multiprocessing
 import multiprocessing.queues
-import os
 import random
 import shutil
 import statistics
@@ -61,29 +60,34 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-for entry in (REPO_ROOT, REPO_ROOT / "bench"):
-    if str(entry) not in sys.path:
-        sys.path.insert(0, str(entry))
-
-from http_cache import (  # noqa: E402
+from support import (  # first: it puts the repository root on sys.path
     BenchError,
     Process,
-    answering,
     fetch,
     free_port,
     machine,
     make_data_dir,
-    parse_wrk,
+    nginx_worker,
     process_cpu,
+    report_exit,
+    require_nginx,
+    run_wrk,
+    start_proxied,
     start_redis,
+    start_wrk,
+    static_block,
+    unlimited_edge,
+    wrk_result,
 )
 
-from tests.edge_nginx import Nginx, nginx_executable  # noqa: E402
+from tests.edge_nginx import Nginx
+
+if TYPE_CHECKING:
+    from loaders import Snapshot
 
 THROUGHPUT_TARGET = 0.8
 BASELINES = {
@@ -105,6 +109,11 @@ class Entry:
     path: str
     gzip: bool
     weight: float
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The entry's request headers."""
+        return {"Accept-Encoding": "gzip"} if self.gzip else {}
 
 
 def mix(codes_by_population: list[str], all_codes: list[str]) -> list[Entry]:
@@ -133,16 +142,29 @@ def mix(codes_by_population: list[str], all_codes: list[str]) -> list[Entry]:
     return entries
 
 
-def lua_script(entries: list[Entry], paths: list[str], gzip_header: list[bool]) -> str:
-    """A wrk script sending ``paths`` (one per entry) with the entries' weights, chosen at
-    random per request from a table of 10,000 slots filled by weight, pre-formatted."""
+def snapshot_mix(snapshot: Snapshot) -> list[Entry]:
+    """The traffic mix for ``snapshot``'s economies."""
+
+    def population(code: str) -> float:
+        value = snapshot.countries[code].record.get("Population, total") or 0
+        return float(value)  # type: ignore[arg-type]
+
+    codes = sorted(snapshot.countries)
+    return mix(sorted(snapshot.countries, key=lambda code: -population(code)), codes)
+
+
+def lua_script(entries: list[Entry], paths: list[str] | None = None) -> str:
+    """A wrk script sending ``paths`` (one per entry; by default the entries' own) with the
+    entries' headers and weights, chosen at random per request from a table of 10,000 slots
+    filled by weight, pre-formatted."""
     slots: list[int] = []
     for index, entry in enumerate(entries):
         slots.extend([index + 1] * max(1, round(entry.weight * 100)))
     # Formatted in init: wrk sets the Host header only then.
     lines = ["local reqs = {}", "init = function(args)"]
-    for index, (path, zipped) in enumerate(zip(paths, gzip_header, strict=True), start=1):
-        headers = '{["Accept-Encoding"] = "gzip"}' if zipped else "{}"
+    sent = [entry.path for entry in entries] if paths is None else paths
+    for index, (path, entry) in enumerate(zip(sent, entries, strict=True), start=1):
+        headers = '{["Accept-Encoding"] = "gzip"}' if entry.gzip else "{}"
         lines.append(f'  reqs[{index}] = wrk.format("GET", "{path}", {headers})')
     lines.append("end")
     lines.append("local slots = {" + ",".join(map(str, slots)) + "}")
@@ -152,32 +174,27 @@ def lua_script(entries: list[Entry], paths: list[str], gzip_header: list[bool]) 
     return "\n".join(lines) + "\n"
 
 
-def wrk_argv(port: int, script: Path, seconds: float, connections: int) -> list[str]:
-    return ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "5s", "--latency",
-            "-s", str(script), f"http://127.0.0.1:{port}/"]
+def replay(
+    port: int, script: Path, seconds: float, connections: int = CONNECTIONS
+) -> dict[str, float]:
+    """One wrk run of a mix script (BenchError on any socket error or non-2xx answer); its
+    requests per second, p50, p99 and request count."""
+    result = run_wrk(port, "/", seconds, connections, script=script, clean=True)
+    return {"rps": result.rps, "p50_ms": result.p50_ms, "p99_ms": result.p99_ms,
+            "requests": result.requests}
 
 
-def run_wrk(port: int, script: Path, seconds: float, connections: int = CONNECTIONS) -> dict[str, float]:
-    """One wrk run; its requests per second, p50, p99 and request count."""
-    return run_wrks([(port, script)], seconds, connections)[0]
-
-
-def run_wrks(targets: list[tuple[int, Path]], seconds: float, connections: int) -> list[dict[str, float]]:
-    """wrk runs started together, one per (port, script): they share the machine's state
-    second by second, so their ratio does not depend on what else the machine is doing."""
-    runs = [subprocess.Popen(wrk_argv(port, script, seconds, connections), stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True) for port, script in targets]
-    results = []
-    for run in runs:
-        out, err = run.communicate(timeout=seconds + 60)
-        if run.returncode != 0:
-            raise BenchError(f"wrk failed ({run.returncode}): {err.strip() or out}")
-        result = parse_wrk(out)
-        if result.errors or result.bad_status:
-            raise BenchError(f"wrk saw errors or non-2xx answers:\n{out}")
-        results.append({"rps": result.rps, "p50_ms": result.p50_ms, "p99_ms": result.p99_ms,
-                        "requests": result.requests})
-    return results
+def save_bodies(api_port: int, entries: list[Entry], static: Path) -> list[str]:
+    """Each entry's answer straight from the API (the miss), which must be a 200, saved under
+    ``static`` as a static baseline's file; the files' paths, one per entry."""
+    paths = []
+    for index, item in enumerate(entries):
+        status, _, body = fetch(api_port, item.path, item.headers)
+        if status != 200:
+            raise BenchError(f"{item.path}: {status} {body[:200]!r}")
+        (static / f"{index}.json").write_bytes(body)
+        paths.append(f"/{index}.json")
+    return paths
 
 
 def cache_statuses(log: Path, skip: int) -> tuple[dict[str, int], int]:
@@ -191,76 +208,48 @@ def cache_statuses(log: Path, skip: int) -> tuple[dict[str, int], int]:
 
 
 def run(quick: bool) -> dict[str, Any]:
-    executable = nginx_executable()
-    if executable is None:
-        raise BenchError("nginx is not installed (make bench-edge installs Debian's package)")
+    executable = require_nginx()
     seconds, rounds = (3.0, 2) if quick else (8.0, 5)
     workdir = Path(tempfile.mkdtemp(prefix="bench-edge-"))
     data, snapshot, data_note = make_data_dir(workdir / "data")
     # make_data_dir copies every snapshot, so the archive the mix asks for (year=2024) is there.
-    by_population = sorted(snapshot.countries, key=lambda code: -float(snapshot.countries[code].record.get("Population, total") or 0))  # type: ignore[arg-type]
-    entries = mix(by_population, sorted(snapshot.countries))
+    entries = snapshot_mix(snapshot)
 
     processes: list[Process] = []
     try:
         redis_process, redis_port = start_redis(workdir)
         processes.append(redis_process)
-        api_ports = []
-        for number in (1, 2):
-            port = free_port()
-            env = {**os.environ, "READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(free_port()),
-                   "READINESS_DATA_DIR": str(data), "READINESS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-                   "READINESS_BEHIND_PROXY": "true", "READINESS_LOG_LEVEL": "WARNING",
-                   "READINESS_SHUTDOWN_DELAY_SECONDS": "0"}
-            processes.append(Process(f"api-{number}", [sys.executable, "server.py"], env, workdir / f"api-{number}.log"))
-            api_ports.append(port)
-        for process, port in zip(processes[1:], api_ports, strict=True):
-            answering(process, port)
+        api_ports = start_proxied(["api-1", "api-2"], data, redis_port, workdir, processes)
 
         # One client address sends everything here: the per-address limits are raised out of
         # the way, but stay in the configuration, so their cost is measured.
-        edge = Nginx(executable, tuple(f"127.0.0.1:{port}" for port in api_ports),
-                     rate="1000000r/s", burst=1000000, connections=60000)
+        edge = unlimited_edge(executable, api_ports, buffered_log=True)
         try:
             static = edge.prefix / "static"
             static.mkdir()
             # The baselines: the same nginx process and http settings, more server blocks
             # serving the files; every access log is written alike (buffered).
-            log_options = "readiness_edge buffer=64k flush=1s"
             static_ports = {name: free_port() for name in BASELINES}
-            edge.extra_http = "".join(
-                f"    server {{ listen 127.0.0.1:{static_ports[name]}; server_tokens off; {settings}\n"
-                f"             access_log {edge.prefix / (name + '-access.log')} {log_options};\n"
-                f"             default_type \"application/json; charset=utf-8\"; root {static}; }}\n"
-                for name, settings in BASELINES.items()
-            )
-            edge.settings = replace(edge.settings, access_log=f"{edge.access_log} {log_options}")
+            edge.extra_http = "".join(static_block(edge, name, static_ports[name], settings, static)
+                                      for name, settings in BASELINES.items())
 
             # Warm-up: each entry once (the miss), checked against the API directly, and the
             # body saved as the baseline's static file.
-            static_paths: list[str] = []
-            for index, item in enumerate(entries):
-                headers = {"Accept-Encoding": "gzip"} if item.gzip else {}
-                direct = fetch(api_ports[0], item.path, headers)
-                if direct[0] != 200:
-                    raise BenchError(f"{item.path}: {direct[0]} {direct[2][:200]!r}")
-                name = f"{index}.json"
-                (static / name).write_bytes(direct[2])
-                static_paths.append(f"/{name}")
+            static_paths = save_bodies(api_ports[0], entries, static)
             edge.start()
             for item in entries:
-                headers = {"Accept-Encoding": "gzip"} if item.gzip else {}
-                status, _, body = fetch(edge.port, item.path, headers)
+                status, _, body = fetch(edge.port, item.path, item.headers)
                 expected = (static / static_paths[entries.index(item)].lstrip("/")).read_bytes()
                 if status != 200 or body != expected:
                     raise BenchError(f"the edge's answer to {item.path} (gzip={item.gzip}) differs from the API's")
             edge_script = workdir / "edge.lua"
-            edge_script.write_text(lua_script(entries, [item.path for item in entries], [item.gzip for item in entries]))
+            edge_script.write_text(lua_script(entries))
             static_script = workdir / "static.lua"
-            static_script.write_text(lua_script(entries, static_paths, [item.gzip for item in entries]))
-            targets = {"edge": (edge.port, edge_script), **{name: (port, static_script) for name, port in static_ports.items()}}
+            static_script.write_text(lua_script(entries, static_paths))
+            targets = {"edge": (edge.port, edge_script),
+                       **{name: (port, static_script) for name, port in static_ports.items()}}
             for port, script in targets.values():
-                run_wrk(port, script, 2)
+                replay(port, script, 2)
 
             results: list[dict[str, Any]] = []
             statuses: dict[str, int] = {}
@@ -272,7 +261,7 @@ def run(quick: bool) -> dict[str, Any]:
                 for name in order:
                     _, before = cache_statuses(edge.access_log, 0)
                     cpu = process_cpu(worker)
-                    measured[name] = run_wrk(*targets[name], seconds)
+                    measured[name] = replay(*targets[name], seconds)
                     measured[name]["cpu_us"] = (process_cpu(worker) - cpu) / measured[name]["requests"] * 1e6
                     if name == "edge":
                         _wait_for_log(edge.access_log, before + int(measured[name]["requests"]))
@@ -485,28 +474,18 @@ def refresh_phase(executable: str, workdir: Path, redis_port: int, entries: list
 
     data, snapshot, _ = make_data_dir(workdir / "refresh-data")
     new_id = f"{int(snapshot.id[:4]) + (snapshot.id[5:] == '12')}-{int(snapshot.id[5:]) % 12 + 1:02d}"
-    processes, ports = [], []
+    processes: list[Process] = []
     try:
-        for number in (1, 2):
-            port = free_port()
-            env = {**os.environ, "READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(free_port()),
-                   "READINESS_DATA_DIR": str(data), "READINESS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-                   "READINESS_BEHIND_PROXY": "true", "READINESS_LOG_LEVEL": "WARNING",
-                   "READINESS_SHUTDOWN_DELAY_SECONDS": "0", "READINESS_MAX_AGE_SECONDS": str(REFRESH_MAX_AGE),
-                   "READINESS_SNAPSHOT_POLL_SECONDS": "1"}
-            processes.append(Process(f"refresh-api-{number}", [sys.executable, "server.py"], env,
-                                     workdir / f"refresh-api-{number}.log"))
-            ports.append(port)
-        for process, port in zip(processes, ports, strict=True):
-            answering(process, port)
-        with Nginx(executable, tuple(f"127.0.0.1:{port}" for port in ports),
-                   rate="1000000r/s", burst=1000000, connections=60000) as edge:
+        ports = start_proxied(
+            ["refresh-api-1", "refresh-api-2"], data, redis_port, workdir, processes,
+            READINESS_MAX_AGE_SECONDS=str(REFRESH_MAX_AGE), READINESS_SNAPSHOT_POLL_SECONDS="1",
+        )
+        with unlimited_edge(executable, ports) as edge:
             for item in entries:
-                fetch(edge.port, item.path, {"Accept-Encoding": "gzip"} if item.gzip else {})
+                fetch(edge.port, item.path, item.headers)
             script = workdir / "refresh.lua"
-            script.write_text(lua_script(entries, [item.path for item in entries], [item.gzip for item in entries]))
-            replay = subprocess.Popen(wrk_argv(edge.port, script, seconds, CONNECTIONS), stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True)
+            script.write_text(lua_script(entries))
+            replaying = start_wrk(edge.port, "/", seconds, CONNECTIONS, script=script)
             samples: list[tuple[float, str, str, float]] = []
             began = time.monotonic()
             published = swapped = 0.0
@@ -524,10 +503,7 @@ def refresh_phase(executable: str, workdir: Path, redis_port: int, entries: list
                         fetch(port, "/api/v1/readiness?code=KEN")[1]["x-readiness-snapshot"] == new_id for port in ports):
                     swapped = time.monotonic()
                 time.sleep(0.02)
-            out, err = replay.communicate(timeout=seconds + 60)
-        if replay.returncode != 0:
-            raise BenchError(f"wrk failed in the refresh phase: {err.strip() or out}")
-        replayed = parse_wrk(out)
+            replayed = wrk_result(replaying, seconds, label="wrk in the refresh phase")
     finally:
         for process in reversed(processes):
             process.stop()
@@ -557,20 +533,6 @@ def refresh_phase(executable: str, workdir: Path, redis_port: int, entries: list
     return result
 
 
-def nginx_worker(edge: Nginx) -> int:
-    """The pid of the edge's one worker process (the one doing the work measured)."""
-    assert edge.process is not None
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rpartition(")")[2].split()
-            except OSError:
-                continue
-            if int(stat[1]) == edge.process.pid:
-                return int(entry.name)
-    raise BenchError("the nginx worker process was not found")
-
-
 def _wait_for_log(log: Path, lines: int) -> None:
     """nginx writes its buffered log lines within a moment of the run's end (flush on buffer
     full, or at the next request): wait until the run's lines are all in."""
@@ -584,46 +546,47 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s instead of 5 of 8 s")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
-    try:
-        report = run(args.quick)
-    except BenchError as error:
-        print(f"bench-edge cannot run: {error}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print(f"nginx: {report['nginx']}; mix: {report['mix_entries']} entries; "
-              f"{report['connections']} connections, {report['seconds_per_run']:g} s per run")
-        for result in report["rounds"]:
-            print(f"  round {result['round']}: edge {result['edge_rps']:.0f} req/s (p99 {result['edge_p99_ms']:.2f} ms, "
-                  f"{result['edge_cpu_us']:.1f} us of nginx CPU per request), static {result['static_rps']:.0f} req/s "
-                  f"(p99 {result['static_p99_ms']:.2f} ms, {result['static_cpu_us']:.1f} us), static tuned like the edge "
-                  f"{result['static_tuned_rps']:.0f} req/s ({result['static_tuned_cpu_us']:.1f} us); capacity ratio "
-                  f"{result['ratio']:.3f} (tuned {result['tuned_ratio']:.3f}), req/s ratio {result['rps_ratio']:.3f}")
-        print(f"capacity ratio (median, static CPU per request / edge CPU per request): "
-              f"{report['throughput_ratio']:.3f} (target >= {THROUGHPUT_TARGET})")
-        print(f"capacity ratio against static files served with the edge's own file settings "
-              f"(median; reported, not judged): {report['tuned_ratio']:.3f}")
-        print(f"req/s ratio (median; on a shared machine this measures its load too): {report['rps_ratio']:.3f}")
-        print(f"hit ratio: {report['hit_ratio']:.4f} (target >= {HIT_RATIO_TARGET}); statuses {report['cache_statuses']}")
-        abuse = report["abuse"]
-        print(f"abuse: innocent client p50 {abuse['innocent_p50_ms_alone']:.2f} ms alone, "
-              f"{abuse['innocent_p50_ms_flooded']:.2f} ms under the flood; "
-              f"p99 {abuse['innocent_p99_ms_alone']:.2f} ms alone, "
-              f"{abuse['innocent_p99_ms_flooded']:.2f} ms under the flood (x{abuse['p99_factor']:.2f}, "
-              f"target <= {P99_FACTOR_TARGET}); its statuses {abuse['innocent_statuses_flooded']}; "
-              f"flooder statuses {abuse['flooder_statuses']}; API RSS {abuse['api_rss_before_mb']} -> "
-              f"{abuse['api_rss_after_mb']} MB (bound: +64 MiB cache + 64 MiB margin)")
-        refresh = report["refresh"]
-        print(f"refresh: published during the replay; API processes swapped "
-              f"{refresh['seconds_apis_swapped_after_flip']:.1f} s after the flip; the edge served old answers "
-              f"{refresh['seconds_old_served_after_swap']:.1f} s after that (bound: max-age "
-              f"{refresh['max_age_seconds']} s + {REFRESH_SLACK:g} s); {refresh['mixed_answers']} of "
-              f"{refresh['checked_answers']} checked answers mixed two snapshots; replay "
-              f"{refresh['replay_requests']} requests, {refresh['replay_errors']} errors, "
-              f"{refresh['replay_bad_status']} non-2xx")
-        print("PASS" if report["passed"] else "FAIL")
-    return 0 if report["passed"] else 1
+    return report_exit(lambda: run(args.quick), args.json, print_report, "bench-edge cannot run")
+
+
+def print_report(report: dict[str, Any]) -> None:
+    """The report as text, PASS or FAIL last."""
+    print(f"nginx: {report['nginx']}; mix: {report['mix_entries']} entries; "
+          f"{report['connections']} connections, {report['seconds_per_run']:g} s per run")
+    for result in report["rounds"]:
+        print(f"  round {result['round']}: edge {result['edge_rps']:.0f} req/s "
+              f"(p99 {result['edge_p99_ms']:.2f} ms, {result['edge_cpu_us']:.1f} us of nginx CPU "
+              f"per request), static {result['static_rps']:.0f} req/s "
+              f"(p99 {result['static_p99_ms']:.2f} ms, "
+              f"{result['static_cpu_us']:.1f} us), static tuned like the edge "
+              f"{result['static_tuned_rps']:.0f} req/s ({result['static_tuned_cpu_us']:.1f} us); "
+              f"capacity ratio {result['ratio']:.3f} (tuned {result['tuned_ratio']:.3f}), "
+              f"req/s ratio {result['rps_ratio']:.3f}")
+    print(f"capacity ratio (median, static CPU per request / edge CPU per request): "
+          f"{report['throughput_ratio']:.3f} (target >= {THROUGHPUT_TARGET})")
+    print(f"capacity ratio against static files served with the edge's own file settings "
+          f"(median; reported, not judged): {report['tuned_ratio']:.3f}")
+    print(f"req/s ratio (median; on a shared machine this measures its load too): "
+          f"{report['rps_ratio']:.3f}")
+    print(f"hit ratio: {report['hit_ratio']:.4f} (target >= {HIT_RATIO_TARGET}); "
+          f"statuses {report['cache_statuses']}")
+    abuse = report["abuse"]
+    print(f"abuse: innocent client p50 {abuse['innocent_p50_ms_alone']:.2f} ms alone, "
+          f"{abuse['innocent_p50_ms_flooded']:.2f} ms under the flood; "
+          f"p99 {abuse['innocent_p99_ms_alone']:.2f} ms alone, "
+          f"{abuse['innocent_p99_ms_flooded']:.2f} ms under the flood (x{abuse['p99_factor']:.2f}, "
+          f"target <= {P99_FACTOR_TARGET}); its statuses {abuse['innocent_statuses_flooded']}; "
+          f"flooder statuses {abuse['flooder_statuses']}; API RSS {abuse['api_rss_before_mb']} -> "
+          f"{abuse['api_rss_after_mb']} MB (bound: +64 MiB cache + 64 MiB margin)")
+    refresh = report["refresh"]
+    print(f"refresh: published during the replay; API processes swapped "
+          f"{refresh['seconds_apis_swapped_after_flip']:.1f} s after the flip; the edge served old "
+          f"answers {refresh['seconds_old_served_after_swap']:.1f} s after that (bound: max-age "
+          f"{refresh['max_age_seconds']} s + {REFRESH_SLACK:g} s); {refresh['mixed_answers']} of "
+          f"{refresh['checked_answers']} checked answers mixed two snapshots; replay "
+          f"{refresh['replay_requests']} requests, {refresh['replay_errors']} errors, "
+          f"{refresh['replay_bad_status']} non-2xx")
+    print("PASS" if report["passed"] else "FAIL")
 
 
 if __name__ == "__main__":

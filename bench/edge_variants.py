@@ -17,8 +17,6 @@ Run on a quiet machine: the ratios are stable to a few per cent there (docs/PERF
 from __future__ import annotations
 
 import argparse
-import dataclasses
-import os
 import random
 import re
 import shutil
@@ -28,25 +26,23 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-for entry in (REPO_ROOT, REPO_ROOT / "bench"):
-    if str(entry) not in sys.path:
-        sys.path.insert(0, str(entry))
-
-from edge import BASELINES, Entry, lua_script, mix, nginx_worker, run_wrk  # noqa: E402
-from http_cache import (  # noqa: E402
+from support import (  # first: it puts the repository root on sys.path
     BenchError,
     Process,
-    answering,
     fetch,
     free_port,
     make_data_dir,
+    nginx_worker,
     process_cpu,
+    require_nginx,
+    start_proxied,
     start_redis,
+    static_block,
+    unlimited_edge,
 )
 
+from edge import BASELINES, Entry, lua_script, replay, save_bodies, snapshot_mix  # noqa: E402
 from readiness.edge_config import edge_config  # noqa: E402
-from tests.edge_nginx import Nginx, nginx_executable  # noqa: E402
 
 
 def _without(pattern: str) -> Callable[[str], str]:
@@ -81,43 +77,25 @@ def server_block(config: str) -> str:
 
 
 def run(rounds: int, seconds: float, only: set[str], path: str | None, identity: bool) -> dict[str, list[float]]:
-    executable = nginx_executable()
-    if executable is None:
-        raise BenchError("nginx is not installed (make bench-edge installs Debian's package)")
+    executable = require_nginx()
     variants = {name: change for name, change in VARIANTS.items()
                 if not only or name == "edge (shipped)" or any(word in name for word in only)}
     workdir = Path(tempfile.mkdtemp(prefix="bench-edge-variants-"))
     processes: list[Process] = []
     try:
         data, snapshot, _ = make_data_dir(workdir / "data")
-        if path is None:
-            by_population = sorted(snapshot.countries, key=lambda code: -float(snapshot.countries[code].record.get("Population, total") or 0))  # type: ignore[arg-type]
-            entries = mix(by_population, sorted(snapshot.countries))
-        else:
-            entries = [Entry(path, not identity, 100.0)]
+        entries = snapshot_mix(snapshot) if path is None else [Entry(path, not identity, 100.0)]
         redis_process, redis_port = start_redis(workdir)
         processes.append(redis_process)
-        api_port = free_port()
-        env = {**os.environ, "READINESS_PORT": str(api_port), "READINESS_ADMIN_PORT": str(free_port()),
-               "READINESS_DATA_DIR": str(data), "READINESS_REDIS_URL": f"redis://127.0.0.1:{redis_port}/0",
-               "READINESS_BEHIND_PROXY": "true", "READINESS_LOG_LEVEL": "WARNING"}
-        api = Process("api", [sys.executable, "server.py"], env, workdir / "api.log")
-        processes.append(api)
-        answering(api, api_port)
+        (api_port,) = start_proxied(["api"], data, redis_port, workdir, processes)
 
-        edge = Nginx(executable, (f"127.0.0.1:{api_port}",), rate="1000000r/s", burst=1000000, connections=60000)
-        log_options = "readiness_edge buffer=64k flush=1s"
-        edge.settings = dataclasses.replace(edge.settings, access_log=f"{edge.access_log} {log_options}")
+        edge = unlimited_edge(executable, [api_port], buffered_log=True)
         static = edge.prefix / "static"
         static.mkdir()
         ports = {name: free_port() for name in [*BASELINES, *variants]}
         ports["edge (shipped)"] = edge.port
-        blocks = [
-            f"server {{ listen 127.0.0.1:{ports[name]}; server_tokens off; {settings}\n"
-            f"  access_log {edge.prefix / (name + '-access.log')} {log_options};\n"
-            f"  default_type \"application/json; charset=utf-8\"; root {static}; }}\n"
-            for name, settings in BASELINES.items()
-        ]
+        blocks = [static_block(edge, name, ports[name], settings, static)
+                  for name, settings in BASELINES.items()]
         shipped = server_block(edge_config(edge.settings))
         for name, change in variants.items():
             if name != "edge (shipped)":
@@ -127,24 +105,18 @@ def run(rounds: int, seconds: float, only: set[str], path: str | None, identity:
                 blocks.append(changed.replace(f"listen 127.0.0.1:{edge.port};", f"listen 127.0.0.1:{ports[name]};"))
         edge.extra_http = "\n".join(blocks)
 
-        static_paths = []
-        for index, item in enumerate(entries):
-            status, _, body = fetch(api_port, item.path, {"Accept-Encoding": "gzip"} if item.gzip else {})
-            if status != 200:
-                raise BenchError(f"{item.path}: {status}")
-            (static / f"{index}.json").write_bytes(body)
-            static_paths.append(f"/{index}.json")
+        static_paths = save_bodies(api_port, entries, static)
         edge.start()
         try:
             for name in variants:  # each block's misses, so that only hits are measured
                 for item in entries:
-                    fetch(ports[name], item.path, {"Accept-Encoding": "gzip"} if item.gzip else {})
+                    fetch(ports[name], item.path, item.headers)
             edge_script, static_script = workdir / "edge.lua", workdir / "static.lua"
-            edge_script.write_text(lua_script(entries, [item.path for item in entries], [item.gzip for item in entries]))
-            static_script.write_text(lua_script(entries, static_paths, [item.gzip for item in entries]))
+            edge_script.write_text(lua_script(entries))
+            static_script.write_text(lua_script(entries, static_paths))
             scripts = {name: static_script if name in BASELINES else edge_script for name in ports}
             for name in ports:
-                run_wrk(ports[name], scripts[name], 1)
+                replay(ports[name], scripts[name], 1)
             worker = nginx_worker(edge)
             cpu: dict[str, list[float]] = {name: [] for name in ports}
             for number in range(rounds):
@@ -152,7 +124,7 @@ def run(rounds: int, seconds: float, only: set[str], path: str | None, identity:
                 random.shuffle(order)
                 for name in order:
                     before = process_cpu(worker)
-                    result = run_wrk(ports[name], scripts[name], seconds)
+                    result = replay(ports[name], scripts[name], seconds)
                     cpu[name].append((process_cpu(worker) - before) / result["requests"] * 1e6)
                 print(f"round {number + 1}: " + ", ".join(f"{name} {cpu[name][-1]:.1f}" for name in ports), file=sys.stderr)
         finally:

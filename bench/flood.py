@@ -44,14 +44,20 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-for entry in (REPO_ROOT, REPO_ROOT / "bench"):
-    if str(entry) not in sys.path:
-        sys.path.insert(0, str(entry))
+from support import (
+    HOST,
+    BenchError,
+    Process,
+    answering,
+    fetch,
+    free_port,
+    make_data_dir,
+    metrics,
+    process_cpu,
+    server_argv,
+    server_env,
+)
 
-from http_cache import BenchError, Process, answering, fetch, free_port, make_data_dir, process_cpu  # noqa: E402
-
-HOST = "127.0.0.1"
 API = "/api/v1/readiness"
 INNOCENT_PATH = API + "?code=KEN"
 CONNECT_TIMEOUT = 10.0
@@ -183,23 +189,16 @@ def start_server(
     config: ServerConfig, data_dir: Path, workdir: Path, label: str, cpus: str | None
 ) -> tuple[Process, int]:
     port = free_port()
-    env = {name: value for name, value in os.environ.items() if not name.startswith("READINESS_")}
     admin_port = free_port()  # /metrics is on the operations port only
-    env.update(READINESS_LOG_LEVEL="WARNING", READINESS_SHUTDOWN_DELAY_SECONDS="0", READINESS_DRAIN_SECONDS="1",
-               READINESS_ADMIN_PORT=str(admin_port))
-    env.update(config.env)
-    argv = [sys.executable, str(REPO_ROOT / "server.py"), "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
+    env = server_env(admin_port, **config.env)
+    argv = server_argv(port, data_dir)
     if cpus is not None:
         argv = ["taskset", "-c", cpus, *argv]
     return answering(Process(config.name, argv, env, workdir / f"{label}.log", admin_port), port)
 
 
 def shed_count(admin_port: int) -> float:
-    _, _, body = fetch(admin_port, "/metrics")
-    for line in body.decode().splitlines():
-        if line.startswith("readiness_compute_shed_total "):
-            return float(line.split()[1])
-    return 0.0
+    return metrics(admin_port).get("readiness_compute_shed_total", 0.0)
 
 
 def run_phase(
@@ -287,6 +286,35 @@ def parse_server(text: str) -> ServerConfig:
     return ServerConfig(name, env)
 
 
+def run_rounds(
+    pool: ProcessPoolExecutor, args: argparse.Namespace, workdir: Path
+) -> tuple[list[Phase], str]:
+    """Every round's phases, and where the data came from; BenchError when a server does not
+    start or does not answer the cached request with a 200."""
+    servers = args.server or list(DEFAULT_SERVERS)
+    phases: list[Phase] = []
+    data_dir, snapshot, data = make_data_dir(workdir / "data")
+    codes = sorted(snapshot.countries)
+    flood_count = int(args.seconds * args.rate)
+    seed = 0
+    for round_number in range(args.rounds):
+        order = servers if round_number % 2 == 0 else servers[::-1]
+        for config in order:
+            print(f"round {round_number + 1}: {config.name}", file=sys.stderr)
+            label = f"{config.name}-{round_number}"
+            process, port = start_server(config, data_dir, workdir, label, args.cpus)
+            try:
+                if fetch(port, INNOCENT_PATH)[0] != 200:  # now a tier-1 hit
+                    raise BenchError(f"{INNOCENT_PATH} is not answered 200")
+                for flooded in (False, True):
+                    seed += 1
+                    flood = flood_paths(codes, flood_count, min(args.codes, len(codes)), seed)
+                    phases.append(run_phase(pool, config, port, process, flooded, args, flood))
+            finally:
+                process.stop()
+    return phases, data
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=15.0, help="length of each phase")
@@ -299,37 +327,12 @@ def main() -> int:
     parser.add_argument("--cpus", help="run the server on these CPUs only (taskset -c), e.g. 1: a one-core pod")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    servers = args.server or list(DEFAULT_SERVERS)
-    phases: list[Phase] = []
     with tempfile.TemporaryDirectory(prefix="flood-bench-") as temp, ProcessPoolExecutor(2) as pool:
-        workdir = Path(temp)
         try:
-            data_dir, snapshot, data = make_data_dir(workdir / "data")
+            phases, data = run_rounds(pool, args, Path(temp))
         except BenchError as error:
             print(f"flood.py: {error}", file=sys.stderr)
             return 2
-        codes = sorted(snapshot.countries)
-        flood_count = int(args.seconds * args.rate)
-        seed = 0
-        for round_number in range(args.rounds):
-            order = servers if round_number % 2 == 0 else servers[::-1]
-            for config in order:
-                print(f"round {round_number + 1}: {config.name}", file=sys.stderr)
-                try:
-                    process, port = start_server(config, data_dir, workdir, f"{config.name}-{round_number}", args.cpus)
-                except BenchError as error:
-                    print(f"flood.py: {error}", file=sys.stderr)
-                    return 2
-                try:
-                    if fetch(port, INNOCENT_PATH)[0] != 200:  # now a tier-1 hit
-                        print(f"flood.py: {INNOCENT_PATH} is not answered 200", file=sys.stderr)
-                        return 2
-                    for flooded in (False, True):
-                        seed += 1
-                        flood = flood_paths(codes, flood_count, min(args.codes, len(codes)), seed)
-                        phases.append(run_phase(pool, config, port, process, flooded, args, flood))
-                finally:
-                    process.stop()
     rows = summarize(phases)
     if args.json:
         print(json.dumps({"rows": rows, "phases": [asdict(p) for p in phases]}, default=str))

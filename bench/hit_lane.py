@@ -31,11 +31,11 @@ def measure(root: Path, rounds: int, calls: int) -> dict[str, float]:
 
     from config import Settings
     from loaders import SnapshotStore
-    from readiness.http.app import make_app
+    from readiness.app import make_app
     from readiness.http.handlers import ReadinessHandler
     from readiness.http.logs import AccessLog
     from readiness.domain.query import parse_query_string
-    from readiness.service import Route
+    from readiness.domain.query import Route
 
     class Connection(HTTPConnection):
         """Takes a response and drops it; the write is done at once."""

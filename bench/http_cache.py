@@ -37,170 +37,57 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import http.client
-import json
-import os
-import platform
 import re
 import resource
 import shutil
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator, Sequence
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-for entry in (REPO_ROOT, REPO_ROOT / "bench"):
-    if str(entry) not in sys.path:
-        sys.path.insert(0, str(entry))
+BENCH = Path(__file__).resolve().parent
+if str(BENCH) not in sys.path:  # imported by tests/test_bench_http.py rather than run
+    sys.path.insert(0, str(BENCH))
 
-import orjson  # noqa: E402
+from support import (  # noqa: E402
+    HOST,
+    REPO_ROOT,
+    BenchError,
+    Process,
+    WrkResult,
+    answering,
+    bare_environ,
+    fetch,
+    free_port,
+    machine,
+    machine_busy,
+    make_data_dir,
+    metrics,
+    process_cpu,
+    report_exit,
+    run_wrk,
+    server_argv,
+    server_env,
+    start_redis,
+    table,
+)
+
 import redis  # noqa: E402
-import tornado  # noqa: E402
 
 from baseline_server import ANSWERS, build_answers  # noqa: E402
-from loaders import Snapshot, read_snapshot  # noqa: E402
-from query_engine import ECONOMIES, SAMPLE_DIR, load_sample  # noqa: E402
-from readiness.cache.answers import Answer, AnswerCodec  # noqa: E402
+from readiness.cache.answers import AnswerCodec  # noqa: E402
+from readiness.domain.answer import Answer  # noqa: E402
 from readiness.cache.redis_tier import ANSWER_PREFIX  # noqa: E402
 
-HOST = "127.0.0.1"
 TIER_TARGET = 0.85
 """Tier-1 and tier-2 hits: at least this fraction of their bare baseline's throughput."""
 REVALIDATION_TARGET = 1.0
 """304: at least the bare handler's small-body throughput."""
 
 GZIP = ("Accept-Encoding", "gzip")
-
-
-class BenchError(Exception):
-    """The benchmark cannot run; exit status 2."""
-
-
-# --- the 217-economy data directory -------------------------------------------------------
-
-
-def make_data_dir(root: Path) -> tuple[Path, Snapshot, str]:
-    """A private copy of the bundled sample's snapshots (the current one has 217 economies),
-    so that edits to data/sample during a run cannot swap a snapshot under the servers. The
-    archives come too: history and the catalogue answer from every snapshot."""
-    sample = load_sample()
-    if sample is None or len(sample.countries) < ECONOMIES:
-        raise BenchError(f"data/sample has no current snapshot of {ECONOMIES} economies")
-    shutil.copytree(SAMPLE_DIR / "snapshots", root / "snapshots")
-    (root / "CURRENT").write_text(sample.id + "\n", encoding="utf-8")
-    loaded, problems = read_snapshot(root / "snapshots" / sample.id)
-    if loaded is None or problems:
-        raise BenchError(f"the benchmark's data directory does not load cleanly: {problems[:3]}")
-    others = sorted(path.name for path in (root / "snapshots").iterdir() if path.name != sample.id)
-    return root, loaded, (
-        f"the bundled sample's snapshots, copied: current {sample.id}, and {', '.join(others) or 'no others'}"
-    )
-
-
-# --- processes ----------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind((HOST, 0))
-        return int(sock.getsockname()[1])
-
-
-class Process:
-    """A server subprocess, its output in a file, stopped by its own pid only."""
-
-    def __init__(self, name: str, argv: list[str], env: dict[str, str], log_path: Path, admin_port: int = 0) -> None:
-        self.name = name
-        self.admin_port = admin_port
-        """server.py's operations port (/metrics); 0 for the baseline, which has none."""
-        self.log_path = log_path
-        self._log = open(log_path, "ab")  # noqa: SIM115 (open while the process runs; stop() closes it)
-        self.popen = subprocess.Popen(
-            argv, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log
-        )
-
-    def tail(self, lines: int = 15) -> str:
-        try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
-        except OSError:
-            return ""
-
-    def stop(self) -> None:
-        if self.popen.poll() is None:
-            self.popen.send_signal(signal.SIGTERM)
-            try:
-                self.popen.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait()
-        self._log.close()
-
-
-def wait_http(process: Process, port: int, path: str = "/healthz", timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.popen.poll() is not None:
-            raise BenchError(f"{process.name} exited with {process.popen.returncode}:\n{process.tail()}")
-        try:
-            status, _, _ = fetch(port, path)
-            if status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.05)
-    raise BenchError(f"{process.name} did not answer {path} within {timeout}s:\n{process.tail()}")
-
-
-def answering(process: Process, port: int) -> tuple[Process, int]:
-    """``process`` and its port once it answers; stopped (and BenchError raised) if it never does."""
-    try:
-        wait_http(process, port)
-    except BenchError:
-        process.stop()
-        raise
-    return process, port
-
-
-def start_redis(workdir: Path) -> tuple[Process, int]:
-    port = free_port()
-    process = Process(
-        "redis-server",
-        ["redis-server", "--port", str(port), "--bind", HOST, "--save", "", "--appendonly", "no",
-         "--dir", str(workdir)],
-        dict(os.environ),
-        workdir / "redis.log",
-    )
-    client = redis.Redis(host=HOST, port=port)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.RedisError as error:
-            if process.popen.poll() is not None or time.monotonic() > deadline:
-                process.stop()
-                raise BenchError(f"redis-server did not start:\n{process.tail()}") from error
-            time.sleep(0.05)
-    client.close()
-    return process, port
-
-
-def fetch(port: int, path: str, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
-    connection = http.client.HTTPConnection(HOST, port, timeout=10)
-    try:
-        connection.request("GET", path, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
-    finally:
-        connection.close()
 
 
 # --- servers and cases --------------------------------------------------------------------
@@ -372,14 +259,9 @@ def check_response(case: Case, port: int, answers: dict[str, Answer]) -> int:
 
 
 @dataclass
-class WrkResult:
-    rps: float
-    p50_ms: float
-    p99_ms: float
-    requests: int
-    read_bytes: float
-    errors: int
-    bad_status: int
+class MeasuredRun(WrkResult):
+    """A measured wrk run and the CPU time spent meanwhile."""
+
     cpu_us: float = 0.0
     """Server process CPU time (user + system) per request during the run."""
     redis_cpu_us: float = 0.0
@@ -388,41 +270,11 @@ class WrkResult:
     """CPU used by every other process on the machine during the run, in cores (noise)."""
 
 
-_UNITS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3}
-_SIZES = {"B": 1, "KB": 1024, "MB": 1024**2, "GB": 1024**3}
-
-
-def _duration_ms(text: str) -> float:
-    match = re.fullmatch(r"([0-9.]+)(us|ms|s|m)", text)
-    if match is None:
-        raise BenchError(f"cannot read wrk duration {text!r}")
-    return float(match.group(1)) * _UNITS[match.group(2)]
-
-
-def parse_wrk(output: str) -> WrkResult:
-    """Requests/sec, the 50% and 99% latency lines of --latency, totals and errors."""
-    try:
-        rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", output).group(1))  # type: ignore[union-attr]
-        p50 = _duration_ms(re.search(r"^\s+50%\s+(\S+)", output, re.M).group(1))  # type: ignore[union-attr]
-        p99 = _duration_ms(re.search(r"^\s+99%\s+(\S+)", output, re.M).group(1))  # type: ignore[union-attr]
-        total = re.search(r"(\d+) requests in \S+, ([0-9.]+)([KMG]?B) read", output)
-        requests, read_bytes = int(total.group(1)), float(total.group(2)) * _SIZES[total.group(3)]  # type: ignore[union-attr]
-    except AttributeError:
-        raise BenchError(f"cannot read wrk output:\n{output}") from None
-    errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", output))
-    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-    return WrkResult(rps, p50, p99, requests, read_bytes, errors, int(bad.group(1)) if bad else 0)
-
-
-def run_wrk(port: int, case: Case, headers: dict[str, str], seconds: float, connections: int) -> WrkResult:
-    argv = ["wrk", "-t1", f"-c{connections}", f"-d{seconds:g}s", "--timeout", "5s", "--latency"]
-    for name, value in headers.items():
-        argv += ["-H", f"{name}: {value}"]
-    argv.append(f"http://{HOST}:{port}{case.path}")
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
-    if done.returncode != 0:
-        raise BenchError(f"wrk failed ({done.returncode}): {done.stderr.strip() or done.stdout}")
-    return parse_wrk(done.stdout)
+def run_case(
+    port: int, case: Case, headers: dict[str, str], seconds: float, connections: int
+) -> WrkResult:
+    """One wrk run of ``case`` with ``headers``."""
+    return run_wrk(port, case.path, seconds, connections, headers)
 
 
 # --- metrics scraped from the service -----------------------------------------------------
@@ -434,7 +286,6 @@ QUERY_ROUTES = tuple(f'route="{label}"' for label in ("v1", "indicators", "histo
 
 def scrape(admin_port: int) -> dict[str, float]:
     """The service's counters that say where answers came from (its operations port)."""
-    _, _, body = fetch(admin_port, "/metrics")
     wanted = {
         'readiness_cache_lookups_total{outcome="hit",tier="memory"}': "memory_hit",
         'readiness_cache_lookups_total{outcome="miss",tier="memory"}': "memory_miss",
@@ -446,14 +297,11 @@ def scrape(admin_port: int) -> dict[str, float]:
     }
     values = dict.fromkeys(wanted.values(), 0.0)
     values["requests"] = 0.0
-    for line in body.decode().splitlines():
-        if line.startswith("#") or " " not in line:
-            continue
-        metric, _, value = line.rpartition(" ")
+    for metric, value in metrics(admin_port).items():
         if metric in wanted:
-            values[wanted[metric]] = float(value)
+            values[wanted[metric]] = value
         elif metric.startswith("readiness_http_requests_total{") and any(route in metric for route in QUERY_ROUTES):
-            values["requests"] += float(value)
+            values["requests"] += value
     return values
 
 
@@ -462,7 +310,7 @@ def scrape(admin_port: int) -> dict[str, float]:
 
 @dataclass
 class Samples:
-    runs: list[WrkResult] = field(default_factory=list)
+    runs: list[MeasuredRun] = field(default_factory=list)
     sources: list[dict[str, float]] = field(default_factory=list)
 
 
@@ -471,19 +319,15 @@ def start_server(
 ) -> tuple[Process, int]:
     port, admin_port = free_port(), 0
     log_path = workdir / f"{kind.name}-{round_number}.log"
-    env = {name: value for name, value in os.environ.items() if not name.startswith("READINESS_")}
     redis_url = f"redis://{HOST}:{redis_port}/0"
     if kind.baseline:
         argv = [sys.executable, str(REPO_ROOT / "bench" / "baseline_server.py"), "--port", str(port),
                 "--data-dir", str(data_dir), "--redis-url", redis_url]
+        env = bare_environ()
     else:
-        argv = [sys.executable, str(REPO_ROOT / "server.py"), "--host", HOST, "--port", str(port),
-                "--data-dir", str(data_dir)]
+        argv = server_argv(port, data_dir)
         admin_port = free_port()
-        env["READINESS_ADMIN_PORT"] = str(admin_port)
-        env["READINESS_LOG_LEVEL"] = kind.log_level
-        env["READINESS_SHUTDOWN_DELAY_SECONDS"] = "0"
-        env["READINESS_DRAIN_SECONDS"] = "1"
+        env = server_env(admin_port, READINESS_LOG_LEVEL=kind.log_level)
         if kind.cache_bytes is not None:
             env["READINESS_CACHE_BYTES"] = str(kind.cache_bytes)
         if kind.redis:
@@ -522,28 +366,6 @@ def fill_redis(port: int, redis_port: int, keys: dict[str, str], cases: list[Cas
         client.close()
 
 
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def process_cpu(pid: int) -> float:
-    """User + system CPU seconds of a process so far (0 if it cannot be read)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / _TICK  # utime, stime
-
-
-def machine_busy() -> float:
-    """CPU seconds the whole machine spent busy so far (0 if /proc/stat is unreadable)."""
-    try:
-        values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    except (OSError, ValueError):
-        return 0.0
-    idle = values[3] + (values[4] if len(values) > 4 else 0)
-    return (sum(values[:8]) - idle) / _TICK
-
-
 def children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -551,12 +373,12 @@ def children_cpu() -> float:
 
 def measured_run(
     port: int, case: Case, headers: dict[str, str], seconds: float, connections: int, pids: tuple[int, int]
-) -> WrkResult:
+) -> MeasuredRun:
     """One wrk run with the CPU time the server, Redis and everything else spent meanwhile."""
     server_pid, redis_pid = pids
     start = (process_cpu(server_pid), process_cpu(redis_pid), machine_busy(), children_cpu(),
              resource.getrusage(resource.RUSAGE_SELF), time.monotonic())
-    result = run_wrk(port, case, headers, seconds, connections)
+    result = run_case(port, case, headers, seconds, connections)
     self_usage = resource.getrusage(resource.RUSAGE_SELF)
     server = process_cpu(server_pid) - start[0]
     redis_cpu = process_cpu(redis_pid) - start[1]
@@ -565,10 +387,10 @@ def measured_run(
     others = machine_busy() - start[2] - server - redis_cpu - wrk - bench
     wall = time.monotonic() - start[5]
     served = max(1, result.requests)
-    result.cpu_us = server * 1e6 / served
-    result.redis_cpu_us = redis_cpu * 1e6 / served
-    result.others_cores = max(0.0, others / wall)
-    return result
+    return MeasuredRun(
+        **asdict(result), cpu_us=server * 1e6 / served, redis_cpu_us=redis_cpu * 1e6 / served,
+        others_cores=max(0.0, others / wall),
+    )
 
 
 def server_order(round_number: int) -> list[str]:
@@ -633,7 +455,7 @@ def run(
                             body_bytes[case.name] = check_response(case, port, answers)
                             headers = request_headers(case, answers)
                             conns = case.connections or connections
-                            run_wrk(port, case, headers, warmup, conns)
+                            run_case(port, case, headers, warmup, conns)
                             before = None if kind.baseline else scrape(process.admin_port)
                             result = measured_run(
                                 port, case, headers, seconds, conns, (process.popen.pid, redis_process.popen.pid)
@@ -745,45 +567,7 @@ def run(
     }
 
 
-def machine() -> dict[str, Any]:
-    cpu = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    wrk = subprocess.run(["wrk", "--version"], capture_output=True, text=True).stdout.split("[")[0].strip()
-    redis_version = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()
-    hiredis = "no"
-    try:
-        import hiredis as hiredis_module
-
-        hiredis = hiredis_module.__version__
-    except ImportError:
-        pass
-    return {
-        "cpus": os.cpu_count(),
-        "cpu": cpu,
-        "kernel": platform.release(),
-        "python": platform.python_version(),
-        "tornado": tornado.version,
-        "redis_py": redis.__version__,
-        "hiredis": hiredis,
-        "orjson": orjson.__version__,
-        "wrk": wrk,
-        "redis_server": next((part[2:] for part in redis_version if part.startswith("v=")), "?"),
-    }
-
-
 # --- report -------------------------------------------------------------------------------
-
-
-def _table(header: tuple[str, ...], lines: Sequence[tuple[str, ...]]) -> Iterator[str]:
-    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
-    for cells in [header, tuple("-" * w for w in widths), *lines]:
-        yield "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(cells, widths, strict=True)))
 
 
 def print_table(report: dict[str, Any]) -> None:
@@ -829,7 +613,7 @@ def print_table(report: dict[str, Any]) -> None:
         )
     header = ("case", "status", "bytes", "req/s", "p50", "p99", "cpu", "others", "baseline", "ratio",
               "cpu ratio", "target", "")
-    for line in _table(header, lines):
+    for line in table(header, lines):
         print(line.rstrip())
 
     print("\nwhere the service's answers came from (per request, measured runs):")
@@ -868,16 +652,11 @@ def main(argv: list[str] | None = None) -> int:
         "(e.g. 'tier-2 hit .* c1': the one-connection tier-2 targets, about 2 minutes)"
     )
     args = parser.parse_args(argv)
-    try:
-        report = run(args.quick, args.rounds, args.connections, args.seconds, not args.quiet, args.only)
-    except BenchError as error:
-        print(f"bench/http_cache.py: {error}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print_table(report)
-    return 0 if report["passed"] else 1
+    def report() -> dict[str, Any]:
+        progress = not args.quiet
+        return run(args.quick, args.rounds, args.connections, args.seconds, progress, args.only)
+
+    return report_exit(report, args.json, print_table, "bench/http_cache.py")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ history of all 217 economies over 6 snapshots under 5 ms, the global indicator t
 5,000 rows) under 25 ms; history uses the six sample snapshots' summaries as six history
 snapshots (the sample has four that history shows).
 
-Every case times ``readiness.service.compute`` (select, sort, project, serialize, ETag) and
+Every case times ``readiness.domain.compute.compute`` (select, sort, project, serialize, ETag) and
 is reported as an absolute median, p90 and p99, and as a ratio to a baseline measured in the
 same run: ``orjson.dumps`` of the very same envelope, pre-built (the pure serialization floor).
 
@@ -24,22 +24,22 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
-import json
 import platform
 import statistics
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from collections.abc import Callable
 
-# Run as ``python bench/query_engine.py``, Python puts bench/ (not the repository root) at the
-# head of sys.path, so ``loaders`` and ``readiness`` would not import. The benchmark is a
-# script, not a package, so add the root explicitly.
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+from support import (  # first: it puts the repository root on sys.path
+    ECONOMIES,
+    SAMPLE_DIR,
+    BenchError,
+    load_sample,
+    report_exit,
+    table,
+)
 
 import asyncio  # noqa: E402
 from dataclasses import replace  # noqa: E402
@@ -47,15 +47,13 @@ from dataclasses import replace  # noqa: E402
 import orjson  # noqa: E402
 
 from loaders import Snapshot, SnapshotStore, Summary  # noqa: E402
-from readiness.datasets import compute_history, compute_indicators  # noqa: E402
+from readiness.domain.compute import compute_history, compute_indicators  # noqa: E402
 from readiness.domain.tables import default_history_rows  # noqa: E402
 from readiness.domain.envelope import API_VERSION  # noqa: E402
 from readiness.domain.query import Query  # noqa: E402
 from readiness.domain.select import project, select  # noqa: E402
-from readiness.service import Route, compute  # noqa: E402
-
-SAMPLE_DIR = REPO_ROOT / "data" / "sample"
-ECONOMIES = 217
+from readiness.domain.query import Route  # noqa: E402
+from readiness.domain.compute import compute  # noqa: E402
 
 GLOBAL_TARGET_NS = 2_000_000
 COUNTRY_TARGET_NS = 500_000
@@ -66,12 +64,6 @@ HISTORY_IDS = ("2021-12", "2022-12", "2023-12", "2024-12", "2025-12", "2026-11")
 CSV_RATIO_TARGET = 1.3
 CSV_CASE = "global format=csv"
 """Its ratio column is to the "global default" (JSON) case's median, not to a serialization floor."""
-
-
-
-def load_sample() -> Snapshot | None:
-    """Load the bundled current snapshot (None, logged by the loaders, if unusable)."""
-    return SnapshotStore(SAMPLE_DIR).load_current()
 
 
 def history_summaries() -> list[Summary]:
@@ -197,10 +189,6 @@ def measure(
 
 
 # --- report -------------------------------------------------------------------------------
-
-
-class BenchError(Exception):
-    """The benchmark cannot run; exit status 2."""
 
 
 def _ms(nanoseconds: float) -> str:
@@ -400,20 +388,8 @@ def print_table(report: dict[str, Any]) -> None:
         )
         for row in report["results"]
     ]
-    widths = [max(len(line[i]) for line in [header, *lines]) for i in range(len(header))]
-
-    def emit(cells: tuple[str, ...]) -> None:
-        print(
-            "  ".join(
-                cell.ljust(width) if i == 0 else cell.rjust(width)
-                for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
-            )
-        )
-
-    emit(header)
-    emit(tuple("-" * width for width in widths))
-    for line in lines:
-        emit(line)
+    for line in table(header, lines):
+        print(line)
     print("\nqueries:")
     for row in report["results"]:
         print(f"  {row['case']}: {row['query'] or '(no parameters)'}")
@@ -429,16 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (smoke run)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
-    try:
-        report = run(args.quick)
-    except BenchError as error:
-        print(f"bench/query_engine.py: {error}", file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print_table(report)
-    return 0 if report["passed"] else 1
+    return report_exit(lambda: run(args.quick), args.json, print_table, "bench/query_engine.py")
 
 
 if __name__ == "__main__":

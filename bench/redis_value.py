@@ -14,17 +14,16 @@ from __future__ import annotations
 import statistics
 import sys
 import time
-from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
+from support import SAMPLE_DIR  # first: it puts the repository root on sys.path
 
 from loaders import SnapshotStore  # noqa: E402
 
 from readiness.cache.answers import AnswerCodec  # noqa: E402
 from readiness.domain.query import Query  # noqa: E402
-from readiness.service import Route, cache_key, compute, request_key  # noqa: E402
+from readiness.domain.query import Route  # noqa: E402
+from readiness.cache.keys import cache_key, request_key  # noqa: E402
+from readiness.domain.compute import compute  # noqa: E402
 
 CASES = {"KEN": Query(codes=("KEN",)), "all countries": Query()}
 RUNS = 2000
@@ -46,7 +45,7 @@ def _slice(key: str, value: bytes) -> tuple[bytes, bytes]:
 
 
 def main() -> int:
-    snapshot = SnapshotStore(REPO_ROOT / "data" / "sample").load_current()
+    snapshot = SnapshotStore(SAMPLE_DIR).load_current()
     if snapshot is None:
         print("redis_value.py: no sample snapshot", file=sys.stderr)
         return 2

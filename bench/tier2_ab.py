@@ -16,21 +16,26 @@ minutes apart cannot promise on a shared machine.
 from __future__ import annotations
 
 import argparse
-import os
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-for entry in (REPO_ROOT, REPO_ROOT / "bench"):
-    if str(entry) not in sys.path:
-        sys.path.insert(0, str(entry))
-
-from http_cache import Process, fetch, free_port, process_cpu, start_redis, wait_http  # noqa: E402
+from support import (
+    HOST,
+    REPO_ROOT,
+    SAMPLE_DIR,
+    Process,
+    fetch,
+    free_port,
+    process_cpu,
+    run_wrk,
+    server_argv,
+    server_env,
+    start_redis,
+    wait_http,
+)
 
 PATHS = {"KEN": "/api/v1/readiness?code=KEN", "all countries": "/api/v1/readiness"}
 
@@ -48,14 +53,9 @@ def main() -> int:
         try:
             for database, (name, root) in enumerate(roots.items()):
                 port = free_port()
-                env = {key: value for key, value in os.environ.items() if not key.startswith("READINESS_")}
-                env.update(
-                    READINESS_ADMIN_PORT=str(free_port()), READINESS_LOG_LEVEL="WARNING", READINESS_CACHE_BYTES="0",
-                    READINESS_REDIS_URL=f"redis://127.0.0.1:{redis_port}/{database}",
-                    READINESS_SHUTDOWN_DELAY_SECONDS="0", READINESS_DRAIN_SECONDS="1",
-                )
-                argv = [str(root / ".venv" / "bin" / "python"), str(root / "server.py"), "--host", "127.0.0.1",
-                        "--port", str(port), "--data-dir", str(REPO_ROOT / "data" / "sample")]
+                env = server_env(free_port(), READINESS_CACHE_BYTES="0",
+                                 READINESS_REDIS_URL=f"redis://{HOST}:{redis_port}/{database}")
+                argv = server_argv(port, SAMPLE_DIR, root, str(root / ".venv" / "bin" / "python"))
                 process = Process(name, argv, env, Path(temp) / f"{name}.log")
                 servers[name] = (process, port)
                 wait_http(process, port)
@@ -70,11 +70,9 @@ def main() -> int:
                     for name in order:
                         process, port = servers[name]
                         before = process_cpu(process.popen.pid)
-                        output = subprocess.run(["wrk", "-t1", "-c1", "-d3s", f"http://127.0.0.1:{port}{path}"],
-                                                capture_output=True, text=True, check=True).stdout
-                        requests = int(re.search(r"(\d+) requests in", output).group(1))  # type: ignore[union-attr]
-                        rps = float(re.search(r"Requests/sec:\s+([0-9.]+)", output).group(1))  # type: ignore[union-attr]
-                        results[(name, answer)].append(((process_cpu(process.popen.pid) - before) * 1e6 / requests, rps))
+                        run = run_wrk(port, path, 3, 1)
+                        cpu_us = (process_cpu(process.popen.pid) - before) * 1e6 / run.requests
+                        results[(name, answer)].append((cpu_us, run.rps))
             for answer in PATHS:
                 for name in roots:
                     runs = results[(name, answer)]

@@ -45,20 +45,20 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-for entry in (REPO_ROOT, REPO_ROOT / "bench"):
-    if str(entry) not in sys.path:
-        sys.path.insert(0, str(entry))
+from support import (  # first: it puts the repository root on sys.path
+    SAMPLE_DIR,
+    BenchError,
+    start_redis,
+)
 
 from baseline_server import BASELINE_PREFIX, RedisHandler  # noqa: E402
 from config import Settings  # noqa: E402
-from http_cache import BenchError, start_redis  # noqa: E402
 from loaders import SnapshotStore  # noqa: E402
 from redis.asyncio import Redis  # noqa: E402
 from tornado.httputil import HTTPConnection, HTTPHeaders, HTTPServerRequest, RequestStartLine  # noqa: E402
 from tornado.web import Application  # noqa: E402
 
-from readiness.http.app import make_app  # noqa: E402
+from readiness.app import make_app  # noqa: E402
 from readiness.cache.breaker import CircuitBreaker  # noqa: E402
 from readiness.cache.answers import AnswerCache, AnswerCodec  # noqa: E402
 from readiness.http.handlers import ReadinessHandler  # noqa: E402
@@ -66,7 +66,9 @@ from readiness.http.logs import AccessLog  # noqa: E402
 from readiness.metrics import Metrics  # noqa: E402
 from readiness.domain.query import Query  # noqa: E402
 from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier, connect  # noqa: E402
-from readiness.service import Route, cache_key, compute, request_key  # noqa: E402
+from readiness.domain.query import Route  # noqa: E402
+from readiness.cache.keys import cache_key, request_key  # noqa: E402
+from readiness.domain.compute import compute  # noqa: E402
 
 TIMEOUT = 0.1
 """The server's default Redis timeout (READINESS_REDIS_TIMEOUT_MS=100)."""
@@ -131,7 +133,7 @@ async def measure(calls: Callable[[], Awaitable[Any]], count: int) -> tuple[floa
 
 
 async def run(redis_url: str, rounds: int, count: int) -> None:
-    store = SnapshotStore(REPO_ROOT / "data" / "sample")
+    store = SnapshotStore(SAMPLE_DIR)
     snapshot = store.load_current()
     if snapshot is None:
         raise BenchError("no current snapshot in data/sample")
@@ -155,7 +157,7 @@ async def run(redis_url: str, rounds: int, count: int) -> None:
             stub_tier = RedisTier(stub, CircuitBreaker(1000, 1), metrics, codec, timeout=TIMEOUT)  # type: ignore[arg-type]
             app, stub_app = (
                 make_app(
-                    Settings(data_dir=REPO_ROOT / "data" / "sample", cache_bytes=0),
+                    Settings(data_dir=SAMPLE_DIR, cache_bytes=0),
                     store,
                     redis=answers,
                     memory=AnswerCache(0),
