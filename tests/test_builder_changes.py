@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
-from loaders import Snapshot, read_snapshot
+from loaders import COMPOSITE, Snapshot, read_snapshot
 from loaders.validate import main as validate_main
 
 from builder import Economy, Release, build_snapshot, publish
@@ -73,6 +73,24 @@ def test_compare_lists_added_removed_movers_and_changed_values(tmp_path: Path) -
     assert changed["EG.ELC.ACCS.ZS"] == ["BBB"] and "SP.POP.TOTL" not in changed
     assert "1 economies added, 1 removed" in str(document["summary"])
     assert "(largest: Economy BBB +" in str(document["summary"])
+
+
+def test_compare_orders_movers_by_size_so_a_large_fall_comes_first(tmp_path: Path) -> None:
+    """The largest movers are ordered by absolute change: a fall of 70 before a rise of 42."""
+    before = snapshot(tmp_path, "2026-10", STANDARD)
+    # CCC falls from 1.0 to 0.1; BBB rises from 0.5 to 0.6, which lifts DDD's score too.
+    after = snapshot(tmp_path, "2026-11", {**STANDARD, economy("BBB"): 0.6, economy("CCC"): 0.1})
+    report = compare(before, after)
+    document = document_of(report)
+    composite = [(m["code"], m["change"]) for m in document["scores"][COMPOSITE]["largest"]]
+    assert composite == [("CCC", -70), ("BBB", 42), ("DDD", 14), ("MMM", -0.42)]
+    infrastructure = document["scores"]["Infrastructure Score"]["largest"]
+    assert [m["code"] for m in infrastructure] == ["CCC", "BBB", "DDD"]
+    assert infrastructure[0]["change"] < 0
+    ranks = [(m["code"], m["change"]) for m in document["ranks"]["largest"]]
+    assert ranks == [("CCC", 2), ("BBB", -1), ("DDD", -1)]
+    assert report.movements[COMPOSITE].top == ("Economy CCC", -70.0)
+    assert "(largest: Economy CCC -70.00)" in str(document["summary"])
 
 
 def test_compare_imputations_that_appear_and_disappear(tmp_path: Path) -> None:

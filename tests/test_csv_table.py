@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from config import Settings
 from loaders import COUNTRY_FIELDS, Country, JsonValue, Snapshot, SnapshotStore
-from readiness import make_app
+from readiness.app import make_app
 from readiness.domain.csv_table import to_csv
 
 from tests.openapi_server import serving
@@ -66,6 +66,15 @@ def test_to_csv_null_and_absent_are_empty_booleans_are_true_false() -> None:
     assert document == BOM + b"a,b,c,d\r\n,true,false,\r\n"
 
 
+def test_to_csv_text_with_a_comma_and_a_quote_keeps_its_quotes() -> None:
+    """A value with both a separator and a quote is quoted with its quotes doubled."""
+    document = to_csv(["note", "n"], [{"note": 'Say "hi", friend', "n": 1}])
+    assert document == BOM + b'note,n\r\n"Say ""hi"", friend",1\r\n'
+    assert read_back(document)[1] == ['Say "hi", friend', "1"]
+    alone = to_csv(["note"], [{"note": '"a,b"'}, {"note": 'x"\r\n,y'}])
+    assert alone == BOM + b'note\r\n"""a,b"""\r\n"x""\r\n,y"\r\n'
+
+
 def test_to_csv_a_lone_empty_cell_is_not_a_blank_line() -> None:
     document = to_csv(["a"], [{"a": None}, {"a": ""}, {"a": "x, y"}])
     assert document == BOM + b'a\r\n""\r\n""\r\n"x, y"\r\n'
@@ -95,10 +104,17 @@ def test_to_csv_text_with_nul_or_control_characters_survives() -> None:
     assert [row[0] for row in read_back(document)[1:]] == values
 
 
+separated_and_quoted = st.tuples(
+    st.text(max_size=4), st.sampled_from([",", "\r", "\n", "\r\n"]), st.text(max_size=4),
+    st.sampled_from(['"', '""']), st.text(max_size=4),
+).flatmap(st.permutations).map("".join)
+"""Text holding a separator (comma, CR or LF) and a quote together, in any order."""
+
 json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1),
-    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12),
-    st.sampled_from(["Korea, Rep.", 'say "hi"', "", ",", '"', "\r\n", "Côte d'Ivoire", "\x00"]),
+    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12), separated_and_quoted,
+    st.sampled_from(["Korea, Rep.", 'say "hi"', "", ",", '"', "\r\n", "Côte d'Ivoire", "\x00",
+                     'Say "hi", friend']),
 )
 
 

@@ -11,14 +11,15 @@ import pytest
 from redis.asyncio import Redis
 
 from loaders import SnapshotStore
-from readiness.http.app import new_metrics
+from readiness.app import new_metrics
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.answers import AnswerCache
 from readiness.domain.errors import CountryNotFound
 from readiness.metrics import Metrics
 from readiness.domain.query import Query
 from readiness.cache.redis_tier import POPULAR_KEEP, RedisTier, connect, popular_key
-from readiness.service import ReadinessService, RedisTtl, Route
+from readiness.service import ReadinessService, RedisTtl
+from readiness.domain.query import Route
 
 from tests.conftest import gen_test
 

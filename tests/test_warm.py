@@ -16,8 +16,11 @@ from readiness.cache.answers import AnswerCache, AnswerCodec
 from readiness.metrics import Metrics
 from readiness.domain.query import Query
 from readiness.cache.redis_tier import ANSWER_PREFIX, MAX_ANSWER_BYTES, RedisTier, popular_key
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl, Route, cache_key, compute
-from readiness.cache.warm import WarmSettings, main, parse_request, warm
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl
+from readiness.domain.query import Route
+from readiness.cache.keys import cache_key
+from readiness.domain.compute import compute
+from readiness.freshness.warm import WarmSettings, main, parse_request, warm
 
 from tests.builder_world import NEXT_MONTH, STANDARD
 from tests.conftest import ROOT, flip, gen_test, place_snapshot, tiny_data
@@ -87,6 +90,28 @@ async def test_warm_adds_previous_snapshots_most_requested(data: Path) -> None:
         assert len(summary.written) == len(set(summary.written))
 
 
+POPULAR = ("v1|codes=AAA,BBB", "v1|codes=AAA,CCC", "v1|codes=BBB,CCC",
+           "v1|sort=Country%20Code&order=desc", "v1|codes=AAA,DDD")
+"""Requests no standard answer covers, the most asked first."""
+
+
+@gen_test
+async def test_warm_adds_exactly_the_top_n_counted_requests(data: Path) -> None:
+    """With more than ``top`` requests counted, exactly the ``top`` most counted are warmed."""
+    async with fakeredis.FakeAsyncRedis() as redis:
+        counter = RedisTier(redis, CircuitBreaker(3, 60), Metrics(lambda: None, lambda: False))
+        for flush in range(len(POPULAR)):  # POPULAR[i] is asked in len(POPULAR) - i flushes
+            for member in POPULAR[: len(POPULAR) - flush]:
+                counter.count("2026-11", member)
+            await counter.flush_counts()
+        assert await redis.zcard(popular_key("2026-11")) == len(POPULAR)
+        standard = await warm(redis, data, "2026-12", warming(top=0), progress=False)
+        summary = await warm(redis, data, "2026-12", warming(top=3), progress=False)
+        assert set(summary.written) - set(standard.written) == {
+            key(data, "2026-12", member) for member in POPULAR[:3]}
+        assert len(summary.written) == len(standard.written) + 3
+
+
 @gen_test
 async def test_warm_of_current_again_replays_its_own_most_requested(data: Path) -> None:
     async with fakeredis.FakeAsyncRedis() as redis:
@@ -137,7 +162,7 @@ def test_warm_command_without_snapshot_needs_a_usable_current(
 
 def run_warm(*args: str) -> subprocess.CompletedProcess[str]:
     """The warm-up command as the publish hook or a Kubernetes Job runs it."""
-    return subprocess.run([sys.executable, "-m", "readiness.cache.warm", *args], cwd=ROOT,
+    return subprocess.run([sys.executable, "-m", "readiness.freshness.warm", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
 
 

@@ -25,8 +25,6 @@ CRLF = b"\r\n"
 
 _EMPTY = orjson.Fragment(b"")
 """What orjson writes for a null cell: nothing."""
-_TO_CSV_MODULE = orjson.Fragment(b"\\")
-"""A raw backslash in a row's JSON: the row is written by the csv module instead."""
 _MARK = b"\x00"
 """Stands for a quote CSV needs (around text with a comma) until JSON's own quotes are gone:
 orjson escapes a NUL in text, so a raw one is always ours."""
@@ -42,8 +40,9 @@ def to_csv(columns: Sequence[str], rows: Sequence[Mapping[str, JsonValue]]) -> b
     holds a quote, backslash or control character: numbers, true and false are JSON's own text
     (so byte-identical to the JSON answer), null is written as nothing, and JSON's quotes are
     dropped except around text with a comma. Rows with anything else go through the csv
-    module. Several times faster than the csv module alone, which would make a CSV answer cost
-    half as much again as its JSON twin (docs/PERFORMANCE.md).
+    module; ``_needs_csv_module`` alone decides, from JSON's escapes. Two to three times faster
+    than the csv module alone, which would make the global CSV answer cost about twice its
+    JSON twin instead of about as much (bench/query_engine.py's target: under 1.3 times).
     """
     table: list[Sequence[JsonValue | orjson.Fragment]] = [[_text(name) for name in columns]]
     table += [
@@ -61,19 +60,19 @@ def to_csv(columns: Sequence[str], rows: Sequence[Mapping[str, JsonValue]]) -> b
 
 def _text(value: str) -> str | orjson.Fragment:
     """Text as orjson should write it: as itself when it has no comma; with a comma, as its
-    UTF-8 between two marks that become CSV's quotes, or, when it holds anything orjson would
-    escape (or that ``isprintable`` doubts), as a lone backslash that sends its row to the csv
-    module."""
+    JSON text (escapes and all) between two marks that become CSV's quotes instead of JSON's.
+    Either way a quote, backslash or control character in it is a JSON escape, which
+    ``_needs_csv_module`` sees."""
     if "," not in value:
         return value
-    if value.isprintable() and '"' not in value and "\\" not in value:
-        return orjson.Fragment(_MARK + value.encode("utf-8") + _MARK)
-    return _TO_CSV_MODULE
+    return orjson.Fragment(_MARK + orjson.dumps(value)[1:-1] + _MARK)
 
 
 def _needs_csv_module(json_text: bytes) -> bool:
-    """Whether JSON text holds an escape (a quote, backslash or control character in text) or
-    a nested value: the csv module must then quote it."""
+    """The one guard of the fast path: whether JSON text holds an escape (orjson escapes every
+    quote, backslash and control character in text, CR and LF included, also in text with a
+    comma) or a nested value. The csv module must then write it: dropping JSON's quotes would
+    drop text's own."""
     return b"\\" in json_text or b"[" in json_text or b"{" in json_text
 
 
