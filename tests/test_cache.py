@@ -188,3 +188,79 @@ def test_codec_rebuilds_header_text_only_from_numbers_and_a_checked_name() -> No
     unpacked = codec.unpack("k", signed_with_name(b"indicator"))  # the forgery itself works...
     assert unpacked is not None and unpacked.meta.download == "indicator"
     assert codec.unpack("k", signed_with_name(b'ready"\r\nX')) is None  # ...but not this name
+
+
+# --- tier 1 is a segmented LRU: one-off answers cannot flush the ones asked for again ----------
+
+
+def test_cache_flood_of_one_off_answers_keeps_the_answers_asked_for_again() -> None:
+    cache = AnswerCache(200_000)
+    popular = {f"popular-{number}": Answer.of(bytes(5_000 + number)) for number in range(10)}
+    for key, answer in popular.items():
+        cache.put(key, answer)
+        assert cache.get(key) is answer  # asked for again: promoted
+    for number in range(2_000):  # a scan: 100 times the cache in answers nobody asks for twice
+        cache.put(f"one-off-{number}", Answer.of(number.to_bytes(4, "big") * 2_500))
+    assert all(cache.get(key) is answer for key, answer in popular.items())
+    assert cache.size <= cache.max_bytes
+    assert cache.evictions > 1_900
+
+
+def test_cache_answer_asked_once_is_what_a_flood_evicts() -> None:
+    cache = AnswerCache(100_000)
+    cache.put("asked once", Answer.of(bytes(1_000)))
+    for number in range(200):
+        cache.put(f"one-off-{number}", Answer.of(number.to_bytes(4, "big") * 500))
+    assert "asked once" not in cache
+
+
+def test_cache_large_answer_never_evicts_protected_answers() -> None:
+    cache = AnswerCache(100_000)
+    kept = Answer.of(bytes(30_000))
+    cache.put("popular", kept)
+    cache.get("popular")
+    cache.put("huge", Answer.of(bytes(75_000)))  # more than probation's room beside "popular"
+    assert "huge" not in cache and cache.get("popular") is kept
+    cache.put("large", Answer.of(bytes(60_000)))  # fits beside it: stored
+    assert "large" in cache and cache.get("popular") is kept
+
+
+def test_cache_protected_overflow_is_demoted_not_dropped() -> None:
+    answer_cost = _cost("p-0", Answer.of(bytes(1_000)))
+    cache = AnswerCache(10 * answer_cost)
+    for number in range(10):
+        cache.put(f"p-{number}", Answer.of(bytes(1_000)))
+        cache.get(f"p-{number}")
+    assert cache.protected_size <= cache.protected_max
+    assert len(cache) == 10 and cache.evictions == 0  # the oldest went back to probation, still held
+    assert "p-0" in cache
+
+
+def test_cache_contains_does_not_promote() -> None:
+    cache = AnswerCache(10_000)
+    cache.put("k", Answer.of(b"{}"))
+    assert "k" in cache
+    assert cache.protected_size == 0
+
+
+@given(
+    operations=st.lists(
+        st.tuples(st.sampled_from(["put", "get", "discard"]), st.integers(0, 30), st.integers(0, 6_000)),
+        max_size=300,
+    )
+)
+def test_cache_sizes_are_exact_and_bounded_whatever_the_operations(operations: list[tuple[str, int, int]]) -> None:
+    cache = AnswerCache(40_000)
+    for operation, number, length in operations:
+        key = f"2026-{number % 3}|k{number}"
+        if operation == "put":
+            cache.put(key, Answer.of(bytes(length)))
+        elif operation == "get":
+            cache.get(key)
+        else:
+            cache.discard_prefix(f"2026-{number % 3}|")
+        held = [*cache._probation.items(), *cache._protected.items()]
+        assert cache.size == sum(_cost(key, answer) for key, answer in held) <= cache.max_bytes
+        assert cache.protected_size == sum(_cost(key, answer) for key, answer in cache._protected.items())
+        assert cache.protected_size <= cache.protected_max or len(cache._protected) == 1
+        assert not cache._probation.keys() & cache._protected.keys()

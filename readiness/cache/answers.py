@@ -145,53 +145,103 @@ def _unpack_meta(data: bytes) -> AnswerMeta | None:
         return None
 
 
+PROTECTED_SHARE = 0.8
+"""Of tier 1's bytes, how many answers asked for again may hold: the rest is the probation
+segment, where every new answer starts and where a flood of one-off answers churns."""
+
+
 class AnswerCache:
-    """Tier 1: least-recently-used map from cache key to Answer, holding at most ``max_bytes``."""
+    """Tier 1: answers by cache key, holding at most ``max_bytes``, scan-resistant.
+
+    A segmented LRU: a new answer enters the probation segment; asked for again there, it is
+    promoted to the protected segment (at most ``PROTECTED_SHARE`` of the bytes). Room for a
+    new answer is made from probation only, least recently used first, so a flood of one-off
+    answers (a scan, a cache-busting client) evicts other one-off answers and never the
+    answers clients keep asking for (docs/CACHING.md#tier-1-a-segmented-lru). An answer that
+    probation cannot hold is not stored. When protected outgrows its share, its least recently
+    used answers go back to probation, as new ones would.
+    """
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
+        self.protected_max = int(max_bytes * PROTECTED_SHARE)
         self.size = 0
+        """Bytes held by both segments."""
+        self.protected_size = 0
         self.evictions = 0
         """Entries dropped to make room, counted for ``/metrics``."""
-        self._entries: OrderedDict[str, Answer] = OrderedDict()
+        self._probation: OrderedDict[str, Answer] = OrderedDict()
+        self._protected: OrderedDict[str, Answer] = OrderedDict()
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._probation) + len(self._protected)
+
+    def __contains__(self, key: str) -> bool:
+        """Whether ``key`` is held, without counting as a use."""
+        return key in self._protected or key in self._probation
 
     def get(self, key: str) -> Answer | None:
-        """Return the answer stored under ``key``, marking it recently used."""
-        answer = self._entries.get(key)
+        """Return the answer stored under ``key``, marking it recently used; a second use of
+        an answer in probation promotes it."""
+        answer = self._protected.get(key)
         if answer is not None:
-            self._entries.move_to_end(key)
+            self._protected.move_to_end(key)
+            return answer
+        answer = self._probation.pop(key, None)
+        if answer is not None:
+            self._protect(key, answer)
         return answer
 
     def put(self, key: str, answer: Answer) -> None:
-        """Store an answer, evicting the least recently used ones to stay within bounds.
-
-        An answer larger than the whole cache is not stored.
-        """
+        """Store an answer: in place if the key is held, else in probation, evicting only
+        probation's least recently used answers to make room. An answer that does not fit
+        beside the protected answers is not stored."""
         cost = _cost(key, answer)
-        if cost > self.max_bytes:
-            return
+        protected = key in self._protected
         self._drop(key)
-        self._entries[key] = answer
+        if cost > self.max_bytes - self.protected_size:
+            return
         self.size += cost
-        while self.size > self.max_bytes:
-            old_key, old_answer = self._entries.popitem(last=False)
-            self.size -= _cost(old_key, old_answer)
-            self.evictions += 1
+        if protected:  # a newer answer under a key clients keep asking for stays protected
+            self._protect(key, answer)
+        else:
+            self._probation[key] = answer
+        self._evict_probation()
 
     def discard_prefix(self, prefix: str) -> int:
         """Drop every entry whose key starts with ``prefix`` (a replaced snapshot's); count them."""
-        doomed = [key for key in self._entries if key.startswith(prefix)]
+        doomed = [key for key in (*self._probation, *self._protected) if key.startswith(prefix)]
         for key in doomed:
             self._drop(key)
         return len(doomed)
 
+    def _protect(self, key: str, answer: Answer) -> None:
+        """Put ``answer`` (counted in ``size``, in neither segment) at the recent end of
+        protected; demote what overflows its share to the recent end of probation."""
+        self._protected[key] = answer
+        self.protected_size += _cost(key, answer)
+        while self.protected_size > self.protected_max and len(self._protected) > 1:
+            old_key, old_answer = self._protected.popitem(last=False)
+            self.protected_size -= _cost(old_key, old_answer)
+            self._probation[old_key] = old_answer
+
+    def _evict_probation(self) -> None:
+        """Evict probation's least recently used answers until both segments fit."""
+        while self._probation and self.size > self.max_bytes:
+            old_key, old_answer = self._probation.popitem(last=False)
+            self.size -= _cost(old_key, old_answer)
+            self.evictions += 1
+
     def _drop(self, key: str) -> None:
-        previous = self._entries.pop(key, None)
+        previous = self._probation.pop(key, None)
         if previous is not None:
             self.size -= _cost(key, previous)
+            return
+        previous = self._protected.pop(key, None)
+        if previous is not None:
+            cost = _cost(key, previous)
+            self.size -= cost
+            self.protected_size -= cost
 
 
 def _cost(key: str, answer: Answer) -> int:
