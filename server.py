@@ -304,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SettingsError as error:
         print(f"server.py: {error}", file=sys.stderr)
         return 2
-    configure(settings.log_level)
+    configure(settings.log_level, (settings.redis_url,))  # no log line shows its password
     try:
         sockets = bind_listeners(settings)
     except ListenError as error:

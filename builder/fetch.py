@@ -1,4 +1,5 @@
-"""Fetch the raw tables from the World Bank Indicators API v2 (docs/PUBLISHING.md, "Fetch").
+"""Fetch the raw tables from the World Bank Indicators API v2
+(docs/PUBLISHING.md#0-fetch-the-raw-tables-from-the-world-bank-api).
 
 One request (paged) for the economy list, one per indicator of ``builder.method`` over the
 method's window. Aggregates ("World", "Sub-Saharan Africa", income groups) are in the
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 
 import requests
 
+from config import redact
 from loaders import JsonValue
 
 from builder.inputs import Economy, Observation
@@ -107,7 +109,7 @@ def fetch_raw(
     )
     provenance: dict[str, JsonValue] = {
         "source": "World Bank Indicators API v2",
-        "url": settings.base_url,
+        "url": redact(settings.base_url, settings.base_url),  # never a password, if it has one
         "fetched": now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "window": [WINDOW_START, last_year],
         "economies": len(kept),

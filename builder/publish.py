@@ -35,6 +35,7 @@ from pathlib import Path
 from collections.abc import Callable, Iterator
 
 import redis
+from config import redact
 from loaders import (
     SNAPSHOT_CHANNEL,
     SNAPSHOT_ID,
@@ -135,7 +136,8 @@ def announce_current(data_dir: Path, snapshot_id: str) -> None:
         with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as client:
             listeners = client.publish(SNAPSHOT_CHANNEL, snapshot_id)
     except (redis.RedisError, OSError) as error:
-        log.warning("could not announce %s (%s); servers will notice it when they poll", snapshot_id, error)
+        log.warning("could not announce %s (%s); servers will notice it when they poll", snapshot_id,
+                    redact(str(error), url))  # no password of the URL
         return
     log.info("announced %s to %s listening servers", snapshot_id, listeners)
 

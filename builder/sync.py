@@ -42,6 +42,7 @@ from typing import NoReturn, Protocol
 
 import orjson
 
+from config import redact
 from loaders import CHANGES_FILE, INDICATORS_FILE, SNAPSHOT_ID, read_current_id, snapshot_ids
 
 from builder.datadir import CURRENT, SNAPSHOTS
@@ -124,15 +125,16 @@ class HttpSource:
         except urllib.error.HTTPError as error:
             if error.code in (403, 404):
                 return None
-            raise SyncError(f"GET {url}: HTTP {error.code}") from error
+            raise SyncError(redact(f"GET {url}: HTTP {error.code}", url)) from error
         except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
-            # HTTPException: a response cut short (IncompleteRead) or garbled.
-            raise SyncError(f"GET {url}: {error!r}") from error
+            # HTTPException: a response cut short (IncompleteRead) or garbled. Not chained: a
+            # traceback would show the URL's password (http.client quotes it in InvalidURL).
+            raise SyncError(redact(f"GET {url}: {error!r}", url)) from None
         if promised is not None and promised.isdigit() and int(promised) != len(data):
             # A short read returns what came: CURRENT, INDEX and manifests have no checksum.
             if len(data) <= MAX_FILE_BYTES:
-                raise SyncError(f"GET {url}: cut short ({len(data)} of {promised} bytes)")
-        return _bounded(data, url)
+                raise SyncError(redact(f"GET {url}: cut short ({len(data)} of {promised} bytes)", url))
+        return _bounded(data, redact(url, url))
 
     def listing(self) -> tuple[str, ...] | None:
         """The ids the source's INDEX file lists, or None without one."""

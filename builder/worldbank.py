@@ -5,8 +5,9 @@ Every answer of the API is a two-element JSON array: a metadata object (``page``
 An error is a one-element array ``[{"message": [{"id", "key", "value"}]}]``, often with
 status 200. ``fetch_all`` follows the pages and checks each against the first, so a source
 that answers something else fails loudly rather than yielding part of a table
-(docs/PUBLISHING.md, "Fetch"). HTTP goes through ``requests`` with urllib3's ``Retry``:
-5xx answers, timeouts and dropped connections are retried with exponential backoff.
+(docs/PUBLISHING.md#0-fetch-the-raw-tables-from-the-world-bank-api). HTTP goes through
+``requests`` with urllib3's ``Retry``: 5xx answers, timeouts and dropped connections are
+retried with exponential backoff.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
+from config import redact
 from loaders import JsonValue
 
 PUBLIC_API = "https://api.worldbank.org/v2"
@@ -102,13 +104,14 @@ def _page(
     url = f"{settings.base_url.rstrip('/')}/{path}"
     query = {**params, "format": "json", "per_page": str(settings.per_page), "page": str(number)}
     where = f"{path} page {number}"
+    shown = redact(settings.base_url, settings.base_url)  # a mirror's URL may carry a password
     try:
         response = client.get(url, params=query, timeout=settings.timeout)
     except requests.RequestException as error:
-        raise SourceError(f"{where}: no answer from {settings.base_url} after "
+        raise SourceError(f"{where}: no answer from {shown} after "
                           f"{settings.retries} retries ({type(error).__name__})") from None
     if response.status_code != 200:
-        raise SourceError(f"{where}: HTTP {response.status_code} from {settings.base_url}"
+        raise SourceError(f"{where}: HTTP {response.status_code} from {shown}"
                           + (f" after {settings.retries} retries"
                              if response.status_code in _RETRIED_STATUSES else ""))
     try:

