@@ -7,7 +7,7 @@ send a request, then for SECONDS sends one request at a time on a new connection
 50 ms. Prints how many new clients got a 200, the slowest, the server's connection metrics and
 how many log lines other than access lines it wrote. ``--server`` runs another copy of
 server.py (e.g. an older one from ``git show REV:server.py > old.py``) from the checkout.
-Not a test: it prints what happened (docs/OPERATIONS.md, "Connection limits").
+Not a test: it prints what happened (docs/OPERATIONS.md#connection-limits).
 """
 
 from __future__ import annotations

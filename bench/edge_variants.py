@@ -126,7 +126,8 @@ def run(rounds: int, seconds: float, only: set[str], path: str | None, identity:
                     before = process_cpu(worker)
                     result = replay(ports[name], scripts[name], seconds)
                     cpu[name].append((process_cpu(worker) - before) / result["requests"] * 1e6)
-                print(f"round {number + 1}: " + ", ".join(f"{name} {cpu[name][-1]:.1f}" for name in ports), file=sys.stderr)
+                print(f"round {number + 1}: " + ", ".join(f"{name} {cpu[name][-1]:.1f}" for name in ports),
+                      file=sys.stderr)
         finally:
             edge.__exit__(None, None, None)
         return cpu

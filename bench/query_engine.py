@@ -77,7 +77,10 @@ def history_summaries() -> list[Summary]:
         store.close()
     if len(summaries) != len(HISTORY_IDS):
         raise BenchError(f"the sample has {len(summaries)} readable snapshots, not {len(HISTORY_IDS)}")
-    return [replace(summary, series=replace(summary.series, id=new_id)) for summary, new_id in zip(summaries, HISTORY_IDS, strict=True)]
+    return [
+        replace(summary, series=replace(summary.series, id=new_id))
+        for summary, new_id in zip(summaries, HISTORY_IDS, strict=True)
+    ]
 
 
 # --- cases --------------------------------------------------------------------------------
@@ -240,7 +243,8 @@ def run(quick: bool) -> dict[str, Any]:
     # running server has them after its first history answer); "first" builds them anew.
     built = {summary.series.id: default_history_rows(summary.series) for summary in summaries}
     data_cases = [
-        ("history 217 x 6 snapshots", functools.partial(compute_history, summaries, HISTORY_IDS[-1], Query(), lambda series: built[series.id])),
+        ("history 217 x 6 snapshots",
+         functools.partial(compute_history, summaries, HISTORY_IDS[-1], Query(), lambda series: built[series.id])),
         ("history, rows built anew", functools.partial(compute_history, summaries, HISTORY_IDS[-1], Query())),
         ("indicators global", functools.partial(compute_indicators, snapshot, Query(), Route.INDICATORS)),
     ]
@@ -336,7 +340,9 @@ def run(quick: bool) -> dict[str, Any]:
             "median_ns": by_case[case]["median_ns"],
             "limit_ns": limit,
         }
-        for case, limit in (("history 217 x 6 snapshots", HISTORY_TARGET_NS), ("indicators global", INDICATORS_TARGET_NS))
+        for case, limit in (
+            ("history 217 x 6 snapshots", HISTORY_TARGET_NS), ("indicators global", INDICATORS_TARGET_NS)
+        )
     ]
     reference = by_case["global default"]["median_ns"]
     for target in targets:

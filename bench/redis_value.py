@@ -6,7 +6,7 @@ For one country (KEN) and the all-countries answer of the bundled sample, times 
 many runs) the service's unpack, which verifies the keyed digest and derives the ETag from
 the body, and a baseline that only slices the body and gzip copy out of the same bytes (what
 an unchecked reader does). Prints both and their ratio. Paid once per Redis read, never on
-tier-1 hits (docs/CACHING.md, "What Redis may hold").
+tier-1 hits (docs/CACHING.md#what-redis-may-hold).
 """
 
 from __future__ import annotations

@@ -78,7 +78,8 @@ def main() -> int:
                     runs = results[(name, answer)]
                     print(f"{answer:<14} {name:<7} cpu µs/request {statistics.median(r[0] for r in runs):6.0f}"
                           f"  req/s {statistics.median(r[1] for r in runs):6.0f}")
-                ratios = [b[0] / a[0] for a, b in zip(results[("after", answer)], results[("before", answer)], strict=True)]
+                pairs = zip(results[("after", answer)], results[("before", answer)], strict=True)
+                ratios = [b[0] / a[0] for a, b in pairs]
                 print(f"  before/after cpu per request, pair by pair: median {statistics.median(ratios):.2f} "
                       f"({', '.join(f'{r:.2f}' for r in ratios)})")
         finally:

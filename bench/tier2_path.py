@@ -4,9 +4,9 @@
 
 For one country (``?code=KEN``) and the all-countries answer, against a real Redis (a
 throwaway ``redis-server`` the script starts, or ``--redis-url``: a database it may write
-the two answers to, under the service's and the baseline's key names, deleted at the end), it times each step of the service's
-tier-2 path and the same request through the bare baseline handler of
-``bench/baseline_server.py``:
+the two answers to, under the service's and the baseline's key names, deleted at the end),
+it times each step of the service's tier-2 path and the same request through the bare
+baseline handler of ``bench/baseline_server.py``:
 
 - ``GET, baseline client``: one redis-py asyncio GET with the library's defaults (5 s
   socket timeout), as the baseline server's client;
@@ -117,7 +117,9 @@ def request_through(
 
     async def call() -> None:
         connection = Connection()
-        request = HTTPServerRequest(start_line=start_line, headers=HTTPHeaders({"Host": "localhost"}), connection=connection)
+        request = HTTPServerRequest(
+            start_line=start_line, headers=HTTPHeaders({"Host": "localhost"}), connection=connection
+        )
         app.get_handler_delegate(request, handler, kwargs, path_args).finish()
         await connection.done
 

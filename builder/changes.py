@@ -4,7 +4,7 @@ Users asked why scores moved between months; every publish answers with a report
 snapshot against the one that was current: economies added and removed, score and rank
 changes with the largest movers per dimension, indicators whose reported values changed, and
 imputations that appeared or disappeared, plus a one-line summary. The format is documented
-in docs/DATA.md ("changes.json"). Pure functions: the caller reads the snapshots.
+in docs/PUBLISHING.md#what-changed-changesjson. Pure functions: the caller reads the snapshots.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Write the builder's raw tables (docs/METHOD.md, "Inputs") with their provenance, atomically.
+"""Write the builder's raw tables (docs/METHOD.md#inputs) with their provenance, atomically.
 
 ``fetch`` and ``import-wdi`` both end here: ``countries.csv``, ``indicators.csv`` and
 ``provenance.json`` (where the values came from, when, and each indicator's

@@ -5,7 +5,7 @@
 (validated there by the servers' reader), compares it with the snapshot CURRENT names, runs
 the sanity checks of ``builder.sanity`` and only then publishes it (``builder.publish``:
 copy, validate again, change report, hook, flip CURRENT). Any failure before the flip
-leaves the data directory as it was (docs/PUBLISHING.md, "Refresh").
+leaves the data directory as it was (docs/PUBLISHING.md#the-monthly-refresh-one-command).
 """
 
 from __future__ import annotations

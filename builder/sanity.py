@@ -3,7 +3,7 @@
 A snapshot can pass every schema check and still be a bad month: the source dropped half the
 economies, a dimension's series all vanished, or every score jumped (a unit or method
 change upstream). ``problems`` names each such reason; the refresh refuses to publish while
-there is one, unless forced (docs/PUBLISHING.md, "Refresh").
+there is one, unless forced (docs/PUBLISHING.md#the-monthly-refresh-one-command).
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ _CONFIDENCE_AFTER = {f"{dimension} Score": f"{dimension} Confidence" for dimensi
 
 
 def indicator_element(entry: Entry) -> dict[str, JsonValue]:
-    """One indicator_details element, keys in the contract's order (docs/API.md, indicator_details)."""
+    """One indicator_details element, keys in the contract's order (docs/API.md#indicator_details-element)."""
     reported = entry.reported
     values: dict[str, JsonValue] = {
         "indicator_code": entry.indicator.code,

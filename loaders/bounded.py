@@ -4,7 +4,7 @@ A snapshot volume can hang (a stuck NFS read): a read in a worker thread then ne
 ``BoundedReads`` keeps such a read from costing the event loop anything but a log line: every
 read runs in its own small pool and is awaited at most ``timeout`` seconds; concurrent reads
 of the same thing share one run, so a hung volume holds a few threads, never one per poll or
-request (docs/OPERATIONS.md, hung volume).
+request (docs/OPERATIONS.md#a-hung-snapshot-volume).
 """
 
 from __future__ import annotations

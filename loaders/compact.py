@@ -1,10 +1,12 @@
 """A loaded snapshot packed into a few hundred kilobytes, to be revived without the reader.
 
-Reading a snapshot from its files costs about a second of CPU (checksums, JSON Schema
-validation of every country file, confidence keys removed); reviving the packed form of the
-same, already validated and cleaned snapshot costs a few hundredths of that. The store keeps
-one for every archive it has read, so archives evicted from memory come back cheaply
-(docs/CACHING.md, archives), and history across snapshots can read every December's scores.
+Reading a snapshot from its files costs CPU (checksums, JSON Schema validation of every
+country file, confidence keys removed); reviving the packed form of the same, already
+validated and cleaned snapshot costs a small fraction of that
+(docs/PERFORMANCE.md#archives-evicted-and-asked-for-again). The store keeps one for every
+archive it has read, so archives evicted from memory come back cheaply
+(docs/CACHING.md#archives-in-memory), and history across snapshots can read every
+December's scores.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import orjson
 from loaders.model import Country, JsonValue, Snapshot
 
 _LEVEL = 1
-"""zlib's fastest level: a sample snapshot packs to about 160 KB, from 1.8 MB of JSON."""
+"""zlib's fastest level: small, and quick to unpack (a sample December's size:
+docs/PERFORMANCE.md#archives-evicted-and-asked-for-again)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,9 @@
 """The data contract's vocabulary: fields, their order, kind and JSON Schema, and the regions.
 
 This is the one place that knows which top-level fields a country object has and in what
-order they are served (docs/DECISIONS.md, "Country object keys, in order"), which keys an
-indicator_details element has (docs/API.md, indicator_details), and the seven regions with their short codes
-(docs/DECISIONS.md, "RegionShort values"). The loaders' JSON Schemas, the query API and the OpenAPI
+order they are served (docs/DECISIONS.md#answers), which keys an
+indicator_details element has (docs/API.md#indicator_details-element), and the seven regions with their short codes
+(docs/API.md#regions). The loaders' JSON Schemas, the query API and the OpenAPI
 document are all built from these tables.
 """
 
@@ -17,7 +17,7 @@ from loaders.model import JsonValue
 
 
 class Kind(Enum):
-    """How a field's values compare: decides the default sort order (docs/DECISIONS.md, order)."""
+    """How a field's values compare: decides the default sort order (docs/DECISIONS.md#query-parameters)."""
 
     NUMBER = "number"
     TEXT = "text"
@@ -92,7 +92,7 @@ COUNTRY_FIELDS: tuple[Field, ...] = (
 """Top-level fields of a country object, in the order they are served."""
 
 REQUIRED_COUNTRY_FIELDS: tuple[str, ...] = ("Country Name", "Country Code", "Region")
-"""Fields every country file must have; the others may be absent (docs/API.md, Country object)."""
+"""Fields every country file must have; the others may be absent (docs/API.md#country-object)."""
 
 FIELD_BY_NAME: dict[str, Field] = {field.name: field for field in COUNTRY_FIELDS}
 
@@ -119,4 +119,4 @@ CONFIDENCE_LEVELS: tuple[str, ...] = ("High", "Moderate", "Low")
 
 SNAPSHOT_CHANNEL = "readiness:snapshots"
 """Redis pub/sub channel on which a publisher announces the id CURRENT now names, so every
-server swaps at once instead of at its next poll (docs/DATA.md: running servers notice)."""
+server swaps at once instead of at its next poll (docs/CACHING.md#live-snapshot-swap)."""

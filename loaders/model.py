@@ -32,7 +32,7 @@ class Snapshot:
     """One month's data: its id (``YYYY-MM``), publication date and countries by code.
 
     ``countries`` iterates in Country Code order, which the query API relies on to break
-    sort ties (docs/DECISIONS.md, sort). ``digest`` names the content: two snapshots with the same id
+    sort ties (docs/DECISIONS.md#query-parameters). ``digest`` names the content: two snapshots with the same id
     but other files (another data directory, a replaced publish) have different digests, so
     cached answers are keyed by it as well as by the id (docs/CACHING.md). ``skipped`` counts
     the country files the manifest lists but the reader could not serve (docs/DATA.md).

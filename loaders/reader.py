@@ -164,8 +164,8 @@ def _country(code: str, document: dict[str, JsonValue]) -> Country:
     """Keep exactly the contract's served fields, in serving order, at both depths.
 
     This projection is what keeps the "<Dimension> Confidence" keys of the files (and any
-    other key) out of every answer (docs/API.md, Country object): no served field is a confidence key
-    (docs/DECISIONS.md, "Where confidence keys are removed").
+    other key) out of every answer (docs/API.md#country-object): no served field is a confidence key
+    (docs/DECISIONS.md#country-objects).
     """
     record = {field.name: document[field.name] for field in COUNTRY_FIELDS if field.name in document}
     details = tuple(

@@ -10,8 +10,8 @@ same id is picked up without a restart (docs/DATA.md). The current snapshot is a
 again when its manifest changes under the same id (a publish with ``--replace``).
 
 Archives are kept in a small LRU of ``archive_slots`` snapshots, and every archive read once
-is also kept packed (``loaders.compact``), so an evicted archive comes back in milliseconds
-instead of a second of CPU.
+is also kept packed (``loaders.compact``), so an evicted archive comes back for a small
+fraction of the CPU a read from its files costs (docs/PERFORMANCE.md#archives-evicted-and-asked-for-again).
 
 Every snapshot read, and every snapshot of the listing up to the current one on
 ``summaries()``, leaves its ``Summary`` (``loaders.summary``): manifest facts and the slim
@@ -97,7 +97,7 @@ class SnapshotStore:
     """Snapshots of one data directory (docs/DATA.md): ``current`` and archives by id.
 
     ``problem`` says, in a sentence, why the snapshot CURRENT names is not the one served
-    (None when it is): readiness reports it (docs/DECISIONS.md, readiness).
+    (None when it is): readiness reports it (docs/DECISIONS.md#snapshots-and-archives).
     """
 
     def __init__(
@@ -338,7 +338,8 @@ class SnapshotStore:
         self._retries.pop(snapshot.id, None)
         if snapshot.skipped:  # files may still arrive (a copy in progress): look again later
             self._retries[snapshot.id] = _FIRST.next(identity, self._clock())
-        log.info("current snapshot %s: %d countries, %d skipped", snapshot.id, len(snapshot.countries), snapshot.skipped)
+        log.info("current snapshot %s: %d countries, %d skipped",
+                 snapshot.id, len(snapshot.countries), snapshot.skipped)
 
     def _refused(self, snapshot_id: str, loaded: _Loaded) -> None:
         retry = self._retries.get(snapshot_id, _FIRST).next(loaded.identity, self._clock())
@@ -412,7 +413,8 @@ class SnapshotStore:
             snapshot = load_snapshot(directory)
         except SnapshotRefused as refused:
             log.error("%s", refused)
-            return _Loaded(None, identity, "refused", time.perf_counter() - began, reason=str(refused.problems[-1]) if refused.problems else "refused")
+            reason = str(refused.problems[-1]) if refused.problems else "refused"
+            return _Loaded(None, identity, "refused", time.perf_counter() - began, reason=reason)
         if snapshot is None:  # only a stand-in reader in tests returns nothing
             return _Loaded(None, identity, "refused", time.perf_counter() - began, reason="not readable")
         fresh = None if identity is None else Packed.of(snapshot, identity)

@@ -4,9 +4,9 @@ A ``Summary`` is built once, in the store's worker thread, whenever a snapshot i
 current one, an archive, or a background read for the catalogue). It holds the manifest's
 facts, whether the snapshot has a change report, its indicator catalogue, and its *series*:
 the snapshot slimmed to the score and rank fields of each economy, without indicator details
-(about 30 KB for 217 economies). History answers are computed from the series of every
+(its size: docs/PERFORMANCE.md#a-snapshots-series-in-memory). History answers are computed from the series of every
 December archive and the current snapshot, so a history miss never loads an archive and never
-evicts one from the store's LRU (docs/CACHING.md, history and catalogue).
+evicts one from the store's LRU (docs/CACHING.md#history-the-catalogue-and-change-reports).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ SERIES_FIELDS: tuple[str, ...] = tuple(field.name for field in COUNTRY_FIELDS if
 FCV), the composite, the five dimension scores and the ranks."""
 
 CATALOGUE_KEYS: tuple[str, ...] = ("code", "name", "dimension", "direction", "transform", "purpose", "sources")
-"""Keys of one indicator catalogue entry, in order (docs/DATA.md, indicators.json)."""
+"""Keys of one indicator catalogue entry, in order (docs/DATA.md#indicatorsjson)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -128,7 +128,7 @@ def make_admin_app(
     """The operations port's routes: ``/metrics``, ``/healthz`` and ``/readyz``.
 
     A port of their own, so that a NetworkPolicy can admit Prometheus to it and nobody else
-    (docs/DECISIONS.md). ``metrics``, ``lifecycle`` and ``access`` are the public app's, so
+    (docs/DECISIONS.md#operations). ``metrics``, ``lifecycle`` and ``access`` are the public app's, so
     one scrape describes the whole process and ``/readyz`` fails on both ports at SIGTERM.
     """
     return Application(

@@ -3,7 +3,7 @@
 A cold popular key after a release is asked for by many clients at once. Without this, each
 would ask Redis and compute the same answer; with it, the first caller (the leader) runs the
 work and the others (followers) await its result, so a key costs one lookup and at most one
-computation however many ask (docs/CACHING.md#single-flight).
+computation however many ask (docs/CACHING.md#the-path-of-one-request).
 """
 
 from __future__ import annotations

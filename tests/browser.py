@@ -1,5 +1,5 @@
 """Browser fixtures: a real ``server.py`` over the bundled sample, and Chromium pages driven by
-Playwright (docs/TESTING.md, browser tests).
+Playwright (docs/TESTING.md#browser-tests).
 
 Playwright drives Debian's Chromium (``/usr/bin/chromium``, which ``make test`` installs when
 missing) through ``executable_path``: Playwright's own browser download cannot work offline.

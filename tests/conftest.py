@@ -71,7 +71,9 @@ gen_test = pytest.mark.gen_test(timeout=ASYNC_TIMEOUT)
 ``@gen_test(timeout=60)`` for a test slow by nature (say why next to it)."""
 
 
-async def eventually(condition: Callable[[], bool | Awaitable[bool]], what: str, seconds: float = ASYNC_TIMEOUT / 2) -> None:
+async def eventually(
+    condition: Callable[[], bool | Awaitable[bool]], what: str, seconds: float = ASYNC_TIMEOUT / 2
+) -> None:
     """Poll ``condition`` (a function or a coroutine function) on the event loop until it
     holds; fail naming ``what`` after ``seconds``. For what another task or process does."""
     loop = asyncio.get_running_loop()
@@ -188,7 +190,7 @@ def body(response: HTTPResponse) -> dict[str, JsonValue]:
 
 
 def assert_error_envelope(response: HTTPResponse, status: int, *fragments: str) -> None:
-    """The response is the docs/API.md, The response error envelope with this status and message fragments."""
+    """The response is the error envelope (docs/API.md#the-response) with this status and message fragments."""
     assert response.code == status, response.body
     assert response.headers["Content-Type"] == "application/json; charset=utf-8"
     parsed = body(response)

@@ -1,7 +1,7 @@
 """Schemathesis extension for the run in tests/test_openapi.py (``SCHEMATHESIS_HOOKS``).
 
 One check replaces the built-in ``positive_data_acceptance``: the same check, except for the
-rules that join two values, which OpenAPI cannot state (docs/DECISIONS.md, schemathesis):
+rules that join two values, which OpenAPI cannot state (docs/DECISIONS.md#the-openapi-document-and-the-route-index):
 
 - ``level=country`` without ``code`` or ``codes`` is a 400 (each value alone is valid);
 - ``years=2025:2023``, a range whose first year is after its last, is a 400 (each year alone

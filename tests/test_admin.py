@@ -45,7 +45,9 @@ def ports(io_loop: IOLoop, sample_store: SnapshotStore) -> Iterator[tuple[int, i
     metrics = new_metrics(sample_store, None, memory)
     lifecycle = Lifecycle()
     access = AccessLog(io.BytesIO())
-    public = HTTPServer(make_app(Settings(), sample_store, metrics=metrics, lifecycle=lifecycle, memory=memory, access=access))
+    public = HTTPServer(
+        make_app(Settings(), sample_store, metrics=metrics, lifecycle=lifecycle, memory=memory, access=access)
+    )
     admin = HTTPServer(make_admin_app(sample_store, metrics, lifecycle, access, Settings().max_skipped_percent))
     public_port, admin_port = free_port(), free_port()
     public.listen(public_port, "127.0.0.1")

@@ -349,7 +349,10 @@ def test_cli_publish_hook_failure_exit_1(data: Path, tmp_path: Path, capsys: pyt
 
 @pytest.mark.parametrize(
     ("arguments", "fragment"),
-    [(["--snapshot", "2024-13"], "is not a month"), (["--snapshot", "2024-12", "--published", "2024-11-30"], "not in 2024-12")],
+    [
+        (["--snapshot", "2024-13"], "is not a month"),
+        (["--snapshot", "2024-12", "--published", "2024-11-30"], "not in 2024-12"),
+    ],
 )
 def test_cli_build_bad_release_exit_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], fragment: str

@@ -41,8 +41,12 @@ def test_country_document_keys_in_contract_order_confidence_after_score(
 
 def test_country_document_values(documents: dict[str, dict[str, JsonValue]]) -> None:
     ccc = documents["CCC"]
-    assert (ccc["Country Name"], ccc["Region"], ccc["Income Level"]) == ("Economy CCC", "Sub-Saharan Africa", "Low income")
-    assert (ccc["Population, total"], ccc["Composite Readiness Score"], ccc["Infrastructure Score"]) == (2_000_000, 92.0, 100.0)
+    assert (ccc["Country Name"], ccc["Region"], ccc["Income Level"]) == (
+        "Economy CCC", "Sub-Saharan Africa", "Low income"
+    )
+    assert (ccc["Population, total"], ccc["Composite Readiness Score"], ccc["Infrastructure Score"]) == (
+        2_000_000, 92.0, 100.0
+    )
     assert (ccc["Global Rank"], ccc["Regional Rank"], ccc["Microstate"]) == (1, 1, False)
     assert (ccc["FCV Status"], ccc["FCV Type"], ccc["Last Updated"]) == (False, None, "2024-12-05")
     assert ccc["Infrastructure Confidence"] == "High"
@@ -159,6 +163,8 @@ def test_release_parse_defaults_to_first_of_month() -> None:
         ("2026-11", None, "  ", "notice is empty"),
     ],
 )
-def test_release_parse_bad_values_named(snapshot_id: str, published: str | None, notice: str | None, fragment: str) -> None:
+def test_release_parse_bad_values_named(
+    snapshot_id: str, published: str | None, notice: str | None, fragment: str
+) -> None:
     with pytest.raises(ReleaseError, match=fragment):
         Release.parse(snapshot_id, published, notice)

@@ -37,7 +37,9 @@ def test_answer_pack_unpack_round_trip(body: bytes) -> None:
     assert AnswerCodec().unpack("k", AnswerCodec().pack("k", answer)) == answer
 
 
-@pytest.mark.parametrize("data", [b"", b"plain text set by someone else", AnswerCodec().pack("k", Answer.of(b"{}"))[:-1]])
+@pytest.mark.parametrize(
+    "data", [b"", b"plain text set by someone else", AnswerCodec().pack("k", Answer.of(b"{}"))[:-1]]
+)
 def test_answer_unpack_foreign_or_damaged_is_none(data: bytes) -> None:
     assert AnswerCodec().unpack("k", data) is None
 

@@ -122,7 +122,8 @@ json_scalars = st.one_of(
 @given(
     st.lists(st.text(min_size=1, max_size=8), min_size=1, max_size=5, unique=True).flatmap(
         lambda columns: st.tuples(
-            st.just(columns), st.lists(st.fixed_dictionaries({}, optional=dict.fromkeys(columns, json_scalars)), max_size=6)
+            st.just(columns),
+            st.lists(st.fixed_dictionaries({}, optional=dict.fromkeys(columns, json_scalars)), max_size=6),
         )
     )
 )
@@ -170,7 +171,9 @@ def test_pandas_read_csv_equals_read_json_on_the_sample(sample_server: str, quer
     rows = envelope["data"] if isinstance(envelope["data"], list) else [envelope["data"]]
     # precise_float: pandas' default JSON float parser is off by an ulp now and then (4.56 is
     # read as 4.5600000000000005); read_csv's default parser is exact.
-    from_json = pandas.read_json(io.StringIO(orjson.dumps(rows).decode()), orient="records", dtype=False, precise_float=True)
+    from_json = pandas.read_json(
+        io.StringIO(orjson.dumps(rows).decode()), orient="records", dtype=False, precise_float=True
+    )
     from_json = from_json.drop(columns=["indicator_details"], errors="ignore")
     assert list(from_csv.columns) == list(from_json.columns)
     assert len(from_csv) == len(from_json) == envelope["count"]

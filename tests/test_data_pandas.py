@@ -61,16 +61,21 @@ def _round_trip(base: str, path: str) -> tuple[pandas.DataFrame, list[dict[str, 
     envelope = orjson.loads(_get(f"{base}{path}"))
     rows = envelope["data"]
     # precise_float: pandas' default JSON float parser is off by an ulp now and then.
-    from_json = pandas.read_json(io.StringIO(orjson.dumps(rows).decode()), orient="records", dtype=False, precise_float=True)
+    from_json = pandas.read_json(
+        io.StringIO(orjson.dumps(rows).decode()), orient="records", dtype=False, precise_float=True
+    )
     assert list(from_csv.columns) == list(from_json.columns) == list(rows[0])
     assert len(from_csv) == len(from_json) == len(rows) == envelope["count"]
     for name in from_csv.columns:
-        for got, want, own in zip(from_csv[name].tolist(), from_json[name].tolist(), [row[name] for row in rows], strict=True):
+        own_values = [row[name] for row in rows]
+        for got, want, own in zip(from_csv[name].tolist(), from_json[name].tolist(), own_values, strict=True):
             assert _same(got, want) and _same(got, own), (name, got, want, own)
     return from_csv, rows, envelope
 
 
-@pytest.mark.parametrize("query", ["", "?region=SSA&indicators=GE.EST,SE.PRM.UNER.ZS", "?year=2024&income=LIC&limit=100"])
+@pytest.mark.parametrize(
+    "query", ["", "?region=SSA&indicators=GE.EST,SE.PRM.UNER.ZS", "?year=2024&income=LIC&limit=100"]
+)
 def test_pandas_indicator_table_csv_equals_json(sample_server: str, query: str) -> None:
     frame, rows, envelope = _round_trip(sample_server, f"/api/v1/indicators{query}")
     assert tuple(frame.columns) == INDICATOR_COLUMNS
@@ -86,7 +91,9 @@ def test_pandas_indicator_table_is_the_long_form_of_the_details(sample_server: s
         assert _same(wide.loc["KEN", element["indicator_code"]], element["normalized_value"])
 
 
-@pytest.mark.parametrize("query", ["", "?codes=KEN,BRA,CIV&fields=score,Global%20Rank,Income%20Level", "?years=2024:2025&fcv=true"])
+@pytest.mark.parametrize(
+    "query", ["", "?codes=KEN,BRA,CIV&fields=score,Global%20Rank,Income%20Level", "?years=2024:2025&fcv=true"]
+)
 def test_pandas_history_csv_equals_json(sample_server: str, query: str) -> None:
     frame, _, _ = _round_trip(sample_server, f"/api/v1/history{query}")
     assert list(frame.columns)[:3] == ["Country Code", "Country Name", "snapshot"]

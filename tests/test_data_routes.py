@@ -94,7 +94,9 @@ def csv_rows(response: HTTPResponse) -> list[list[str]]:
 
 
 @gen_test
-async def test_indicators_default_every_indicator_of_every_economy_by_code(http_client: AsyncHTTPClient, base_url: str) -> None:
+async def test_indicators_default_every_indicator_of_every_economy_by_code(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
     response = await get(http_client, base_url, "/api/v1/indicators")
     document = body(response)
     assert document["apiVersion"] == "1" and document["snapshot"] == "2026-11"
@@ -124,7 +126,9 @@ async def test_indicators_default_every_indicator_of_every_economy_by_code(http_
         ("indicators=NO.SUCH", [], 0),
     ],
 )
-async def test_indicators_filters(http_client: AsyncHTTPClient, base_url: str, query: str, codes: list[str], per_economy: int) -> None:
+async def test_indicators_filters(
+    http_client: AsyncHTTPClient, base_url: str, query: str, codes: list[str], per_economy: int
+) -> None:
     table = rows(await get(http_client, base_url, f"/api/v1/indicators?{query}"))
     assert sorted({str(row["Country Code"]) for row in table}) == (codes if per_economy else [])
     assert len(table) == len(codes) * per_economy
@@ -150,7 +154,8 @@ async def test_indicators_csv_same_rows_and_columns(http_client: AsyncHTTPClient
     response = await get(http_client, base_url, "/api/v1/indicators?format=CSV&code=AAA")
     table = csv_rows(response)
     assert tuple(table[0]) == INDICATOR_COLUMNS
-    assert len(table) == 1 + EVERY and table[1][:5] == ["AAA", "Economy AAA", "Sub-Saharan Africa", "Low income", "2026-11"]
+    assert len(table) == 1 + EVERY
+    assert table[1][:5] == ["AAA", "Economy AAA", "Sub-Saharan Africa", "Low income", "2026-11"]
     assert response.headers["Content-Disposition"] == 'attachment; filename="indicators-2026-11.csv"'
     assert response.headers["X-Total-Count"] == str(EVERY)
     empty = csv_rows(await get(http_client, base_url, "/api/v1/indicators?format=csv&fcv=true"))
@@ -177,7 +182,9 @@ BAD_INDICATORS = [
 
 @gen_test
 @pytest.mark.parametrize(("query", "fragment"), BAD_INDICATORS)
-async def test_indicators_bad_input_is_400(http_client: AsyncHTTPClient, base_url: str, query: str, fragment: str) -> None:
+async def test_indicators_bad_input_is_400(
+    http_client: AsyncHTTPClient, base_url: str, query: str, fragment: str
+) -> None:
     assert_error_envelope(await get(http_client, base_url, f"/api/v1/indicators?{query}"), 400, fragment)
     if not query.startswith("format="):  # a CSV request with a bad parameter gets the JSON 400
         assert_error_envelope(await get(http_client, base_url, f"/api/v1/indicators?{query}&format=csv"), 400, fragment)
@@ -205,13 +212,19 @@ async def test_history_decembers_and_current_oldest_first_then_code(
 
 
 @gen_test
-async def test_history_values_are_each_snapshots_own(http_client: AsyncHTTPClient, base_url: str, store: SnapshotStore) -> None:
+async def test_history_values_are_each_snapshots_own(
+    http_client: AsyncHTTPClient, base_url: str, store: SnapshotStore
+) -> None:
     table = rows(await get(http_client, base_url, "/api/v1/history?code=MMM&fields=score,Global%20Rank,Region"))
+    scores = {}
+    for snapshot_id in ("2023-12", "2025-12", "2026-11"):
+        archived = await store.archive(snapshot_id)
+        assert archived is not None
+        scores[snapshot_id] = archived.countries["MMM"].record["Composite Readiness Score"]
     assert table == [
         {"Country Code": "MMM", "Country Name": "Economy MMM", "snapshot": snapshot_id, "Region": "East Asia & Pacific",
-         "Composite Readiness Score": (await store.archive(snapshot_id)).countries["MMM"].record["Composite Readiness Score"],  # type: ignore[union-attr]
-         "Global Rank": None}
-        for snapshot_id in ("2023-12", "2025-12", "2026-11")
+         "Composite Readiness Score": score, "Global Rank": None}
+        for snapshot_id, score in scores.items()
     ]
 
 
@@ -229,7 +242,9 @@ async def test_history_values_are_each_snapshots_own(http_client: AsyncHTTPClien
         ("fcv=true", []),
     ],
 )
-async def test_history_filters(http_client: AsyncHTTPClient, base_url: str, query: str, expected: list[tuple[str, int]]) -> None:
+async def test_history_filters(
+    http_client: AsyncHTTPClient, base_url: str, query: str, expected: list[tuple[str, int]]
+) -> None:
     table = rows(await get(http_client, base_url, f"/api/v1/history?{query}"))
     counted: dict[str, int] = {}
     for row in table:
@@ -247,7 +262,9 @@ async def test_history_no_snapshot_in_years_names_none(http_client: AsyncHTTPCli
 @gen_test
 async def test_history_limit_and_csv(http_client: AsyncHTTPClient, base_url: str) -> None:
     response = await get(http_client, base_url, "/api/v1/history?limit=2&fields=score")
-    assert [(row["snapshot"], row["Country Code"]) for row in rows(response)] == [("2023-12", "AAA"), ("2023-12", "BBB")]
+    assert [(row["snapshot"], row["Country Code"]) for row in rows(response)] == [
+        ("2023-12", "AAA"), ("2023-12", "BBB")
+    ]
     assert response.headers["X-Total-Count"] == "16"
     response = await get(http_client, base_url, "/api/v1/history?format=csv&fields=score&code=AAA")
     table = csv_rows(response)
@@ -278,21 +295,26 @@ async def test_history_bad_input_is_400(http_client: AsyncHTTPClient, base_url: 
 
 
 @gen_test
-async def test_history_follows_a_publish(http_client: AsyncHTTPClient, base_url: str, data: Path, app: Application) -> None:
+async def test_history_follows_a_publish(
+    http_client: AsyncHTTPClient, base_url: str, data: Path, app: Application
+) -> None:
     before = rows(await get(http_client, base_url, "/api/v1/history?code=AAA"))
     place_snapshot(data, "2026-12", NEXT_MONTH)
     flip(data, "2026-12")
     await app.lane.service.store.refresh()
     after = rows(await get(http_client, base_url, "/api/v1/history?code=AAA"))
     assert [row["snapshot"] for row in before] == ["2023-12", "2025-12", "2026-11"]
-    assert [row["snapshot"] for row in after] == ["2023-12", "2025-12", "2026-12"]  # 2026-11: no longer current, not a December
+    # 2026-11: no longer current, not a December
+    assert [row["snapshot"] for row in after] == ["2023-12", "2025-12", "2026-12"]
 
 
 # --- /api/v1/snapshots -------------------------------------------------------------------------
 
 
 @gen_test
-async def test_catalogue_lists_every_snapshot_newest_first(http_client: AsyncHTTPClient, base_url: str, data: Path) -> None:
+async def test_catalogue_lists_every_snapshot_newest_first(
+    http_client: AsyncHTTPClient, base_url: str, data: Path
+) -> None:
     place_snapshot(data, "2027-01")  # placed for publishing, not current: not listed
     response = await get(http_client, base_url, "/api/v1/snapshots")
     document = body(response)
@@ -315,8 +337,12 @@ async def test_catalogue_lists_every_snapshot_newest_first(http_client: AsyncHTT
 
 
 @gen_test
-@pytest.mark.parametrize(("query", "fragment"), [("format=csv", "Unknown parameter 'format'"), ("year=2025", "takes no parameters")])
-async def test_catalogue_takes_no_parameters(http_client: AsyncHTTPClient, base_url: str, query: str, fragment: str) -> None:
+@pytest.mark.parametrize(
+    ("query", "fragment"), [("format=csv", "Unknown parameter 'format'"), ("year=2025", "takes no parameters")]
+)
+async def test_catalogue_takes_no_parameters(
+    http_client: AsyncHTTPClient, base_url: str, query: str, fragment: str
+) -> None:
     assert_error_envelope(await get(http_client, base_url, f"/api/v1/snapshots?{query}"), 400, fragment)
     assert (await get(http_client, base_url, "/api/v1/snapshots?_=123")).code == 200
 
@@ -362,15 +388,21 @@ async def test_changes_csv_lists_the_movers(http_client: AsyncHTTPClient, base_u
         ("/api/v1/snapshots/2026-11/changes?limit=3", 400, "Unknown parameter 'limit'"),
     ],
 )
-async def test_changes_bad_or_absent(http_client: AsyncHTTPClient, base_url: str, data: Path, path: str, status: int, fragment: str) -> None:
+async def test_changes_bad_or_absent(
+    http_client: AsyncHTTPClient, base_url: str, data: Path, path: str, status: int, fragment: str
+) -> None:
     place_snapshot(data, "2027-01")
     (data / "snapshots" / "2027-01" / CHANGES_FILE).write_bytes(b"{}")
     assert_error_envelope(await get(http_client, base_url, path), status, fragment)
 
 
 @gen_test
-@pytest.mark.parametrize("damage", [b"{", b'{"format": 2, "snapshot": "2026-11"}', b'{"format": 1, "snapshot": "2025-12"}', b"[]"])
-async def test_changes_damaged_report_is_404(http_client: AsyncHTTPClient, base_url: str, data: Path, damage: bytes) -> None:
+@pytest.mark.parametrize(
+    "damage", [b"{", b'{"format": 2, "snapshot": "2026-11"}', b'{"format": 1, "snapshot": "2025-12"}', b"[]"]
+)
+async def test_changes_damaged_report_is_404(
+    http_client: AsyncHTTPClient, base_url: str, data: Path, damage: bytes
+) -> None:
     (data / "snapshots" / "2026-11" / CHANGES_FILE).write_bytes(damage)
     assert_error_envelope(await get(http_client, base_url, "/api/v1/snapshots/2026-11/changes"), 404, "cannot be read")
 
@@ -400,7 +432,9 @@ async def test_every_route_revalidates_compresses_and_hits_the_lane(
     assert again.code == 304 and again.headers["Etag"] == etag
     modified = await get(http_client, base_url, path, **{"If-Modified-Since": first.headers["Last-Modified"]})
     assert modified.code == 304
-    zipped = await http_client.fetch(f"{base_url}{path}", headers={"Accept-Encoding": "gzip"}, decompress_response=False)
+    zipped = await http_client.fetch(
+        f"{base_url}{path}", headers={"Accept-Encoding": "gzip"}, decompress_response=False
+    )
     if len(first.body) >= 1024:
         assert zipped.headers["Content-Encoding"] == "gzip" and gzip.decompress(zipped.body) == first.body
     outcomes = [line["cache"] for line in access_lines(app)]
@@ -420,7 +454,8 @@ def redis_apps(store: SnapshotStore, real_redis_url: str, io_loop: IOLoop) -> It
         client = connect(real_redis_url, timeout=1.0)
         clients.append(client)
         tier = RedisTier(client, CircuitBreaker(3, 60), metrics)
-        apps.append(make_app(Settings(data_dir=store.data_dir), store, metrics=metrics, redis=tier, access=AccessLog(io.BytesIO())))
+        settings = Settings(data_dir=store.data_dir)
+        apps.append(make_app(settings, store, metrics=metrics, redis=tier, access=AccessLog(io.BytesIO())))
     yield apps[0], apps[1]
     for client in clients:
         io_loop.run_sync(client.aclose)
@@ -464,8 +499,12 @@ async def test_every_route_through_redis_gives_identical_answers(
 
 
 @gen_test
-@pytest.mark.parametrize("path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"])
-async def test_every_route_answers_head_like_get_without_a_body(http_client: AsyncHTTPClient, base_url: str, path: str) -> None:
+@pytest.mark.parametrize(
+    "path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"]
+)
+async def test_every_route_answers_head_like_get_without_a_body(
+    http_client: AsyncHTTPClient, base_url: str, path: str
+) -> None:
     got = await http_client.fetch(f"{base_url}{path}", decompress_response=False)
     head = await http_client.fetch(f"{base_url}{path}", method="HEAD", decompress_response=False)
     assert head.code == 200 and head.body == b""
@@ -473,7 +512,11 @@ async def test_every_route_answers_head_like_get_without_a_body(http_client: Asy
 
 
 @gen_test
-@pytest.mark.parametrize("path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"])
-async def test_every_route_without_a_snapshot_is_503(http_client: AsyncHTTPClient, base_url: str, store: SnapshotStore, path: str) -> None:
+@pytest.mark.parametrize(
+    "path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"]
+)
+async def test_every_route_without_a_snapshot_is_503(
+    http_client: AsyncHTTPClient, base_url: str, store: SnapshotStore, path: str
+) -> None:
     store.current = None
     assert_error_envelope(await get(http_client, base_url, path), 503, "not ready")

@@ -12,7 +12,14 @@ import pytest
 
 from loaders import Snapshot, SnapshotStore, Summary, series_of
 from readiness.cache.answers import AnswerCache
-from readiness.domain.compute import check_history, compute_catalogue, compute_changes, compute_history, compute_indicators, indicators_cost
+from readiness.domain.compute import (
+    check_history,
+    compute_catalogue,
+    compute_changes,
+    compute_history,
+    compute_indicators,
+    indicators_cost,
+)
 from readiness.domain.errors import ChangeReportNotFound, InvalidParameter
 from readiness.domain.meta import Format
 from readiness.metrics import Metrics
@@ -87,7 +94,9 @@ def test_compute_changes_refuses_what_is_not_this_snapshots_report(raw: bytes) -
 def test_compute_changes_json_wraps_the_report_as_is() -> None:
     raw = b'{"format": 1, "snapshot": "2026-11", "previous": null, "summary": "first"}'
     answer = compute_changes(_world(), raw, Query())
-    assert orjson.loads(answer.body) == {"apiVersion": "1", "snapshot": "2026-11", "count": 1, "data": orjson.loads(raw)}
+    assert orjson.loads(answer.body) == {
+        "apiVersion": "1", "snapshot": "2026-11", "count": 1, "data": orjson.loads(raw)
+    }
     assert answer.meta.total is None
 
 

@@ -1,4 +1,4 @@
-"""The response and error envelopes of docs/API.md, The response."""
+"""The response and error envelopes of docs/API.md#the-response."""
 
 from __future__ import annotations
 

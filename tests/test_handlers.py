@@ -27,7 +27,7 @@ from tests.test_query import BAD_INPUT
 V1 = "/api/v1/readiness"
 LEGACY = "/api/readiness"
 
-# Every request shape of docs/API.md, Examples, as a user would type it.
+# Every request shape of docs/API.md#examples, as a user would type it.
 SHAPES = {
     "all countries": "",
     "one country": "?code=KEN",
@@ -488,7 +488,7 @@ async def test_metrics_unknown_paths_share_one_label(fetch: Any, app: Applicatio
 
 @gen_test
 async def test_readiness_legacy_fields_with_aliases_and_lowercase_names(fetch: Any) -> None:
-    # docs/API.md, Examples: the legacy route's older examples pass aliases and lowercase names in fields.
+    # docs/API.md#examples: the legacy route's older examples pass aliases and lowercase names in fields.
     for route in (LEGACY, V1):
         for country in data_list(await fetch(route + "?fields=score,country%20name,infra")):
             assert list(country) == ["Country Name", "Composite Readiness Score", "Infrastructure Score"]

@@ -199,10 +199,14 @@ def test_openapi_every_pattern_match_is_accepted_by_parse(name: str, path: str, 
 
 
 def test_openapi_closed_sets_list_every_accepted_name() -> None:
-    assert set(_values(V1_PARAMETERS["region"]["schema"])) == {"", *REGION_SHORT, *REGION_SHORT.values(), *REGION_ALIASES}
+    assert set(_values(V1_PARAMETERS["region"]["schema"])) == {
+        "", *REGION_SHORT, *REGION_SHORT.values(), *REGION_ALIASES
+    }
     assert set(_values(V1_PARAMETERS["income"]["schema"])) == {"", *INCOME_GROUPS, *INCOME_GROUPS.values()}
     assert set(_values(V1_PARAMETERS["sort"]["schema"])) == {"", *(f.name for f in COUNTRY_FIELDS), *FIELD_ALIASES}
-    assert set(_values(V1_PARAMETERS["fields"]["schema"])) == {*(f.name for f in COUNTRY_FIELDS), DETAILS, *FIELD_ALIASES}
+    assert set(_values(V1_PARAMETERS["fields"]["schema"])) == {
+        *(f.name for f in COUNTRY_FIELDS), DETAILS, *FIELD_ALIASES
+    }
     for name in ("shortnames", "fcv"):
         assert _values(V1_PARAMETERS[name]["schema"]) == ["", *BOOLEANS]
     assert _values(V1_PARAMETERS["format"]["schema"]) == ["", "json", "csv"]
@@ -482,7 +486,8 @@ def test_openapi_schemathesis_run_finds_nothing(tmp_path: Path, warm_store: Snap
     """``schemathesis run --checks all`` with its coverage and fuzzing phases, against the served
     document of the real app over the sample: no failure. Deterministic (schemathesis'
     deterministic mode: no random seed, no example database). ``positive_data_acceptance`` runs
-    through ``tests/schemathesis_hooks.py``, which excuses exactly the two joint rules OpenAPI cannot state (docs/DECISIONS.md)."""
+    through ``tests/schemathesis_hooks.py``, which excuses exactly the two joint rules OpenAPI cannot state
+    (docs/DECISIONS.md#the-openapi-document-and-the-route-index)."""
     command = [
         sys.executable, "-m", "schemathesis.cli", "run", "--checks", "all",
         "--exclude-checks", "positive_data_acceptance", "--phases", "coverage,fuzzing",

@@ -51,7 +51,8 @@ async def test_landing_page_says_everything_without_javascript(fetch: Any) -> No
     assert "cite the publisher of the index, the snapshot id" in page
     assert "&quot;Readiness Index, snapshot 2026-11 (published 2026-11-05)" in page  # escaped, as every value is
     assert "Do not cite this snapshot: its data is synthetic." in page
-    for link in ('href="/explore"', 'href="/docs"', 'href="/api/v1/openapi.json"', 'href="/api/v1/readiness?format=csv"'):
+    links = ('href="/explore"', 'href="/docs"', 'href="/api/v1/openapi.json"', 'href="/api/v1/readiness?format=csv"')
+    for link in links:
         assert link in page
     examples = re.findall(r"<code data-path=\"([^\"]+)\">curl '([^']+)'</code>", page)
     assert len(examples) == 3 and all(path == shown for path, shown in examples)

@@ -232,7 +232,8 @@ def test_unknown_country_page_says_so(page: Page, page_server: PageServer, watch
 
 def test_docs_try_it_out_sends_the_request_and_shows_the_answer(page: Page, page_server: PageServer) -> None:
     page.goto(page_server.url("/docs"))
-    operation = page.locator(".opblock-get", has=page.locator(".opblock-summary-path", has_text="/api/v1/readiness")).first
+    path = page.locator(".opblock-summary-path", has_text="/api/v1/readiness")
+    operation = page.locator(".opblock-get", has=path).first
     expect(operation).to_be_visible(timeout=15_000)
     operation.locator(".opblock-summary").click()
     operation.get_by_role("button", name="Try it out").click()
@@ -249,7 +250,7 @@ def test_docs_try_it_out_sends_the_request_and_shows_the_answer(page: Page, page
 SWAGGER_UI_STRUCTURE = "nested-interactive"
 """axe's one serious finding in Swagger UI 5's own markup: each operation's summary is a
 button holding the copy-path button. Not ours to fix without patching the bundle
-(docs/PAGES.md, accessibility); everything else axe finds there is fixed in site.css."""
+(docs/PAGES.md#accessibility); everything else axe finds there is fixed in site.css."""
 
 
 def test_docs_page_has_no_serious_accessibility_violation_but_swagger_uis_own(

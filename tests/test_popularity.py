@@ -1,8 +1,8 @@
 """Popularity counting against the real Redis: bounded, and not for sale to one client.
 
 The counts decide what the warm-up computes; a flood of one-off queries, or of one query, must
-not take over that list, and the set must stay small whatever clients send (docs/CACHING.md,
-popularity).
+not take over that list, and the set must stay small whatever clients send
+(docs/CACHING.md#popularity).
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ async def test_flush_trims_the_set_to_its_most_counted(real_redis_url: str) -> N
 
 
 @gen_test(timeout=60)
-async def test_one_query_asked_many_times_counts_once_per_flush(sample_store: SnapshotStore, real_redis_url: str) -> None:
+async def test_one_query_asked_many_times_counts_once_per_flush(
+    sample_store: SnapshotStore, real_redis_url: str
+) -> None:
     async with connect(real_redis_url, timeout=2.0) as client:
         service, tier = service_over(sample_store, client)
         for _ in range(500):  # one client hammering one query

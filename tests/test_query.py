@@ -1,4 +1,5 @@
-"""Query.parse and Query.canonical: every parameter rule of docs/API.md, Parameters and docs/DECISIONS.md."""
+"""Query.parse and Query.canonical: every parameter rule of docs/API.md#parameters and
+docs/DECISIONS.md#parameter-rules."""
 
 from __future__ import annotations
 
@@ -135,12 +136,13 @@ def test_parse_indicators_at_global_level_ignored() -> None:
 
 @pytest.mark.parametrize("raw", ["\u0084", "GE.EST,no/slash", "A" * 41])
 def test_parse_malformed_indicators_at_global_level_is_400(raw: str) -> None:
-    """Checked, then ignored: the OpenAPI pattern holds on every route (docs/DECISIONS.md)."""
+    """Checked, then ignored: the OpenAPI pattern holds on every route (docs/DECISIONS.md#parameter-rules)."""
     with pytest.raises(InvalidParameter, match="indicators="):
         Query.parse({"indicators": raw})
 
 
-# Every malformed value docs/DECISIONS.md names: 400 with a message naming the parameter and what is accepted.
+# Every malformed value of docs/DECISIONS.md#query-parameters: 400 with a message naming the
+# parameter and what is accepted.
 BAD_INPUT = [
     ({"code": "KE"}, "code='KE'", "three-letter ISO3 codes"),
     ({"code": "KENY"}, "code='KENY'", "three-letter ISO3 codes"),
@@ -322,19 +324,24 @@ def test_parse_limit_1_to_max(raw: str, limit: int) -> None:
     assert Query.parse({"limit": raw}).limit == limit
 
 
-@pytest.mark.parametrize(("raw", "chosen"), [("json", Format.JSON), ("JSON", Format.JSON), ("csv", Format.CSV), ("CsV", Format.CSV)])
+@pytest.mark.parametrize(
+    ("raw", "chosen"), [("json", Format.JSON), ("JSON", Format.JSON), ("csv", Format.CSV), ("CsV", Format.CSV)]
+)
 def test_parse_format_json_or_csv_any_case(raw: str, chosen: Format) -> None:
     assert Query.parse({"format": raw}).format is chosen
 
 
 @pytest.mark.parametrize(
-    ("raw", "years"), [("2024", (2024, 2024)), ("2022:2025", (2022, 2025)), ("2024:2024", (2024, 2024)), (" 2023:2024 ", (2023, 2024))]
+    ("raw", "years"),
+    [("2024", (2024, 2024)), ("2022:2025", (2022, 2025)), ("2024:2024", (2024, 2024)), (" 2023:2024 ", (2023, 2024))],
 )
 def test_parse_years_one_year_or_inclusive_range(raw: str, years: tuple[int, int]) -> None:
     assert Query.parse({"years": raw}, Route.HISTORY).years == years
 
 
-@pytest.mark.parametrize("raw", ["24", "2024-2025", "2024:", ":2024", "2025:2022", "2024:2025:2026", "２０２４", "2024 : 2025"])
+@pytest.mark.parametrize(
+    "raw", ["24", "2024-2025", "2024:", ":2024", "2025:2022", "2024:2025:2026", "２０２４", "2024 : 2025"]
+)
 def test_parse_years_malformed_names_parameter(raw: str) -> None:
     with pytest.raises(InvalidParameter) as raised:
         Query.parse({"years": raw}, Route.HISTORY)

@@ -1,4 +1,4 @@
-"""loaders.reader: the data contract of docs/DATA.md, and bad files skipped, never fatal."""
+"""loaders.reader: the data contract (docs/DATA.md), and bad files skipped, never fatal."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_load_countries_keep_serving_order_without_confidence(current: Path) -> 
 
 
 def test_contract_serves_no_confidence_key() -> None:
-    # The reader keeps only the contract's fields (docs/DECISIONS.md): that keeps confidence
+    # The reader keeps only the contract's fields (docs/DECISIONS.md#country-objects): that keeps confidence
     # keys out of every answer only while none of those fields is one.
     served = [field.name for field in COUNTRY_FIELDS] + list(INDICATOR_FIELDS)
     assert not [name for name in served if name.lower().endswith("confidence")]

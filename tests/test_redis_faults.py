@@ -1,5 +1,5 @@
 """Tier 2 under Redis faults: a killed, restarted, paused or flushed Redis costs latency, never
-an error or a wrong answer (docs/CACHING.md: Redis is never on the critical path).
+an error or a wrong answer (docs/CACHING.md#redis-is-never-on-the-critical-path).
 
 One real server per test, on its own throwaway redis-server, with the in-process tier off
 (READINESS_CACHE_BYTES=0) so every request goes through Redis, under a small bounded load.

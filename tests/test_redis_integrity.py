@@ -3,8 +3,8 @@ signing key, undamaged; and keys name the snapshot's content, not only its id.
 
 Each test plays someone else with write access to the real Redis (a neighbour on a shared
 instance, another version of the service, another data directory) against the real app over
-HTTP, and checks that clients still get the right bytes and headers (docs/CACHING.md, "What
-Redis may hold").
+HTTP, and checks that clients still get the right bytes and headers
+(docs/CACHING.md#what-redis-may-hold).
 """
 
 from __future__ import annotations
@@ -55,7 +55,9 @@ def build_app(store: SnapshotStore, url: str, settings: Settings) -> tuple[Appli
 
 
 @pytest.fixture
-def tiered(sample_store: SnapshotStore, real_redis_url: str, io_loop: IOLoop) -> Iterator[tuple[Application, RedisTier]]:
+def tiered(
+    sample_store: SnapshotStore, real_redis_url: str, io_loop: IOLoop
+) -> Iterator[tuple[Application, RedisTier]]:
     """The real app over the sample with the real Redis as tier 2 and tier 1 on."""
     app, tier = build_app(sample_store, real_redis_url, Settings())
     yield app, tier

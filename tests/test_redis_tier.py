@@ -82,7 +82,7 @@ async def test_redis_tier_counts_flush_to_popularity_sets(new_client: Factory) -
         shared.count("2026-11", "v1|")
         shared.count("2025-12", "legacy|")
         await shared.flush_counts()
-        # One per query per flush, however often it was asked (docs/CACHING.md, popularity).
+        # One per query per flush, however often it was asked (docs/CACHING.md#popularity).
         assert await client.zrevrange(popular_key("2026-11"), 0, -1, withscores=True) == [
             (b"v1|codes=KEN", 1.0), (b"v1|", 1.0)]
         assert await client.zscore(popular_key("2025-12"), "legacy|") == 1.0
@@ -135,7 +135,8 @@ async def test_redis_tier_answered_call_counts_as_a_breaker_success(call: str) -
     # open breaker at the probe; fakeredis's ``connected`` switch makes calls fail on demand.
     server, now = fakeredis.FakeServer(), [100.0]
     async with fakeredis.FakeAsyncRedis(server=server) as client:
-        shared = RedisTier(client, CircuitBreaker(2, pause=5, clock=lambda: now[0]), Metrics(lambda: None, lambda: False))
+        breaker = CircuitBreaker(2, pause=5, clock=lambda: now[0])
+        shared = RedisTier(client, breaker, Metrics(lambda: None, lambda: False))
         for connected in (False, True, False):  # failure, success, failure: not two in a row
             server.connected = connected
             await CALLS[call](shared)

@@ -1,7 +1,7 @@
 """Automatic re-warm: servers notice a Redis that lost the warm set, one of them warms it.
 
 Real processes: a throwaway redis-server that the test kills and restarts empty on the same
-port, and two server.py processes checking every second (docs/OPERATIONS.md, re-warm).
+port, and two server.py processes checking every second (docs/OPERATIONS.md#re-warm-after-a-redis-restart).
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ SETTINGS = WarmSettings(top=0, ttl_current=100, ttl_archive=1000, max_answer_byt
 
 def warm_runs(servers: list[Server]) -> int:
     """Warm-ups the servers completed, from their logs."""
-    return sum(server.log.read_text(errors="replace").count("re-warm of snapshot 2026-11: warmed") for server in servers)
+    done = "re-warm of snapshot 2026-11: warmed"
+    return sum(server.log.read_text(errors="replace").count(done) for server in servers)
 
 
 def warm_keys(redis_server: RedisServer) -> int:

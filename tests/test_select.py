@@ -13,10 +13,14 @@ from tests.conftest import country, snapshot
 
 def world() -> Snapshot:
     return snapshot(
-        country("KEN", "Kenya", **{"Composite Readiness Score": 50.0, "Population, total": 55_000_000, "FCV Status": False}),
-        country("NGA", "Nigeria", **{"Composite Readiness Score": 40.0, "Population, total": 220_000_000, "FCV Status": True}),
-        country("BRA", "Brazil", "Latin America & Caribbean", **{"Composite Readiness Score": 65.0, "FCV Status": False}),
-        country("ARG", "Argentina", "Latin America & Caribbean", **{"Composite Readiness Score": None, "FCV Status": False}),
+        country("KEN", "Kenya",
+                **{"Composite Readiness Score": 50.0, "Population, total": 55_000_000, "FCV Status": False}),
+        country("NGA", "Nigeria",
+                **{"Composite Readiness Score": 40.0, "Population, total": 220_000_000, "FCV Status": True}),
+        country("BRA", "Brazil", "Latin America & Caribbean",
+                **{"Composite Readiness Score": 65.0, "FCV Status": False}),
+        country("ARG", "Argentina", "Latin America & Caribbean",
+                **{"Composite Readiness Score": None, "FCV Status": False}),
         country("CIV", "Côte d'Ivoire", **{"Composite Readiness Score": 50.0, "FCV Status": False}),
         country("cmr".upper(), "cameroon", **{"Composite Readiness Score": 45.0}),
     )
@@ -123,10 +127,14 @@ def test_project_never_changes_the_snapshot() -> None:
 
 def filters_world() -> Snapshot:
     return snapshot(
-        country("KEN", "Kenya", **{"Income Level": "Lower middle income", "FCV Status": False, "Composite Readiness Score": 50.0}),
-        country("SOM", "Somalia", **{"Income Level": "Low income", "FCV Status": True, "Composite Readiness Score": 20.0}),
-        country("MLI", "Mali", **{"Income Level": "Low income", "FCV Status": True, "Composite Readiness Score": 25.0}),
-        country("RWA", "Rwanda", **{"Income Level": "Low income", "FCV Status": False, "Composite Readiness Score": 40.0}),
+        country("KEN", "Kenya",
+                **{"Income Level": "Lower middle income", "FCV Status": False, "Composite Readiness Score": 50.0}),
+        country("SOM", "Somalia",
+                **{"Income Level": "Low income", "FCV Status": True, "Composite Readiness Score": 20.0}),
+        country("MLI", "Mali",
+                **{"Income Level": "Low income", "FCV Status": True, "Composite Readiness Score": 25.0}),
+        country("RWA", "Rwanda",
+                **{"Income Level": "Low income", "FCV Status": False, "Composite Readiness Score": 40.0}),
         country("VEN", "Venezuela", "Latin America & Caribbean", **{"Income Level": None, "FCV Status": False}),
     )
 
@@ -156,7 +164,8 @@ def test_limited_cuts_after_sorting_and_keeps_everything_without_a_limit() -> No
 
 def test_columns_are_the_keys_project_gives_without_details(sample_current: Snapshot) -> None:
     kenya = sample_current.countries["KEN"]  # a loaded record: its keys in serving order
-    for params in [{}, {"shortnames": "true"}, {"fields": "score,Region"}, {"fields": "score,Region", "shortnames": "1"},
+    for params in [{}, {"shortnames": "true"}, {"fields": "score,Region"},
+                   {"fields": "score,Region", "shortnames": "1"},
                    {"code": "KEN"}, {"code": "KEN", "fields": "indicator_details"}]:
         query = Query.parse(params)
         projected = project([kenya], query)[0]

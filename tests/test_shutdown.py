@@ -1,4 +1,4 @@
-"""Graceful shutdown of a real server process (docs/OPERATIONS.md, server.serve): on SIGTERM /readyz
+"""Graceful shutdown of a real server process (docs/OPERATIONS.md#stopping-a-pod): on SIGTERM /readyz
 fails at once, the listener stays open for the shutdown delay, then closes, and requests in
 flight get the drain time to finish; the process then exits 0.
 

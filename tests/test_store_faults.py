@@ -127,7 +127,9 @@ async def test_refresh_country_file_stuck_times_out_then_swaps_when_it_reads(
 
 
 @gen_test(timeout=60)
-async def test_archive_manifest_stuck_is_none_after_timeout_others_served(data: Path, fifos: list[tuple[Path, Path, bytes]]) -> None:
+async def test_archive_manifest_stuck_is_none_after_timeout_others_served(
+    data: Path, fifos: list[tuple[Path, Path, bytes]]
+) -> None:
     store = SnapshotStore(data, read_timeout=LOAD_TIMEOUT)
     store.load_current()
     make_fifo(data / "snapshots" / "2024-12" / "manifest.json", fifos)

@@ -18,7 +18,10 @@ SEAM = TESTS / "conftest.py"
 @pytest.mark.parametrize("name", ["pytest.mark.gen_test", "pytest_tornado"])
 def test_only_conftest_names_pytest_tornado(name: str) -> None:
     # Replacing pytest-tornado must stay a change to tests/conftest.py alone.
-    offenders = [path.name for path in sorted(TESTS.glob("*.py")) if path not in (SEAM, Path(__file__).resolve()) and name in path.read_text()]
+    offenders = [
+        path.name for path in sorted(TESTS.glob("*.py"))
+        if path not in (SEAM, Path(__file__).resolve()) and name in path.read_text()
+    ]
     assert not offenders, f"{offenders} use {name}; use tests.conftest.gen_test and its fixtures"
 
 
@@ -27,7 +30,7 @@ def test_only_conftest_names_pytest_tornado(name: str) -> None:
 
 def test_without_a_redis_at_the_default_the_suite_starts_its_own(tmp_path: Path) -> None:
     # A machine with Debian's redis-server but no Redis running must run the Redis tests,
-    # not skip them (README.md, Quick start).
+    # not skip them (README.md#quick-start).
     closed = f"redis://127.0.0.1:{free_port()}/15"  # the probe socket is closed: nothing listens
     with redis_unless_one_answers(closed, tmp_path) as url:
         assert url != closed

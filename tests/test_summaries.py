@@ -60,7 +60,9 @@ def test_summarize_reads_the_builders_indicator_catalogue_and_sees_the_change_re
     assert summarize(snapshot, "id", directory).has_changes is True
 
 
-@pytest.mark.parametrize("damage", [None, b"{", b'{"format": 2, "indicators": []}', b'{"format": 1, "indicators": [1]}'])
+@pytest.mark.parametrize(
+    "damage", [None, b"{", b'{"format": 2, "indicators": []}', b'{"format": 1, "indicators": [1]}']
+)
 def test_summarize_without_a_usable_catalogue_derives_it_from_the_details(
     data: Path, damage: bytes | None, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -97,7 +97,9 @@ def test_history_columns_default_and_narrowed_by_fields_in_serving_order() -> No
 def test_invalid_history_fields_names_fields_a_series_lacks() -> None:
     assert invalid_history_fields(None) == []
     assert invalid_history_fields(("Composite Readiness Score", "FCV Status", "Country Code")) == []
-    assert invalid_history_fields(("Population, total", "Microstate", "Global Rank")) == ["Population, total", "Microstate"]
+    assert invalid_history_fields(("Population, total", "Microstate", "Global Rank")) == [
+        "Population, total", "Microstate"
+    ]
 
 
 def test_history_rows_oldest_snapshot_first_then_code_absent_country_has_no_row() -> None:
@@ -120,7 +122,8 @@ def test_history_rows_missing_value_is_null_and_only_selected_countries() -> Non
 
 
 def test_history_snapshots_decembers_and_current_within_years() -> None:
-    summaries = [_summary(_world(snapshot_id)) for snapshot_id in ("2022-06", "2023-12", "2024-06", "2024-12", "2026-11")]
+    ids = ("2022-06", "2023-12", "2024-06", "2024-12", "2026-11")
+    summaries = [_summary(_world(snapshot_id)) for snapshot_id in ids]
     assert [s.id for s in history_snapshots(summaries, "2026-11", None)] == ["2023-12", "2024-12", "2026-11"]
     assert [s.id for s in history_snapshots(summaries, "2026-11", (2024, 2026))] == ["2024-12", "2026-11"]
     assert [s.id for s in history_snapshots(summaries, "2026-11", (2023, 2023))] == ["2023-12"]
@@ -217,7 +220,9 @@ def test_history_rows_with_default_columns_reuse_the_rows_built_once() -> None:
     new = series_of(_world())
     built = default_history_rows(new)
     assert list(built) == ["AGO", "BRA", "KEN"] and tuple(built["KEN"]) == history_columns(None)
-    rows = history_rows([(new, [new.countries["KEN"], new.countries["AGO"]])], history_columns(None), lambda series: built)
+    rows = history_rows(
+        [(new, [new.countries["KEN"], new.countries["AGO"]])], history_columns(None), lambda series: built
+    )
     assert rows[0] is built["AGO"] and rows[1] is built["KEN"]
     assert rows == history_rows([(new, [new.countries["AGO"], new.countries["KEN"]])], history_columns(None))
     narrowed = history_rows([(new, [new.countries["KEN"]])], history_columns(("Global Rank",)), lambda series: built)

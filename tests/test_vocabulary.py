@@ -1,4 +1,5 @@
-"""What a client may type: aliases, region names, field lists (docs/API.md, docs/DECISIONS.md)."""
+"""What a client may type: aliases, region names, field lists (docs/API.md#field-names-and-aliases,
+docs/DECISIONS.md#parameter-rules)."""
 
 from __future__ import annotations
 

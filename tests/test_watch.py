@@ -103,7 +103,10 @@ async def test_watcher_listen_refreshes_on_announcement(data: Path) -> None:
     store = SnapshotStore(data)
     store.load_current()
     watcher = watcher_of(store, AnswerCache(1 << 20))
-    async with fakeredis.FakeAsyncRedis(server=server) as listener, fakeredis.FakeAsyncRedis(server=server) as publisher:
+    async with (
+        fakeredis.FakeAsyncRedis(server=server) as listener,
+        fakeredis.FakeAsyncRedis(server=server) as publisher,
+    ):
         listening = asyncio.ensure_future(watcher.listen(listener, retry_seconds=0.1))
         try:
             flip(data, "2026-12")

@@ -8,8 +8,9 @@ from collections.abc import Callable
 
 class CircuitBreaker:
     """Opens after ``failures`` consecutive failures; while open, lets one call through per
-    ``pause`` seconds as a probe, and closes on the first success (docs/CACHING.md: Redis is never on
-    the critical path, so a dead Redis costs one timeout per pause, not one per request).
+    ``pause`` seconds as a probe, and closes on the first success (Redis is never on the
+    critical path, docs/CACHING.md#redis-is-never-on-the-critical-path, so a dead Redis costs
+    one timeout per pause, not one per request).
     """
 
     def __init__(self, failures: int, pause: float, clock: Callable[[], float] = time.monotonic) -> None:

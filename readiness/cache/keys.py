@@ -1,5 +1,5 @@
 """Cache keys: the one place that names an answer in both tiers, for the servers and the
-warm-up alike, so that what one writes the others find (docs/CACHING.md#cache-keys)."""
+warm-up alike, so that what one writes the others find (docs/CACHING.md#the-path-of-one-request)."""
 
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ POPULAR_TTL_SECONDS = 90 * 86400
 POPULAR_KEEP = 2_000
 """Members a popularity set keeps after each flush, the most counted first: ten times the
 warm-up's default top N, so a rising query has room to climb, and a bounded set whatever
-clients send (docs/CACHING.md, popularity)."""
+clients send (docs/CACHING.md#popularity)."""
 MAX_COUNTED_LENGTH = 1024
 """Longer requests (some 200 codes and more) are not counted: with POPULAR_KEEP this bounds a
 popularity set to about 2.5 MB whatever clients send."""
@@ -44,7 +44,7 @@ MAX_COUNTED_QUERIES = 10_000
 MAX_ANSWER_BYTES = 128 * 1024
 """Default cap on the body plus gzip copy of an answer a server writes to Redis: the largest
 warmed answer (all countries, 110 KB) fits; a one-off many-country answer with details
-(1.8 MB) does not, so it cannot evict the warm set (docs/API.md, limits)."""
+(1.8 MB) does not, so it cannot evict the warm set (docs/API.md#limits)."""
 
 REJECTION_LOG_SECONDS = 60
 """At most one log line per minute about rejected values; the metric counts every one."""
@@ -105,8 +105,8 @@ class RedisTier:
         ``timeout`` with a client without socket timeouts (``connect(..., socket_timeouts=False)``)
         is what the server uses: one deadline per call is cheaper than redis-py's socket
         timeouts, which on Python 3.11 run each command's write in a Task of its own
-        (``asyncio.wait_for``) and its read under a second timer: one deadline costs 38 to 56 µs
-        less CPU per lookup (docs/PERFORMANCE.md, tier-2 hits)."""
+        (``asyncio.wait_for``) and its read under a second timer: one deadline costs less CPU
+        per lookup (docs/PERFORMANCE.md#tier-2-hits-where-the-time-went-2026-11-23)."""
         self.client = client
         self.timeout = timeout
         self.breaker = breaker
@@ -202,7 +202,8 @@ class RedisTier:
         was_open = self.breaker.is_open
         self.breaker.failure()
         if self.breaker.is_open and not was_open:
-            log.warning("redis %s failed (%s); breaker open for %ss", operation, error or type(error).__name__, self.breaker.pause)
+            log.warning("redis %s failed (%s); breaker open for %ss",
+                        operation, error or type(error).__name__, self.breaker.pause)
 
 
 def connect(url: str, timeout: float, *, socket_timeouts: bool = True) -> Redis:

@@ -1,6 +1,6 @@
 """``Answer``: what every route's compute function produces, a serialized body with its strong
 ETag, gzip copy and representation headers, computed once so that every cache tier stores and
-every sender sends the same bytes (docs/CACHING.md#what-is-cached). Pure: no I/O."""
+every sender sends the same bytes (docs/CACHING.md#the-path-of-one-request). Pure: no I/O."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ GZIP_MIN_BYTES = 1024
 """Smaller bodies are not worth compressing: headers and CPU cost more than they save."""
 
 GZIP_LEVEL = 4
-"""Half the CPU of level 6 for 11 % more bytes on the 217-economy answer
-(docs/PERFORMANCE.md#gzip-level): every miss pays it, and the event loop waits meanwhile."""
+"""Much less CPU than level 6 for slightly more bytes (measured on the 217-economy answer:
+docs/PERFORMANCE.md#query-engine-uncached-answers-from-the-in-memory-snapshot): every miss
+pays it, and the event loop waits meanwhile."""
 
 ETAG_BYTES = 16
 """The ETag is a BLAKE2b-128 digest: 32 hex digits, or 16 bytes where it is stored raw."""

@@ -73,8 +73,8 @@ def compute_readiness(snapshot: Snapshot, query: Query, route: Route) -> Answer:
     """The answer of ``/api/v1/readiness`` and ``/api/readiness``: JSON or CSV, ``limit`` rows
     of the countries that match, ``X-Total-Count`` all of them.
 
-    On the legacy route an unmatched code is an error (docs/DECISIONS.md#unmatched-codes); on
-    v1 it only lowers the count (docs/API.md#unmatched-codes).
+    On the legacy route an unmatched code is an error (docs/DECISIONS.md#the-legacy-route); on
+    v1 it only lowers the count (docs/API.md#the-response).
     """
     if route is Route.LEGACY:
         missing = missing_codes(snapshot, query)
@@ -161,7 +161,9 @@ def check_history(query: Query) -> None:
         )
 
 
-def compute_history(summaries: Sequence[Summary], current_id: str, query: Query, rows_of: RowsOf | None = None) -> Answer:
+def compute_history(
+    summaries: Sequence[Summary], current_id: str, query: Query, rows_of: RowsOf | None = None
+) -> Answer:
     """``/api/v1/history``: one row per (economy, snapshot) of every December and the current
     snapshot (``years`` narrows them), oldest first, then by Country Code; each snapshot's own
     values decide the filters. ``snapshot`` and the headers name the newest snapshot shown.

@@ -1,4 +1,4 @@
-"""CSV bodies (docs/API.md, CSV): one function every route's ``format=csv`` answer goes through.
+"""CSV bodies (docs/API.md#csv): one function every route's ``format=csv`` answer goes through.
 
 RFC 4180: comma-separated, CRLF line ends, a field quoted (with ``""`` for a quote) when it
 holds a comma, a quote, CR or LF. UTF-8 with a byte-order mark, so that spreadsheets read
@@ -18,7 +18,7 @@ import orjson
 from loaders import JsonValue
 
 BOM = "\ufeff"
-"""UTF-8's byte-order mark, first in every CSV body (docs/DECISIONS.md, CSV)."""
+"""UTF-8's byte-order mark, first in every CSV body (docs/DECISIONS.md#csv)."""
 
 BOM_BYTES = BOM.encode()
 CRLF = b"\r\n"
@@ -40,9 +40,9 @@ def to_csv(columns: Sequence[str], rows: Sequence[Mapping[str, JsonValue]]) -> b
     holds a quote, backslash or control character: numbers, true and false are JSON's own text
     (so byte-identical to the JSON answer), null is written as nothing, and JSON's quotes are
     dropped except around text with a comma. Rows with anything else go through the csv
-    module; ``_needs_csv_module`` alone decides, from JSON's escapes. Two to three times faster
-    than the csv module alone, which would make the global CSV answer cost about twice its
-    JSON twin instead of about as much (bench/query_engine.py's target: under 1.3 times).
+    module; ``_needs_csv_module`` alone decides, from JSON's escapes. Much faster than the csv
+    module alone (docs/PERFORMANCE.md#csv-bodies), which would make the global CSV answer cost
+    far more than its JSON twin (bench/query_engine.py's target: under 1.3 times as much).
     """
     table: list[Sequence[JsonValue | orjson.Fragment]] = [[_text(name) for name in columns]]
     table += [

@@ -1,4 +1,4 @@
-"""The response envelope (docs/API.md, The response) and the error envelope, serialized with orjson."""
+"""The response envelope (docs/API.md#the-response) and the error envelope, serialized with orjson."""
 
 from __future__ import annotations
 
@@ -20,9 +20,10 @@ def answer_body(
     """Serialize a successful answer.
 
     ``data`` is an object only in country mode with exactly one match (``total``, counted
-    before ``limit``; None: ``data`` is all that matched), an array otherwise (docs/API.md, The response, docs/DECISIONS.md).
+    before ``limit``; None: ``data`` is all that matched), an array otherwise
+    (docs/API.md#the-response, docs/DECISIONS.md#query-parameters).
     ``snapshot_label`` is "current" or the archive's id.
-    The confidence keys were removed when the snapshot was loaded (docs/API.md, Country object).
+    The confidence keys were removed when the snapshot was loaded (docs/API.md#country-object).
     """
     one = query.country_mode and len(data) == 1 and total in (None, 1)
     return orjson.dumps(
@@ -37,10 +38,10 @@ def answer_body(
 
 
 def error_body(error: ReadinessError) -> bytes:
-    """Serialize the error envelope: ``{"apiVersion": "1", "error": "..."}`` (docs/API.md, The response).
+    """Serialize the error envelope: ``{"apiVersion": "1", "error": "..."}`` (docs/API.md#the-response).
 
     The legacy route's unknown-code body has no apiVersion, as its older clients expect
-    (docs/API.md, Errors, docs/DECISIONS.md legacy route).
+    (docs/API.md#the-legacy-route, docs/DECISIONS.md#routes-and-errors).
     """
     if isinstance(error, CountryNotFound):
         return orjson.dumps({"error": error.message})

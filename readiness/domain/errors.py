@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 ALLOWED_METHODS = "GET, HEAD, OPTIONS"
-"""The methods every route answers (docs/DECISIONS.md, methods)."""
+"""The methods every route answers (docs/DECISIONS.md#routes-and-errors)."""
 
 
 class ReadinessError(Exception):
@@ -19,7 +19,7 @@ class ReadinessError(Exception):
 
 
 class InvalidParameter(ReadinessError):
-    """A query parameter has a value the API does not accept (docs/DECISIONS.md: 400)."""
+    """A query parameter has a value the API does not accept (docs/DECISIONS.md#routes-and-errors)."""
 
     status = 400
 
@@ -31,8 +31,8 @@ class InvalidParameter(ReadinessError):
 
 
 class UnknownParameter(ReadinessError):
-    """A v1 route got a parameter name it does not take (docs/DECISIONS.md, unknown parameter
-    names): 400 naming it, the nearest accepted name when there is one, and every accepted name."""
+    """A v1 route got a parameter name it does not take (docs/DECISIONS.md#parameter-rules):
+    400 naming it, the nearest accepted name when there is one, and every accepted name."""
 
     status = 400
 
@@ -44,7 +44,7 @@ class UnknownParameter(ReadinessError):
 
 
 class InvalidRequest(ReadinessError):
-    """The parameters are valid one by one but not together (docs/API.md, Errors: level=country, no code)."""
+    """The parameters are valid one by one but not together (docs/API.md#errors: level=country, no code)."""
 
     status = 400
 
@@ -53,7 +53,7 @@ class InvalidRequest(ReadinessError):
 
 
 class ArchiveNotFound(ReadinessError):
-    """A valid year whose December archive is unavailable (docs/API.md, Parameters: year: 404)."""
+    """A valid year whose December archive is unavailable (docs/API.md#parameters: year)."""
 
     status = 404
 
@@ -62,7 +62,7 @@ class ArchiveNotFound(ReadinessError):
 
 
 class CountryNotFound(ReadinessError):
-    """Legacy route only: a requested code matches no country (docs/DECISIONS.md, legacy route)."""
+    """Legacy route only: a requested code matches no country (docs/DECISIONS.md#routes-and-errors)."""
 
     status = 404
 
@@ -80,7 +80,7 @@ class NotFound(ReadinessError):
 
 
 class MethodNotAllowed(ReadinessError):
-    """An HTTP method other than GET, HEAD or OPTIONS (docs/DECISIONS.md, methods)."""
+    """An HTTP method other than GET, HEAD or OPTIONS (docs/DECISIONS.md#routes-and-errors)."""
 
     status = 405
     headers = (("Allow", ALLOWED_METHODS),)
@@ -109,7 +109,7 @@ class NotReady(ReadinessError):
 
 class Overloaded(ReadinessError):
     """Too much uncached work is admitted already: this miss is refused rather than queued
-    without bound (503 with ``Retry-After``; docs/CACHING.md, the compute pool)."""
+    without bound (503 with ``Retry-After``; docs/CACHING.md#the-compute-pool-bounded-work-for-misses)."""
 
     status = 503
 
@@ -136,7 +136,8 @@ class ProtocolError(ReadinessError):
 
 
 class SnapshotNotFound(ReadinessError):
-    """A well-formed snapshot id the catalogue does not list (docs/API.md, /api/v1/snapshots/{id}/changes)."""
+    """A well-formed snapshot id the catalogue does not list
+    (docs/API.md#get-apiv1snapshotsidchanges-what-changed)."""
 
     status = 404
 

@@ -1,5 +1,5 @@
 """What an answer says about itself besides its body: its format, snapshot, publication date,
-total row count and download name, and the response headers they become (docs/API.md, Headers).
+total row count and download name, and the response headers they become (docs/API.md#headers).
 
 An ``Answer`` (``readiness/domain/answer.py``) carries one ``AnswerMeta`` and the headers built from it
 once, so a cache hit sends them without formatting anything; the Redis codec packs the meta as
@@ -19,7 +19,7 @@ Headers = tuple[tuple[str, str], ...]
 
 
 class Format(Enum):
-    """The representation an answer is serialized to (docs/API.md, format)."""
+    """The representation an answer is serialized to (docs/API.md#parameters: format)."""
 
     JSON = "json"
     CSV = "csv"
@@ -35,14 +35,14 @@ _CONTENT_TYPES = {Format.JSON: "application/json; charset=utf-8", Format.CSV: "t
 SNAPSHOT_ID = re.compile(r"([0-9]{4})-([0-9]{2})")
 """A snapshot id, ``YYYY-MM`` (docs/DATA.md)."""
 PUBLISHED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
-"""A publication date, ``YYYY-MM-DD`` (docs/DATA.md, manifest)."""
+"""A publication date, ``YYYY-MM-DD`` (docs/DATA.md#manifestjson)."""
 DOWNLOAD_NAME = re.compile(r"[a-z]{1,32}")
 """What a CSV download's name starts with: the route's name, lower-case ASCII letters only."""
 
 
 @dataclass(frozen=True, slots=True)
 class AnswerMeta:
-    """What an answer's headers say (docs/API.md, Headers).
+    """What an answer's headers say (docs/API.md#headers).
 
     ``snapshot`` is the id of the snapshot the data comes from (``YYYY-MM``), ``published``
     its publication date (``YYYY-MM-DD``), ``total`` the rows that matched before ``limit``

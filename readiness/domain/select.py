@@ -17,7 +17,7 @@ T = TypeVar("T")
 
 INCOME = "Income Level"
 FCV = "FCV Status"
-"""The fields the income and fcv parameters filter on (docs/API.md, Parameters)."""
+"""The fields the income and fcv parameters filter on (docs/API.md#parameters)."""
 ALL_FIELDS: tuple[str, ...] = tuple(field.name for field in COUNTRY_FIELDS)
 
 
@@ -25,8 +25,8 @@ def select(snapshot: Snapshot, query: Query) -> list[Country]:
     """Countries passing the query's code, region, income and FCV filters, in the query's
     order; all of them: ``limited`` cuts the list, so its length is the total that matched.
 
-    Codes that match nothing are skipped (docs/API.md, The response); with several filters,
-    all apply (docs/DECISIONS.md).
+    Codes that match nothing are skipped (docs/API.md#the-response); with several filters,
+    all apply (docs/DECISIONS.md#query-parameters).
     """
     if query.country_mode:
         found = [snapshot.countries[code] for code in query.codes if code in snapshot.countries]
@@ -43,7 +43,7 @@ def select(snapshot: Snapshot, query: Query) -> list[Country]:
 
 def limited(rows: Sequence[T], limit: int | None) -> Sequence[T]:
     """The first ``limit`` rows (all without a limit): ``limit`` applies after sorting
-    (docs/API.md, limit)."""
+    (docs/API.md#parameters: limit)."""
     return rows if limit is None else rows[:limit]
 
 
@@ -57,7 +57,7 @@ def sort_countries(countries: Iterable[Country], field: str, descending: bool) -
 
     Text compares case- and accent-insensitively, so "Côte d'Ivoire" sorts among the C's.
     The input must be in Country Code order (snapshots iterate that way): Python's sort is
-    stable even in reverse, which keeps equal values in code order (docs/DECISIONS.md, sort).
+    stable even in reverse, which keeps equal values in code order (docs/DECISIONS.md#query-parameters).
     """
     present: list[Country] = []
     missing: list[Country] = []
@@ -73,7 +73,7 @@ def sort_countries(countries: Iterable[Country], field: str, descending: bool) -
 def project(countries: Sequence[Country], query: Query) -> list[Record]:
     """Turn countries into the objects served: fields kept, aliases added, details filtered.
 
-    Implements docs/API.md, Parameters fields, shortnames and indicators, and docs/API.md, Parameters: fields:
+    Implements the fields, shortnames and indicators parameters (docs/API.md#parameters):
     indicator_details appears in country mode only and survives fields filtering.
     """
     if query.fields is None and not query.shortnames and not query.country_mode:
@@ -124,7 +124,7 @@ def _text_key(value: str) -> str:
 
 def columns(query: Query) -> tuple[str, ...]:
     """The top-level keys ``project`` gives a country, in order, without indicator_details:
-    the columns of the country CSV (docs/API.md, CSV), known even when no country matched."""
+    the columns of the country CSV (docs/API.md#csv), known even when no country matched."""
     names: list[str] = []
     for name in query.fields if query.fields is not None else ALL_FIELDS:
         names.append(name)

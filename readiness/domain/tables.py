@@ -14,7 +14,7 @@ Record = dict[str, JsonValue]
 INDICATOR_IDENTITY: tuple[str, ...] = ("Country Code", "Country Name", "Region", "Income Level", "snapshot")
 INDICATOR_COLUMNS: tuple[str, ...] = INDICATOR_IDENTITY + tuple(INDICATOR_FIELDS)
 """The keys of an indicator row, in order: the economy, the snapshot id, then the keys of an
-indicator_details element (docs/API.md, /api/v1/indicators)."""
+indicator_details element (docs/API.md#get-apiv1indicators-the-indicator-values-as-one-long-table)."""
 
 HISTORY_IDENTITY: tuple[str, ...] = ("Country Code", "Country Name", "snapshot")
 HISTORY_DEFAULT: tuple[str, ...] = (
@@ -23,18 +23,20 @@ HISTORY_DEFAULT: tuple[str, ...] = (
     "Global Rank",
     "Regional Rank",
 )
-"""The values of a history row without ``fields``, in order (docs/API.md, /api/v1/history)."""
+"""The values of a history row without ``fields``, in order (docs/API.md#get-apiv1history-scores-over-time)."""
 
 HISTORY_FIELDS: tuple[str, ...] = tuple(
     name for name in SERIES_FIELDS if name not in ("Country Code", "Country Name")
 )
 """What ``fields`` may name on history, in serving order: every field a series keeps."""
 
-MOVER_COLUMNS: tuple[str, ...] = ("snapshot", "previous_snapshot", "measure", "code", "name", "previous", "current", "change")
+MOVER_COLUMNS: tuple[str, ...] = (
+    "snapshot", "previous_snapshot", "measure", "code", "name", "previous", "current", "change"
+)
 """The columns of the change report's CSV: one row per listed mover, per score, then ranks."""
 
 CHANGES_FORMAT = 1
-"""The change report format the service serves (docs/PUBLISHING.md, changes.json)."""
+"""The change report format the service serves (docs/PUBLISHING.md#what-changed-changesjson)."""
 
 CITATION = (
     "If you publish work based on the index, cite the publisher of the index, the snapshot id "
@@ -42,7 +44,7 @@ CITATION = (
     "{published}), retrieved <date> from <this service's URL>\"."
 )
 SYNTHETIC_CITATION = " Do not cite this snapshot: its data is synthetic ({notice})."
-"""The citation request the catalogue serves (README.md, Citing), filled with the current
+"""The citation request the catalogue serves (README.md#citing), filled with the current
 snapshot; a synthetic snapshot's adds that it must not be cited."""
 
 
@@ -136,7 +138,7 @@ def history_snapshots(summaries: Sequence[Summary], current_id: str, years: tupl
 def catalogue_document(summaries: Sequence[Summary], current_id: str, api_version: str) -> Record:
     """The answer of ``/api/v1/snapshots``: every snapshot up to the current one, newest
     first, with its facts and a link to its change report when it has one; the current
-    snapshot's indicator catalogue; the citation request (docs/API.md, /api/v1/snapshots)."""
+    snapshot's indicator catalogue; the citation request (docs/API.md#get-apiv1snapshots-what-data-exists)."""
     entries: list[JsonValue] = [_catalogue_entry(summary, current_id) for summary in reversed(summaries)]
     current = next((summary for summary in summaries if summary.id == current_id), None)
     return {

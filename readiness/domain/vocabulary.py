@@ -1,5 +1,6 @@
 """Names a client may use: field aliases, region aliases and short codes, income groups, and
-the nearest parameter name to a misspelt one (docs/API.md, docs/DECISIONS.md).
+the nearest parameter name to a misspelt one (docs/API.md#field-names-and-aliases,
+docs/DECISIONS.md#parameter-rules).
 
 The one place that maps what a client types to the names in the data; everything else works
 with the canonical names only.
@@ -22,10 +23,10 @@ FIELD_ALIASES: dict[str, str] = {
     "human": "Human Capital Score",
     "governance": "Governance Score",
 }
-"""Short alias to actual field (docs/API.md, aliases)."""
+"""Short alias to actual field (docs/API.md#field-names-and-aliases)."""
 
 ALIAS_OF: dict[str, str] = {field: alias for alias, field in FIELD_ALIASES.items()}
-"""Actual field to its short alias: the keys shortnames=true adds (docs/API.md, Parameters)."""
+"""Actual field to its short alias: the keys shortnames=true adds (docs/API.md#parameters)."""
 
 REGION_ALIASES: dict[str, str] = {
     "LAC": "Latin America & Caribbean",
@@ -35,7 +36,7 @@ REGION_ALIASES: dict[str, str] = {
     "MENA": "Middle East & North Africa",
     "NA": "North America",
 }
-"""Region aliases (docs/API.md, Regions). "SA" means Latin America & Caribbean, as the specification says."""
+"""Region aliases (docs/API.md#regions). "SA" means Latin America & Caribbean, as the specification says."""
 
 _SPACE = " \t\n\r\x0b\x0c"
 
@@ -44,7 +45,7 @@ def trimmed(value: str) -> str:
     """``value`` without surrounding ASCII whitespace.
 
     ``str.strip()`` would also remove Unicode spaces (U+00A0, U+2003, ...), accepting a value
-    no client typed as a name (docs/DECISIONS.md, case-insensitive names).
+    no client typed as a name (docs/DECISIONS.md#parameter-rules).
     """
     return value.strip(_SPACE)
 
@@ -94,7 +95,7 @@ _MOST_PIECES = max(field.name.count(",") for field in COUNTRY_FIELDS) + 1
 def canonical_region(value: str) -> str:
     """Map a region name, alias or short code, in any (ASCII) case, to its full name.
 
-    Raises InvalidParameter listing accepted names (docs/DECISIONS.md, region).
+    Raises InvalidParameter listing accepted names (docs/DECISIONS.md#query-parameters).
     """
     region = _REGIONS.get(folded(trimmed(value)))
     if region is None:
@@ -105,7 +106,7 @@ def canonical_region(value: str) -> str:
 def sort_field(value: str) -> str:
     """Map a field name (any ASCII case) or alias to the actual field to sort by.
 
-    Raises InvalidParameter listing the sortable fields (docs/DECISIONS.md, sort).
+    Raises InvalidParameter listing the sortable fields (docs/DECISIONS.md#query-parameters).
     """
     field = _SORTABLE.get(folded(trimmed(value)))
     if field is None:
@@ -118,8 +119,8 @@ def field_list(value: str) -> tuple[str, ...]:
 
     Names match case-insensitively (ASCII); aliases map to their field on both routes; a name
     that contains a comma ("Population, total") is recognised across the split. Raises
-    InvalidParameter naming the first unknown field and listing valid ones (docs/API.md,
-    fields), or naming the whole value when it names no field at all (only commas).
+    InvalidParameter naming the first unknown field and listing valid ones
+    (docs/API.md#field-names-and-aliases), or naming the whole value when it names no field at all (only commas).
     """
     pieces = [trimmed(piece) for piece in value.split(",")]
     names: list[str] = []
@@ -148,7 +149,7 @@ INCOME_GROUPS: dict[str, str] = {
     "UMC": "Upper middle income",
     "HIC": "High income",
 }
-"""World Bank income groups: short form to the full name the data holds (docs/API.md, income)."""
+"""World Bank income groups: short form to the full name the data holds (docs/API.md#parameters)."""
 
 _INCOMES: dict[str, str] = {
     **{folded(name): name for name in INCOME_GROUPS.values()},
@@ -168,7 +169,7 @@ def canonical_income(value: str) -> str:
     """Map an income group's full name or short form (LIC, LMC, UMC, HIC), in any (ASCII) case,
     to the full name the data holds.
 
-    Raises InvalidParameter listing the accepted names (docs/API.md, income).
+    Raises InvalidParameter listing the accepted names (docs/API.md#parameters).
     """
     income = _INCOMES.get(folded(trimmed(value)))
     if income is None:
@@ -184,7 +185,7 @@ may be kilobytes long, and no accepted name is near one that long."""
 def nearest_name(name: str, accepted: Sequence[str]) -> str | None:
     """The accepted parameter name a client probably meant by ``name``: its ASCII lower-case
     form when that is accepted (``CODE`` -> ``code``), else the closest by ``difflib`` (ratio
-    0.6 or more), else None (docs/DECISIONS.md, unknown parameter names)."""
+    0.6 or more), else None (docs/DECISIONS.md#parameter-rules)."""
     candidate = folded(name[:MAX_NAME_CHARS_COMPARED])
     if candidate in accepted:
         return candidate

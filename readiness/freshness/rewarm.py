@@ -5,7 +5,7 @@ The warm-up leaves a marker key per snapshot (``readiness:warmed:<id>|<digest>|`
 as long as the answers it wrote. A Redis that restarted, was flushed, evicted the marker or
 simply let the answers expire has no marker: every server notices within
 ``READINESS_REWARM_CHECK_SECONDS``, one of them takes a Redis lock (SET NX with an expiry)
-and warms, the others see the lock and wait for the next check (docs/OPERATIONS.md, re-warm).
+and warms, the others see the lock and wait for the next check (docs/OPERATIONS.md#re-warm-after-a-redis-restart).
 Redis being down only means there is nothing to warm: every failure is logged and forgotten.
 """
 
@@ -26,8 +26,9 @@ from readiness.freshness.warm import WarmSettings, warm_snapshot
 log = logging.getLogger("readiness.warm")
 
 LOCK_SECONDS = 600
-"""How long the warming server holds the lock at most: longer than any warm-up (the sample
-takes about 2 s), short enough that a server killed mid-warm-up delays the next one little."""
+"""How long the warming server holds the lock at most: far longer than any warm-up (the
+sample's: docs/PERFORMANCE.md#the-warm-up), short enough that a server killed mid-warm-up
+delays the next one little."""
 
 _FAILURES = (RedisError, OSError, asyncio.TimeoutError)
 

@@ -22,7 +22,7 @@ class SnapshotWatcher:
     answers in the service's own tier 1.
 
     It takes the service, not a store and a cache, so that it can only ever empty the cache
-    the service answers from (docs/CACHING.md, live swap).
+    the service answers from (docs/CACHING.md#live-snapshot-swap).
     """
 
     def __init__(self, service: ReadinessService) -> None:

@@ -19,7 +19,7 @@ from readiness.http.lifecycle import CLOSE, close_when_sent
 from readiness.http.representation import JSON_HEADERS, represent_request
 
 MAX_URL_BYTES = 8192
-"""Longer request URLs get 414 before any parsing (docs/DECISIONS.md#bad-input)."""
+"""Longer request URLs get 414 before any parsing (docs/DECISIONS.md#requests-and-connections)."""
 
 
 class BaseHandler(RequestHandler):
@@ -99,7 +99,7 @@ class BaseHandler(RequestHandler):
         self.finish(body if status == 200 else None)
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
-        """Render every error, ours or the framework's, as the error envelope (docs/API.md, The response)."""
+        """Render every error, ours or the framework's, as the error envelope (docs/API.md#the-response)."""
         error = _client_error(status_code, kwargs.get("exc_info"), self.request.method or "")
         self.set_status(error.status)
         self.set_header("Cache-Control", "no-store")

@@ -199,7 +199,9 @@ class LimitedHTTPServer(HTTPServer):
 class _Busy(HTTPMessageDelegate):
     """Marks a connection busy once its request's headers are in; forwards everything."""
 
-    def __init__(self, idle: OrderedDict[HTTPConnectionLike, None], server_conn: object, delegate: HTTPMessageDelegate) -> None:
+    def __init__(
+        self, idle: OrderedDict[HTTPConnectionLike, None], server_conn: object, delegate: HTTPMessageDelegate
+    ) -> None:
         self.idle = idle
         self.server_conn = server_conn
         self.delegate = delegate

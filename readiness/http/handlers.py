@@ -101,14 +101,14 @@ class LegacyReadinessHandler(ReadinessHandler):
     route = Route.LEGACY
     route_label = "legacy"
     default_headers = LEGACY_HEADERS
-    """Every legacy response announces its deprecation and successor (docs/DECISIONS.md)."""
+    """Every legacy response announces its deprecation and successor (docs/DECISIONS.md#routes-and-errors)."""
 
 
 class DocumentHandler(BaseHandler):
     """A fixed JSON document built at start-up: the OpenAPI description, the route index.
 
     It takes no parameters: like every v1 route, it answers 400 to a name it does not take
-    (names beginning with ``_`` are ignored, docs/DECISIONS.md, unknown parameter names).
+    (names beginning with ``_`` are ignored, docs/DECISIONS.md#parameter-rules).
     """
 
     route_label = "openapi"
@@ -141,7 +141,7 @@ class ReadyHandler(BaseHandler):
 
     Still 200 when CURRENT names a snapshot this process cannot serve, or the one served lost
     too many country files: every pod reads the same volume, so a 503 would take them all out
-    of the Service at once. ``warnings`` says what is wrong (docs/DECISIONS.md, readiness).
+    of the Service at once. ``warnings`` says what is wrong (docs/DECISIONS.md#snapshots-and-archives).
     """
 
     route_label = "readyz"

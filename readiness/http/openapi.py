@@ -3,9 +3,10 @@
 Built from the contract tables: parameters per route from ``Route.accepted``
 (``readiness/http/openapi_parameters.py``), fields and schemas from ``loaders``
 (``readiness/http/openapi_schemas.py``), response examples from real answers of the bundled sample
-(``readiness/http/openapi_examples.py``). Swagger UI 5 and Redoc render it (docs/DECISIONS.md, the
-OpenAPI document): parameters sit on the operations, ``servers`` is the page's own origin,
-descriptions are Markdown without angle brackets.
+(``readiness/http/openapi_examples.py``). Swagger UI 5 and Redoc render it
+(docs/DECISIONS.md#the-openapi-document-and-the-route-index): parameters sit on the
+operations, ``servers`` is the page's own origin, descriptions are Markdown without angle
+brackets.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ _DATA: Json = {
     **_CACHED,
     **{name: ref("headers", name) for name in ("Last-Modified", "X-Readiness-Snapshot")},
 }
-"""Headers of an answer that holds data of one snapshot (docs/API.md, Headers)."""
+"""Headers of an answer that holds data of one snapshot (docs/API.md#headers)."""
 _LIST: Json = {**_DATA, "X-Total-Count": ref("headers", "X-Total-Count")}
 _OPTIONAL_SNAPSHOT_HEADERS: tuple[tuple[str, Json], ...] = (
     ("Last-Modified", {"type": "string"}),

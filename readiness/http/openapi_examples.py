@@ -62,7 +62,7 @@ EXAMPLES: tuple[Example, ...] = (
             "/api/v1/snapshots/1999-12/changes", 404),
     Example("index", "The index", "/api/v1/", "/api/v1/"),
 )
-"""One example per request shape of docs/API.md, plus errors; ``target`` is what a client sends."""
+"""One example per request shape of docs/API.md#examples, plus errors; ``target`` is what a client sends."""
 
 
 @lru_cache(maxsize=1)

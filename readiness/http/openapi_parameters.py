@@ -1,9 +1,9 @@
-"""The query parameters of the OpenAPI document (docs/API.md, Parameters), one object per name
+"""The query parameters of the OpenAPI document (docs/API.md#parameters), one object per name
 and route, placed on each operation (Swagger UI 5 shows path-level ``$ref`` parameters as
 nameless "any" and sends none of them).
 
 Each schema says exactly what ``Query.parse`` accepts, so that schemathesis' positive and
-negative data agree with the service (docs/DECISIONS.md, the OpenAPI document):
+negative data agree with the service (docs/DECISIONS.md#the-openapi-document-and-the-route-index):
 
 - closed sets (region, income, sort, order, level, booleans, format, fields) are enums of their
   canonical spellings; the service also accepts any ASCII letter case, which the description

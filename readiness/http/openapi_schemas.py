@@ -44,7 +44,7 @@ _INDICATOR_DESCRIPTIONS = {
     "regional_percentile": 'Ordinal string such as `"3rd"`; never a number.',
     "notes": "Notes; may be the empty string.",
 }
-"""docs/API.md, indicator_details's descriptions; the keys and their schemas come from INDICATOR_FIELDS."""
+"""The descriptions of docs/API.md#indicator_details-element; the keys and their schemas come from INDICATOR_FIELDS."""
 
 
 def ref(kind: str, name: str) -> Json:
@@ -53,7 +53,7 @@ def ref(kind: str, name: str) -> Json:
 
 
 def headers() -> Json:
-    """The response headers (docs/API.md, Headers; docs/CACHING.md)."""
+    """The response headers (docs/API.md#headers; docs/CACHING.md#http-caching)."""
 
     def header(text: str, schema: Json, required: bool = True) -> Json:
         return {"description": text, "required": required, "schema": schema}
@@ -79,7 +79,8 @@ def headers() -> Json:
         "Content-Disposition": header('CSV only: `attachment; filename="readiness-2026-11.csv"`, the '
                                       "route and the snapshot id (just the route when the answer "
                                       "holds no snapshot: `history.csv`).",
-                                      {"type": "string", "pattern": '^attachment; filename="[a-z]+(?:-[0-9]{4}-[0-9]{2})?\\.csv"$'},
+                                      {"type": "string",
+                                       "pattern": '^attachment; filename="[a-z]+(?:-[0-9]{4}-[0-9]{2})?\\.csv"$'},
                                       required=False),
         "Access-Control-Allow-Origin": header("CORS: any origin may read.", {"const": "*"}),
         "Access-Control-Expose-Headers": header("CORS: the headers a browser script may read.",
@@ -231,7 +232,7 @@ def schemas() -> Json:
         "Changes": {
             "type": "object",
             "description": ("The change report of a snapshot against the one published before it, as "
-                            "the builder wrote it (docs/PUBLISHING.md, changes.json), in `data`. Its CSV "
+                            "the builder wrote it (docs/PUBLISHING.md#what-changed-changesjson), in `data`. Its CSV "
                             "is the movers table: " + ", ".join(f"`{name}`" for name in MOVER_COLUMNS) + "."),
             "required": ["apiVersion", "snapshot", "count", "data"],
             "additionalProperties": False,

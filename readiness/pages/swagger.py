@@ -1,5 +1,5 @@
 """Swagger UI's distribution files, from the pinned ``swagger-ui-bundle-v2`` package
-(docs/DECISIONS.md, pages): served from ``/static/`` like our own, never from a CDN."""
+(docs/DECISIONS.md#the-pages): served from ``/static/`` like our own, never from a CDN."""
 
 from __future__ import annotations
 
