@@ -43,10 +43,12 @@ debian_package = $(1) || { test "$$(id -u)" = 0 && apt-get update -qq \
 	&& DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2); } \
 	|| echo "make: could not install $(2): $(3) will skip (apt-get install $(2))"
 
-# nginx from Debian's package, for the edge's tests and benchmark (tests/test_edge.py,
-# bench/edge.py, which fails without it). /usr/sbin is not on every PATH.
+# nginx from Debian's package, with its js module (njs: the edge's cache-key rules), for the
+# edge's tests and benchmark (tests/test_edge.py, tests/test_edge_keys.py, bench/edge.py, which
+# fails without them). /usr/sbin is not on every PATH.
 nginx:
-	@$(call debian_package,command -v nginx >/dev/null || test -x /usr/sbin/nginx,nginx,the edge tests)
+	@$(call debian_package,{ command -v nginx >/dev/null || test -x /usr/sbin/nginx; } \
+		&& test -f /usr/lib/nginx/modules/ngx_http_js_module.so,nginx libnginx-mod-http-js,the edge tests)
 
 # redis-server, for the tests that kill, pause or restart a Redis of their own, and for the
 # suite's own Redis when none answers at 127.0.0.1:6379 (tests/processes.py).

@@ -2,8 +2,10 @@
 directory of its own: for tests/test_edge.py and bench/edge.py.
 
 The configuration is the shipped template (k8s/base/edge.conf.template) rendered by
-readiness/edge_config.py. When the caller is root (CI containers), nginx runs as ``nobody``
-from the start, so no worker ever runs as root and the `user` directive is never needed.
+readiness/edge_config.py, with nginx's js module loaded and the shipped njs rules
+(k8s/base/edge-keys.js) copied into the prefix. When the caller is root (CI containers), nginx
+runs as ``nobody`` from the start, so no worker ever runs as root and the `user` directive is
+never needed.
 """
 
 from __future__ import annotations
@@ -21,14 +23,21 @@ from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
-from readiness.edge_config import EdgeSettings, edge_config, main_config
+from readiness.edge_config import JS_MODULE, SCRIPTS, EdgeSettings, edge_config, main_config
 
 DEBIAN_NGINX = Path("/usr/sbin/nginx")
 UNPRIVILEGED_USER = "nobody"
+KEYS_SCRIPT = SCRIPTS / "edge-keys.js"
+MISSING = ("nginx or its js module is not installed (Debian: apt-get install nginx libnginx-mod-http-js;"
+           " `make test` installs them as root)")
+"""Why the edge cannot run here, and how to install what it needs."""
 
 
 def nginx_executable() -> str | None:
-    """nginx on PATH, else Debian's (/usr/sbin is not on every user's PATH); None without one."""
+    """nginx on PATH, else Debian's (/usr/sbin is not on every user's PATH); None without one,
+    or without its js module (JS_MODULE: Debian's libnginx-mod-http-js), which the edge needs."""
+    if not JS_MODULE.is_file():
+        return None
     found = shutil.which("nginx")
     if found:
         return found
@@ -50,7 +59,8 @@ class Nginx:
         self.log = self.prefix / "nginx.log"
         self.access_log = self.prefix / "access.log"
         self.settings = replace(
-            EdgeSettings(f"127.0.0.1:{self.port}", upstreams, self.cache_dir, f"{self.access_log} readiness_edge"),
+            EdgeSettings(f"127.0.0.1:{self.port}", upstreams, self.cache_dir, f"{self.access_log} readiness_edge",
+                         js_path=self.prefix / "njs", gate_listen=f"127.0.0.1:{_free_port()}"),
             **limits,
         )
         self.extra_http = ""
@@ -65,6 +75,9 @@ class Nginx:
         """Render the configuration into the prefix (start calls it)."""
         include = self.prefix / "edge.conf"
         include.write_text(edge_config(self.settings))
+        if self.settings.js_path != KEYS_SCRIPT.parent:  # the prefix's own copy, readable by nobody
+            self.settings.js_path.mkdir(exist_ok=True)
+            shutil.copy(KEYS_SCRIPT, self.settings.js_path / KEYS_SCRIPT.name)
         self.conf.write_text(main_config(self.prefix, include, self.workers, self.extra_http))
 
     def check(self) -> subprocess.CompletedProcess[str]:
@@ -104,7 +117,9 @@ class Nginx:
         self.start()
         return self
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.stop()
         shutil.rmtree(self.prefix, ignore_errors=True)
 

@@ -1,0 +1,201 @@
+// The edge's request target for the API's query routes: one per answer, for the cache key and
+// for the request sent upstream alike, so the API computes exactly what is keyed
+// (docs/OPERATIONS.md#one-key-per-answer). edge.conf.template imports it (js_set $edge_uri).
+//
+// The rules mirror the API's parser (parse_query_string, readiness/domain/query.py) and nothing
+// more: drop names beginning with `_`, drop the names the legacy route ignores, keep the last
+// value of a repeated name, trim ASCII whitespace, drop empty values, drop `code` when `codes`
+// is given, sort by name, decode (`+`, %XX, UTF-8) and re-encode one way (Query.canonical()'s:
+// unreserved characters, `,` and `:` as they are, every other byte %XX in upper case).
+// What the API would refuse (an unknown name on a v1 route, bytes that are not UTF-8) and any
+// other route or method pass as they came: their raw target is then the key.
+// tests/test_edge_keys.py checks the rules against the API's parser in nginx.
+//
+// njs 0.7.9 (Debian bookworm) and later: ES5 with a few ES6 forms. It runs on every request,
+// hits included, and a regular expression costs njs 0.7 a microsecond or more a call, so a
+// query route's request runs one (PRINTABLE) and otherwise plain string functions and lookups.
+
+// Tornado's routes (readiness/app.py), a trailing slash taken off, with the names each takes
+// (ROUTE_PARAMETERS) as lookups; strict: another name is a 400 (every v1 route), else ignored
+// (the legacy route). CHANGES is /api/v1/snapshots/{id}/changes. Literals: a global built by
+// code costs njs 0.7 microseconds on every request (the VM is cloned per request).
+var ROUTES = {
+    '/api/v1/readiness': {strict: true, names: {code: true, codes: true, level: true, region: true, income: true,
+        fcv: true, year: true, sort: true, order: true, fields: true, shortnames: true, indicators: true,
+        limit: true, format: true}},
+    '/api/readiness': {strict: false, names: {code: true, codes: true, level: true, region: true, income: true,
+        fcv: true, year: true, sort: true, order: true, fields: true, shortnames: true, indicators: true,
+        limit: true, format: true}},
+    '/api/v1/indicators': {strict: true, names: {code: true, codes: true, region: true, income: true, fcv: true,
+        indicators: true, year: true, limit: true, format: true}},
+    '/api/v1/history': {strict: true, names: {code: true, codes: true, region: true, income: true, fcv: true,
+        fields: true, years: true, limit: true, format: true}},
+    '/api/v1/snapshots': {strict: true, names: {}},
+};
+var CHANGES = {strict: true, names: {format: true}};
+var SNAPSHOTS = '/api/v1/snapshots/';
+
+var PRINTABLE = /^[\x21-\x7e]*$/;
+var LONE_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
+var SPACES = ' \t\n\r\x0b\x0c';
+
+// The route of `path` (without its trailing slash, beginning with /api/), or undefined.
+function routeOf(path) {
+    var found = ROUTES[path];
+    if (found === undefined && path.length > SNAPSHOTS.length + 8
+            && path.substring(0, SNAPSHOTS.length) === SNAPSHOTS && path.substring(path.length - 8) === '/changes'
+            && path.substring(SNAPSHOTS.length, path.length - 8).indexOf('/') < 0) {
+        found = CHANGES;
+    }
+    return found;
+}
+
+// A name or value as the API reads it: `+` a space, %XX a byte (a `%` not followed by two hex
+// digits stays a `%`, as Python's unquote keeps it), the bytes UTF-8. null when they are not
+// UTF-8 (the API reads U+FFFD there).
+function decoded(text) {
+    if (text.indexOf('+') >= 0) {
+        text = text.split('+').join('%20');
+    }
+    if (text.indexOf('%') < 0) {
+        return text;
+    }
+    try {
+        return decodeURIComponent(text);
+    } catch (e) {
+        try {
+            return decodeURIComponent(text.replace(LONE_PERCENT, '%25'));
+        } catch (e2) {
+            return null;
+        }
+    }
+}
+
+// As Query.canonical() encodes (Python's quote with `,` and `:` safe).
+function encoded(text) {
+    var out = encodeURIComponent(text);
+    if (out.indexOf('%') >= 0) {
+        if (out.indexOf('%2C') >= 0) {
+            out = out.split('%2C').join(',');
+        }
+        if (out.indexOf('%3A') >= 0) {
+            out = out.split('%3A').join(':');
+        }
+    }
+    if (out.indexOf('!') >= 0 || out.indexOf('\'') >= 0 || out.indexOf('(') >= 0 || out.indexOf(')') >= 0
+            || out.indexOf('*') >= 0) {
+        out = out.split('!').join('%21').split('\'').join('%27').split('(').join('%28').split(')').join('%29')
+            .split('*').join('%2A');
+    }
+    return out;
+}
+
+// Without ASCII whitespace around it, as the API trims (String.prototype.trim would also take
+// Unicode spaces).
+function trimmed(text) {
+    if (text === '' || (text.charCodeAt(0) > 32 && text.charCodeAt(text.length - 1) > 32)) {
+        return text;
+    }
+    var start = 0;
+    var end = text.length;
+    while (start < end && SPACES.indexOf(text.charAt(start)) >= 0) {
+        start++;
+    }
+    while (end > start && SPACES.indexOf(text.charAt(end - 1)) >= 0) {
+        end--;
+    }
+    return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+// The query string `args` of `route` normalized; null to leave the request as it came.
+function normalized(route, args) {
+    if (!PRINTABLE.test(args)) {
+        return null;
+    }
+    var values = {};
+    var pairs = args.split('&');
+    for (var i = 0; i < pairs.length; i++) {
+        var pair = pairs[i];
+        if (pair === '') {
+            continue;
+        }
+        var at = pair.indexOf('=');
+        var name = at < 0 ? pair : pair.slice(0, at);
+        if (route.names[name] !== true) {  // else a name the route takes, as the API spells it
+            var raw = name;
+            name = decoded(raw);
+            if (name === null) {  // not UTF-8: the API reads U+FFFD, a name it takes from nobody
+                if (raw.charAt(0) === '_' || raw.substring(0, 3).toLowerCase() === '%5f') {
+                    continue;
+                }
+            } else if (name.charAt(0) === '_') {
+                continue;
+            }
+            if (name === null || route.names[name] !== true) {
+                if (route.strict) {
+                    return null;
+                }
+                continue;
+            }
+        }
+        // The last value wins; one that is not UTF-8 is decided on below, if it is kept.
+        values[name] = at < 0 ? '' : decoded(pair.slice(at + 1));
+    }
+    var names = Object.keys(values);
+    var kept = [];
+    for (var j = 0; j < names.length; j++) {
+        var value = values[names[j]];
+        if (value !== null) {
+            value = values[names[j]] = trimmed(value);
+        }
+        if (value !== '') {
+            kept.push(names[j]);
+        }
+    }
+    if (kept.indexOf('codes') >= 0 && kept.indexOf('code') >= 0) {
+        kept.splice(kept.indexOf('code'), 1);
+    }
+    kept.sort();
+    var parts = [];
+    for (var k = 0; k < kept.length; k++) {
+        if (values[kept[k]] === null) {
+            return null;
+        }
+        // A name the route takes is lower-case ASCII letters: encoded as it is.
+        parts.push(kept[k] + '=' + encoded(values[kept[k]]));
+    }
+    return parts.join('&');
+}
+
+// $edge_uri: the normalized path and query of a GET or HEAD on a query route; otherwise, or
+// when a rule cannot be applied, $request_uri as it came.
+function uri(r) {
+    var target = r.variables.request_uri;
+    if (r.method !== 'GET' && r.method !== 'HEAD') {
+        return target;
+    }
+    var mark = target.indexOf('?');
+    var path = mark < 0 ? target : target.slice(0, mark);
+    if (path.substring(0, 5) !== '/api/') {
+        return target;
+    }
+    if (path.charAt(path.length - 1) === '/') {
+        path = path.slice(0, -1);
+    }
+    var found = routeOf(path);
+    if (found === undefined) {
+        return target;
+    }
+    var args;
+    try {
+        args = normalized(found, mark < 0 ? '' : target.slice(mark + 1));
+    } catch (e) {
+        return target;
+    }
+    if (args === null) {
+        return target;
+    }
+    return args === '' ? path : path + '?' + args;
+}
+
+export default {uri: uri, normalized: normalized};
