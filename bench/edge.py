@@ -13,8 +13,11 @@ Targets (issue "Internet scale"), all on 127.0.0.1 with Debian's nginx and wrk:
   measures the other jobs as much as nginx (docs/PERFORMANCE.md);
 - hit ratio: at least 99 % of the measured requests answered from the edge's cache
   (``$upstream_cache_status`` HIT in its access log) after the warm-up;
-- abuse (``abuse_phase``): a flooder of distinct misses gets 429s while another client's p99
-  stays within 2x, and the API processes within their cache bound plus a margin;
+- abuse (``abuse_phase``): a client busting the cache (distinct misses, large answers without
+  gzip, a random `_`) reaches the API no more than its miss budget allows and gets 429s, while
+  another client's answers stay hits (99 %) and its p99 within 2x; the cache folder stays under
+  its cap, the API processes within their cache bound plus a margin, and 300 connections that
+  never read hold at most 64 MiB at the edge;
 - refresh (``refresh_phase``): a snapshot published during a replay is served by the edge
   within ``max-age`` plus one revalidation, and no answer mixes two snapshots.
 
@@ -54,6 +57,7 @@ import multiprocessing
 import multiprocessing.queues
 import random
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -277,8 +281,8 @@ def run(quick: bool) -> dict[str, Any]:
                     **{f"{k}_{m}": v for k, d in measured.items() for m, v in d.items()},
                 })
                 print(f"round {number + 1}: " + ", ".join(
-                    f"{name} {measured[name]['rps']:.0f} req/s {measured[name]['cpu_us']:.1f} us/req" for name in names),
-                    file=sys.stderr)
+                    f"{name} {measured[name]['rps']:.0f} req/s {measured[name]['cpu_us']:.1f} us/req"
+                    for name in names), file=sys.stderr)
         finally:
             edge.__exit__(None, None, None)
         abuse = abuse_phase(executable, api_ports, [process.popen.pid for process in processes[1:]],
@@ -310,19 +314,30 @@ def run(quick: bool) -> dict[str, Any]:
         "targets": {"throughput_ratio": THROUGHPUT_TARGET, "hit_ratio": HIT_RATIO_TARGET},
         "abuse": abuse,
         "refresh": refresh,
-        "passed": ratio >= THROUGHPUT_TARGET and hit_ratio >= HIT_RATIO_TARGET and abuse["passed"] and refresh["passed"],
+        "passed": (ratio >= THROUGHPUT_TARGET and hit_ratio >= HIT_RATIO_TARGET
+                   and abuse["passed"] and refresh["passed"]),
     }
 
 
-FLOOD_THREADS = 2
 FLOOD_RATE = 300.0
-"""Requests per second per flooding process: 600 in all, the rate one client reached with
-distinct misses against one process (issue "Internet scale")."""
+"""Requests per second per flooding process of small misses: 600 in all, the rate one client
+reached with distinct misses against one process (issue "Internet scale")."""
+FLOODERS = (("codes", "codes", "limit"), ("codes", "codes", "limit"), ("large", "bust"))
+"""The flooder's processes and what each sends, in turn: distinct `codes=` sets and distinct
+`limit=` values (small misses, gzip) at FLOOD_RATE; distinct large answers without gzip (the
+indicator table for 150 economies: 1.6 MB) and a random `_` on the whole table without gzip
+(2.4 MB; the edge's key drops `_`) as fast as they come."""
+FLOOD_KINDS = tuple(sorted({kind for kinds in FLOODERS for kind in kinds}))
 INNOCENT_RATE = 50.0
 P99_FACTOR_TARGET = 2.0
+HIT_RATIO_UNDER_FLOOD_TARGET = 0.99
 MEMORY_MARGIN_BYTES = 64 * 1024 * 1024
 """What an API process may grow beyond its configured in-process cache (64 MiB by default)
 under the flood: interpreter, buffers, the compute pool's queue."""
+SLOW_READERS = 300
+SLOW_READERS_TARGET_BYTES = 64 * 1024 * 1024
+"""What 300 connections from one address that never read may hold at the edge: kernel queues
+of its sockets plus its processes' resident growth (the edge pod's memory limit is 256 MiB)."""
 
 
 def rss(pid: int) -> int:
@@ -337,9 +352,11 @@ def rss(pid: int) -> int:
 
 
 def paced_get(port: int, paths: list[str], rate: float, seconds: float, source: str,
-              latencies: list[float], statuses: dict[int, int], stop: threading.Event) -> None:
+              latencies: list[float], statuses: dict[int, int], stop: threading.Event,
+              caches: dict[str, int] | None = None) -> None:
     """GET ``paths`` in turn at ``rate`` per second from ``source`` (an address on 127/8, so
-    the edge sees another client), each on a keep-alive connection; record what came back."""
+    the edge sees another client), each on a keep-alive connection; record what came back
+    (and, given ``caches``, the X-Edge-Cache of each answer)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
     began = time.monotonic()
     for number in range(int(rate * seconds)):
@@ -349,11 +366,12 @@ def paced_get(port: int, paths: list[str], rate: float, seconds: float, source: 
         if delay > 0:
             time.sleep(delay)
         sent = time.monotonic()
+        cache = ""
         try:
             connection.request("GET", paths[number % len(paths)], headers={"Accept-Encoding": "gzip"})
             response = connection.getresponse()
             response.read()
-            status = response.status
+            status, cache = response.status, response.getheader("X-Edge-Cache", "")
             if response.getheader("Connection", "").lower() == "close":
                 connection.close()
         except (OSError, http.client.HTTPException):
@@ -361,27 +379,107 @@ def paced_get(port: int, paths: list[str], rate: float, seconds: float, source: 
             status = 0
         latencies.append(time.monotonic() - sent)
         statuses[status] = statuses.get(status, 0) + 1
+        if caches is not None:
+            caches[cache] = caches.get(cache, 0) + 1
     connection.close()
 
 
-def _flood(port: int, paths: list[str], seconds: float, results: multiprocessing.queues.Queue[dict[int, int]]) -> None:
-    statuses: dict[int, int] = {}
-    paced_get(port, paths, FLOOD_RATE, seconds, "127.0.0.1", [], statuses, threading.Event())
-    results.put(statuses)
+def flood_requests(kinds: tuple[str, ...], codes: list[str], count: int, seed: int) -> list[tuple[str, dict[str, str]]]:
+    """``count`` requests of ``kinds`` in turn, with their headers."""
+    chooser = random.Random(seed)
+    gzip, identity = {"Accept-Encoding": "gzip"}, {}
+    requests: list[tuple[str, dict[str, str]]] = []
+    for number in range(count):
+        kind = kinds[number % len(kinds)]
+        if kind == "codes":
+            requests.append((f"/api/v1/readiness?codes={','.join(chooser.sample(codes, 3))}&fields=score,Region", gzip))
+        elif kind == "limit":
+            requests.append((f"/api/v1/indicators?code={chooser.choice(codes)}&limit={chooser.randint(1, 23)}", gzip))
+        elif kind == "large":
+            requests.append((f"/api/v1/indicators?codes={','.join(chooser.sample(codes, 150))}", identity))
+        else:
+            requests.append((f"/api/v1/indicators?_={chooser.random()}", identity))
+    return requests
+
+
+def _flood(port: int, requests: list[tuple[str, dict[str, str]]], rate: float, seconds: float,
+           results: multiprocessing.queues.Queue[dict[str, int]]) -> None:
+    """Send ``requests`` from 127.0.0.1 at up to ``rate`` per second for ``seconds``; put the
+    count of each outcome: the status, and for a 429 whether the gate (a miss over the budget)
+    or the edge's own limits refused it."""
+    outcomes: dict[str, int] = {}
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=("127.0.0.1", 0))
+    began = time.monotonic()
+    for number, (path, headers) in enumerate(requests):
+        if time.monotonic() - began >= seconds:
+            break
+        delay = began + number / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        try:
+            connection.request("GET", path, headers=headers)
+            response = connection.getresponse()
+            response.read()
+            outcome = str(response.status)
+            if response.status == 429:
+                outcome += " (gate)" if response.getheader("X-Edge-Cache") == "MISS" else " (edge)"
+            if response.getheader("Connection", "").lower() == "close":
+                connection.close()
+        except (OSError, http.client.HTTPException):
+            connection.close()
+            outcome = "error"
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    connection.close()
+    results.put(outcomes)
+
+
+def slow_readers(edge: Nginx, codes: list[str]) -> dict[str, Any]:
+    """SLOW_READERS connections from 127.0.0.1, each asking for a distinct large answer (never
+    stored: each goes through the gate) and never reading, with a 4 KiB receive buffer so that
+    what is sent stays on the edge's side: what the edge holds 2 s later, and what they got."""
+    chooser = random.Random(4)
+    resident = edge.resident_bytes()
+    queued = edge.queued_bytes()
+    clients = []
+    try:
+        for _ in range(SLOW_READERS):
+            client = socket.socket()
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            client.connect(("127.0.0.1", edge.port))
+            path = f"/api/v1/indicators?codes={','.join(chooser.sample(codes, 150))}"
+            client.sendall(f"GET {path} HTTP/1.1\r\nHost: edge\r\n\r\n".encode())
+            clients.append(client)
+        time.sleep(2)
+        kernel = edge.queued_bytes() - queued
+        grown = edge.resident_bytes() - resident
+        statuses: dict[str, int] = {}
+        for client in clients:
+            client.setblocking(False)
+            try:
+                status = client.recv(12, socket.MSG_PEEK)[9:12].decode()
+            except BlockingIOError:
+                status = "nothing yet"
+            statuses[status] = statuses.get(status, 0) + 1
+    finally:
+        for client in clients:
+            client.close()
+    return {"kernel_mb": kernel / 2**20, "resident_growth_mb": grown / 2**20,
+            "held_mb": (kernel + max(0, grown)) / 2**20, "statuses": statuses}
 
 
 def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popular: list[str],
                 codes: list[str], seconds: float) -> dict[str, Any]:
     """One client (127.0.0.2) asks for popular answers at 50/s, alone and then while another
-    (127.0.0.1) floods distinct valid misses at 600/s, through an edge with the shipped limits.
+    (127.0.0.1) busts the cache at 600/s (FLOOD_KINDS), through an edge with the shipped
+    configuration; then SLOW_READERS connections of the second never read.
 
-    Targets: the innocent client's p99 within 2x of its p99 without the flood; the flooder
-    gets 429s; each API process stays within its in-process cache bound plus a margin.
+    Targets: the innocent client's p99 within 2x of its p99 without the flood, and at least 99 %
+    of its answers hits; the requests of the flooder that reach the API within its miss budget
+    (the burst, and the rate over the flood); the cache folder under its cap; each API process
+    within its in-process cache bound plus a margin; the slow readers holding at most 64 MiB.
     """
-    chooser = random.Random(5)
-    flood_paths = [f"/api/v1/readiness?codes={','.join(chooser.sample(codes, 3))}&fields=score,Region"
-                   for _ in range(int(FLOOD_RATE * FLOOD_THREADS * seconds) + 10)]
     with Nginx(executable, tuple(f"127.0.0.1:{port}" for port in api_ports)) as edge:
+        settings = edge.settings
         for path in popular:  # cached at the edge before either phase
             fetch(edge.port, path, {"Accept-Encoding": "gzip"})
         memory_before = [rss(pid) for pid in api_pids]
@@ -390,26 +488,57 @@ def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popu
         paced_get(edge.port, popular, INNOCENT_RATE, seconds, "127.0.0.2", alone, alone_statuses, threading.Event())
         flooded: list[float] = []
         flooded_statuses: dict[int, int] = {}
-        flood_statuses: dict[int, int] = {}
+        flooded_caches: dict[str, int] = {}
+        flood_outcomes: dict[str, int] = {}
+        cache_sizes: list[int] = []
+        sampling = threading.Event()
+
+        def sample() -> None:
+            while not sampling.is_set():
+                cache_sizes.append(sum(edge.cache_files()))
+                time.sleep(0.25)
+
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        log_lines = len(edge.access_log.read_text().splitlines())
         # The flooder in processes of its own: threads here would share the GIL with the
         # innocent client and slow it down on the client side.
         context = multiprocessing.get_context("fork")
-        results: multiprocessing.queues.Queue[dict[int, int]] = context.Queue()
-        flooders = [context.Process(target=_flood, args=(edge.port, flood_paths[number::FLOOD_THREADS],
-                                                          seconds + 1.5, results))
-                    for number in range(FLOOD_THREADS)]
+        results: multiprocessing.queues.Queue[dict[str, int]] = context.Queue()
+        flood_seconds = seconds + 1.5
+        count = int(FLOOD_RATE * flood_seconds) + 10
+        flooders = [context.Process(target=_flood, args=(edge.port, flood_requests(kinds, codes, count, number),
+                                                          FLOOD_RATE if "large" not in kinds else 1000.0,
+                                                          flood_seconds, results))
+                    for number, kinds in enumerate(FLOODERS)]
+        flood_began = time.monotonic()
         for flooder in flooders:
             flooder.start()
         time.sleep(1)  # the flood is under way before the innocent client starts
-        paced_get(edge.port, popular, INNOCENT_RATE, seconds, "127.0.0.2", flooded, flooded_statuses, threading.Event())
+        paced_get(edge.port, popular, INNOCENT_RATE, seconds, "127.0.0.2", flooded, flooded_statuses,
+                  threading.Event(), flooded_caches)
         memory_after = [rss(pid) for pid in api_pids]
         for _ in flooders:
-            for status, count in results.get(timeout=60).items():
-                flood_statuses[status] = flood_statuses.get(status, 0) + count
+            for outcome, number in results.get(timeout=120).items():
+                flood_outcomes[outcome] = flood_outcomes.get(outcome, 0) + number
         for flooder in flooders:
             flooder.join(30)
+        flood_elapsed = time.monotonic() - flood_began
+        sampling.set()
+        sampler.join()
+        # The flooder's requests that went past the edge's cache to the API: through the gate
+        # (upstream 127.0.0.1), and not refused there (upstream_status 429).
+        time.sleep(1.5)  # nginx writes each line just after the answer
+        lines = edge.access_log.read_text().splitlines()[log_lines:]
+        reached = sum(1 for line in lines if line.startswith("127.0.0.1 ") and "upstream=127.0.0.1:" in line
+                      and "upstream_status=429" not in line)
+        slow = slow_readers(edge, codes)
+    miss_rate = float(settings.miss_rate.removesuffix("r/s"))
+    budget = settings.miss_burst + 1 + miss_rate * flood_elapsed
+    cap = int(settings.cache_max_size.removesuffix("m")) * 2**20
     p99_alone = statistics.quantiles(alone, n=100)[98] * 1000
     p99_flooded = statistics.quantiles(flooded, n=100)[98] * 1000
+    hit_ratio = flooded_caches.get("HIT", 0) / max(1, sum(flooded_caches.values()))
     cache_bytes = 64 * 1024 * 1024
     result = {
         "seconds": seconds,
@@ -420,26 +549,44 @@ def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popu
         "p99_factor": p99_flooded / p99_alone,
         "innocent_statuses_alone": alone_statuses,
         "innocent_statuses_flooded": flooded_statuses,
-        "flooder_statuses": flood_statuses,
+        "innocent_hit_ratio_flooded": hit_ratio,
+        "innocent_caches_flooded": flooded_caches,
+        "flooder_outcomes": flood_outcomes,
+        "flood_seconds": flood_elapsed,
+        "flooder_api_requests": reached,
+        "flooder_api_requests_per_second": reached / flood_elapsed,
+        "miss_budget": f"{settings.miss_rate}, burst {settings.miss_burst}",
+        "miss_budget_requests": budget,
+        "cache_mb_max": max(cache_sizes, default=0) / 2**20,
+        "cache_mb_end": (cache_sizes[-1] if cache_sizes else 0) / 2**20,
+        "cache_cap_mb": cap / 2**20,
+        "slow_readers": slow,
         "api_rss_before_mb": [round(value / 2**20, 1) for value in memory_before],
         "api_rss_after_mb": [round(value / 2**20, 1) for value in memory_after],
     }
     result["passed"] = (
         result["p99_factor"] <= P99_FACTOR_TARGET
-        and flood_statuses.get(429, 0) > 0
+        and hit_ratio >= HIT_RATIO_UNDER_FLOOD_TARGET
+        and flood_outcomes.get("429 (gate)", 0) > 0
         and set(flooded_statuses) == {200}
+        and reached <= budget
+        and max(cache_sizes, default=0) <= cap
+        and slow["held_mb"] * 2**20 <= SLOW_READERS_TARGET_BYTES
         and all(value <= cache_bytes + MEMORY_MARGIN_BYTES + before
                 for value, before in zip(memory_after, memory_before, strict=True))
     )
-    print(f"abuse: innocent p99 {p99_alone:.2f} ms alone, {p99_flooded:.2f} ms flooded; flooder {flood_statuses}; "
-          f"API RSS {result['api_rss_before_mb']} -> {result['api_rss_after_mb']} MB", file=sys.stderr)
+    print(f"abuse: innocent p99 {p99_alone:.2f} ms alone, {p99_flooded:.2f} ms flooded, hits {hit_ratio:.4f}; "
+          f"flooder {flood_outcomes}, {reached} at the API in {flood_elapsed:.1f} s (budget {budget:.0f}); "
+          f"cache {result['cache_mb_max']:.1f} MiB at most; slow readers {slow['held_mb']:.1f} MiB "
+          f"{slow['statuses']}; API RSS {result['api_rss_before_mb']} -> {result['api_rss_after_mb']} MB",
+          file=sys.stderr)
     return result
 
 
 REFRESH_MAX_AGE = 4
 """``max-age`` (s) of the refresh phase's API processes: short, so the bound is seconds."""
 REFRESH_SLACK = 1.5
-"""The documented bound is ``max-age`` plus one revalidation (docs/OPERATIONS.md, the edge):
+"""The documented bound is ``max-age`` plus one revalidation (docs/OPERATIONS.md#the-edge):
 this much time is allowed for the revalidation under load."""
 NEW_KENYA_SCORE = 99.5
 REFRESH_CHECKED = (
@@ -461,7 +608,9 @@ def kenya_score(body: bytes, zipped: bool) -> float:
     raise BenchError("no Kenya score in a checked answer")
 
 
-def refresh_phase(executable: str, workdir: Path, redis_port: int, entries: list[Entry], seconds: float) -> dict[str, Any]:
+def refresh_phase(
+    executable: str, workdir: Path, redis_port: int, entries: list[Entry], seconds: float
+) -> dict[str, Any]:
     """A publish during a replay: two API processes with ``max-age`` REFRESH_MAX_AGE behind a
     shipped edge, wrk replaying the mix, a checker reading REFRESH_CHECKED through the edge;
     after 3 s a new snapshot (Kenya's score changed) is placed and CURRENT flipped.
@@ -500,7 +649,8 @@ def refresh_phase(executable: str, workdir: Path, redis_port: int, entries: list
                     flip(data, new_id)
                     published = time.monotonic()
                 if published and not swapped and all(
-                        fetch(port, "/api/v1/readiness?code=KEN")[1]["x-readiness-snapshot"] == new_id for port in ports):
+                        fetch(port, "/api/v1/readiness?code=KEN")[1]["x-readiness-snapshot"] == new_id
+                        for port in ports):
                     swapped = time.monotonic()
                 time.sleep(0.02)
             replayed = wrk_result(replaying, seconds, label="wrk in the refresh phase")
@@ -575,9 +725,19 @@ def print_report(report: dict[str, Any]) -> None:
           f"{abuse['innocent_p50_ms_flooded']:.2f} ms under the flood; "
           f"p99 {abuse['innocent_p99_ms_alone']:.2f} ms alone, "
           f"{abuse['innocent_p99_ms_flooded']:.2f} ms under the flood (x{abuse['p99_factor']:.2f}, "
-          f"target <= {P99_FACTOR_TARGET}); its statuses {abuse['innocent_statuses_flooded']}; "
-          f"flooder statuses {abuse['flooder_statuses']}; API RSS {abuse['api_rss_before_mb']} -> "
+          f"target <= {P99_FACTOR_TARGET}); its statuses {abuse['innocent_statuses_flooded']}, "
+          f"hits {abuse['innocent_hit_ratio_flooded']:.4f} (target >= {HIT_RATIO_UNDER_FLOOD_TARGET})")
+    print(f"  flooder ({abuse['flood_seconds']:.1f} s: {', '.join(FLOOD_KINDS)}): "
+          f"{abuse['flooder_outcomes']}; {abuse['flooder_api_requests']} reached the API, "
+          f"{abuse['flooder_api_requests_per_second']:.1f} per second "
+          f"(miss budget {abuse['miss_budget']}: at most {abuse['miss_budget_requests']:.0f})")
+    print(f"  cache folder: {abuse['cache_mb_max']:.1f} MiB at most during the flood, {abuse['cache_mb_end']:.1f} MiB "
+          f"after (cap {abuse['cache_cap_mb']:.0f} MiB); API RSS {abuse['api_rss_before_mb']} -> "
           f"{abuse['api_rss_after_mb']} MB (bound: +64 MiB cache + 64 MiB margin)")
+    slow = abuse["slow_readers"]
+    print(f"  {SLOW_READERS} connections that never read: {slow['held_mb']:.1f} MiB held at the edge "
+          f"(kernel queues {slow['kernel_mb']:.1f} MiB, resident growth {slow['resident_growth_mb']:.1f} MiB; "
+          f"target <= {SLOW_READERS_TARGET_BYTES / 2**20:.0f} MiB); they got {slow['statuses']}")
     refresh = report["refresh"]
     print(f"refresh: published during the replay; API processes swapped "
           f"{refresh['seconds_apis_swapped_after_flip']:.1f} s after the flip; the edge served old "

@@ -72,8 +72,10 @@ VARIANTS: dict[str, Callable[[str], str]] = {
 
 
 def server_block(config: str) -> str:
-    """The rendered edge's ``server { ... }`` block (the last thing in the template)."""
-    return config[config.index("\nserver {") + 1:]
+    """The rendered edge's public ``server { ... }`` block: the first one in the template (the
+    miss gate's follows it; the variants share the shipped edge's gate)."""
+    start = config.index("\nserver {") + 1
+    return config[start:config.index("\n}\n", start) + 3]
 
 
 def run(rounds: int, seconds: float, only: set[str], path: str | None, identity: bool) -> dict[str, list[float]]:
@@ -102,7 +104,7 @@ def run(rounds: int, seconds: float, only: set[str], path: str | None, identity:
                 changed = change(shipped)
                 if changed == shipped:
                     raise BenchError(f"variant {name!r} changes nothing: the template moved on")
-                blocks.append(changed.replace(f"listen 127.0.0.1:{edge.port};", f"listen 127.0.0.1:{ports[name]};"))
+                blocks.append(changed.replace(f"listen 127.0.0.1:{edge.port} ", f"listen 127.0.0.1:{ports[name]} "))
         edge.extra_http = "\n".join(blocks)
 
         static_paths = save_bodies(api_port, entries, static)

@@ -298,13 +298,16 @@ def require_nginx() -> str:
 
 
 def unlimited_edge(executable: str, api_ports: Sequence[int], buffered_log: bool = False) -> Nginx:
-    """The shipped edge (not started) in front of ``api_ports``, its per-address limits raised
-    out of the way, as one client address sends everything, but still in the configuration,
-    so that their cost is measured; ``buffered_log``: its access log with EDGE_LOG_OPTIONS."""
+    """The shipped edge (not started) in front of ``api_ports``, its per-address limits (the
+    miss budget and ceiling at its gate too: the replays revalidate every entry each max-age)
+    raised out of the way, as one client address sends everything, but still in the
+    configuration, so that their cost is measured; ``buffered_log``: its access log with
+    EDGE_LOG_OPTIONS."""
     from tests.edge_nginx import Nginx
 
     edge = Nginx(executable, tuple(f"{HOST}:{port}" for port in api_ports),
-                 rate="1000000r/s", burst=1000000, connections=60000)
+                 rate="1000000r/s", burst=1000000, connections=60000, miss_rate="1000000r/s",
+                 miss_burst=1000000, total_miss_rate="1000000r/s", total_miss_burst=1000000)
     if buffered_log:
         access_log = f"{edge.access_log} {EDGE_LOG_OPTIONS}"
         edge.settings = dataclasses.replace(edge.settings, access_log=access_log)

@@ -126,6 +126,64 @@ class Nginx:
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
 
+    # --- what it holds: for the tests and the benchmark of abuse ----------------------------
+
+    def processes(self) -> list[int]:
+        """The master's pid and its children's (the worker, the cache manager and loader)."""
+        assert self.process is not None, "not running"
+        master = self.process.pid
+        children = []
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    parent = int((entry / "stat").read_text().rpartition(")")[2].split()[1])
+                except (OSError, IndexError, ValueError):
+                    continue
+                if parent == master:
+                    children.append(int(entry.name))
+        return [master, *children]
+
+    def resident_bytes(self) -> int:
+        """Resident memory of all its processes."""
+        total = 0
+        for pid in self.processes():
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+        return total
+
+    def queued_bytes(self) -> int:
+        """Bytes the kernel holds on its TCP sockets: sent and not yet taken by the peer (Send-Q)
+        and received and not yet read (Recv-Q), as ``ss -tn`` shows them."""
+        inodes = set()
+        for pid in self.processes():
+            for fd in Path(f"/proc/{pid}/fd").iterdir():
+                try:
+                    target = os.readlink(fd)
+                except OSError:
+                    continue
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+        total = 0
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[9] in inodes:
+                    sent, received = fields[4].split(":")
+                    total += int(sent, 16) + int(received, 16)
+        return total
+
+    def cache_files(self) -> list[int]:
+        """The sizes of the files in its cache folder, as the disk holds them (blocks)."""
+        sizes = []
+        for root, _, names in os.walk(self.cache_dir):
+            for name in names:
+                try:
+                    sizes.append(os.stat(os.path.join(root, name)).st_blocks * 512)
+                except FileNotFoundError:  # removed by the cache manager meanwhile
+                    pass
+        return sizes
+
     def _argv(self, *extra: str) -> list[str]:
         return [self.executable, "-p", str(self.prefix), "-c", str(self.conf), "-e", "stderr", *extra]
 
