@@ -1,5 +1,5 @@
 # The readiness API image; the refresh job runs the same image with another command.
-# Built by the release pipeline, not here (docs/OPERATIONS.md, "The image"):
+# Built by the release pipeline, not here (docs/OPERATIONS.md#the-image):
 #   docker build -t REGISTRY/readiness-api:TAG .                  (production: no sample data)
 #   docker build --target dev -t readiness-api:dev .              (k8s/overlays/dev: with it)
 # tests/test_dockerfile.py checks what it can without a Docker engine.
