@@ -67,6 +67,7 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "edge, no limit_req/limit_conn": _without("limit_(req|conn) "),
     "edge, no X-Edge-Cache header": _without("add_header X-Edge-Cache"),
     "edge, no access log": _log_off,
+    "edge, keyed without njs": lambda block: block.replace("$edge_target", "$request_uri"),
     "edge, minimal": _minimal,
 }
 

@@ -243,18 +243,21 @@ def test_edge_kubernetes_main_config_and_template_pass_nginx_t(nginx: str, tmp_p
     env = dict(line.split("=", 1) for line in (base / "edge.env").read_text().splitlines()
                if line and not line.startswith("#"))
     env = {name: value for name, value in env.items() if name.startswith("EDGE_")}
-    env |= {"EDGE_UPSTREAM_SERVERS": "server 127.0.0.1:9;", "EDGE_CACHE_DIR": str(tmp_path / "cache")}
+    env |= {"EDGE_UPSTREAM_SERVERS": "server 127.0.0.1:9;", "EDGE_CACHE_DIR": str(tmp_path / "cache"),
+            "EDGE_JS_PATH": str(base)}
     conf_d = tmp_path / "conf.d"
     conf_d.mkdir()
     (conf_d / "default.conf").write_text(render((base / "edge.conf.template").read_text(), env))
     main = (base / "edge-nginx.conf").read_text()
     assert "include /etc/nginx/conf.d/*.conf;" in main and "daemon " not in main
-    (tmp_path / "nginx.conf").write_text(main.replace("/etc/nginx/conf.d/", f"{conf_d}/")
-                                         .replace("/tmp/", f"{tmp_path}/"))
-    checked = subprocess.run([nginx, "-t", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"),
+    # /tmp/ first: tmp_path itself is under /tmp, and the include must keep pointing at conf_d.
+    (tmp_path / "nginx.conf").write_text(main.replace("/tmp/", f"{tmp_path}/")
+                                         .replace("/etc/nginx/conf.d/", f"{conf_d}/"))
+    checked = subprocess.run([nginx, "-T", "-p", str(tmp_path), "-c", str(tmp_path / "nginx.conf"),
                               "-e", "stderr", "-g", "daemon off;"], capture_output=True, text=True, timeout=30,
                              check=False)
     assert checked.returncode == 0, checked.stderr
+    assert "proxy_cache_path " in checked.stdout and "js_import edge_keys" in checked.stdout  # the template was read
 
 
 # --- correctness through the edge -----------------------------------------------------------

@@ -2,7 +2,7 @@
 k8s/base/edge-keys.js, run in real nginx with the shipped template, checked against the API's
 own parser (``parse_query_string``) and canonical form (``Query.canonical()``).
 
-An extra server block answers ``$edge_uri`` (the target the edge keys and sends upstream)
+An extra server block answers ``$edge_target`` (the target the edge keys and sends upstream)
 for any request, so the rules are checked without an API behind them; the last test puts the
 edge in front of one real server.py and counts what reaches it.
 
@@ -43,7 +43,7 @@ PATHS = {
 
 
 class Keys:
-    """The edge's ``$edge_uri`` for request targets, over one kept-alive connection."""
+    """The edge's ``$edge_target`` for request targets, over one kept-alive connection."""
 
     def __init__(self, port: int) -> None:
         self.port = port
@@ -66,14 +66,14 @@ class Keys:
 
 @pytest.fixture(scope="module")
 def keys() -> Iterator[Keys]:
-    """The shipped edge (its upstream unused) and a server block answering ``$edge_uri``."""
+    """The shipped edge (its upstream unused) and a server block answering ``$edge_target``."""
     executable = nginx_executable()
     if executable is None:
         unavailable(MISSING)
     port = _free_port()
     edge = Nginx(executable, ("127.0.0.1:9",))
     edge.extra_http = (f"server {{ listen 127.0.0.1:{port}; access_log off; location / {{"
-                       ' add_header X-Edge-Uri "$edge_uri"; return 200 "$edge_uri"; } }')
+                       ' add_header X-Edge-Uri "$edge_target"; return 200 "$edge_target"; } }')
     with edge:
         keyed = Keys(port)
         yield keyed
