@@ -10,7 +10,7 @@ UV_VERSION := 0.13.9
 TOOLS := .venv-tools
 LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet
 
-.PHONY: run test lint typecheck lock bench bench-http bench-edge nginx redis clean chromium
+.PHONY: run test lint typecheck lock bench bench-http bench-edge nginx redis clean chromium promtool pin-images
 
 # The lock files, not the requirements they are compiled from: every package, direct or not,
 # at one version with its hashes (pip then refuses anything else: docs/OPERATIONS.md).
@@ -32,7 +32,7 @@ lock:
 run: $(STAMP)
 	$(BIN)/python server.py $(ARGS)
 
-test: lint nginx redis chromium
+test: lint nginx redis chromium promtool
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # $(call debian_package,<check that it is there>,<package>,<what skips without it>): when the
@@ -59,6 +59,18 @@ redis:
 # browser of Playwright's own (it downloads one, which cannot work offline).
 chromium:
 	@$(call debian_package,command -v chromium >/dev/null,chromium,the browser tests)
+
+# promtool, from Debian's prometheus package, checks the alert rules and runs their unit tests
+# (tests/test_alerts.py). Only the tool is used: no Prometheus server is started.
+promtool:
+	@$(call debian_package,command -v promtool >/dev/null,prometheus,the alert rule tests)
+
+# At release: pin the production overlays' images to the digests their tags name now (crane, skopeo
+# or docker, and the registry, needed): make pin-images ARGS="--tag readiness-api=0.2.0"; then
+# make pin-images ARGS=--check fails while a placeholder digest is left. scripts/pin_images.py,
+# docs/OPERATIONS.md#pinning-the-base-and-the-deployed-images-by-digest.
+pin-images: $(STAMP)
+	$(BIN)/python scripts/pin_images.py $(ARGS)
 
 # ruff's rules and import-linter's contracts (the layers) are in pyproject.toml; no formatter runs.
 lint: $(STAMP)

@@ -1,0 +1,204 @@
+"""The alert rules (k8s/components/alerts/prometheusrule.yaml, docs/OPERATIONS.md#alerts): the rule
+groups of the PrometheusRule, written out as a Prometheus rules file, pass `promtool check rules`,
+and their unit tests (tests/fixtures/alerts_test.yml, alerts_test_days.yml) pass `promtool test
+rules`: series fed in, each alert firing when it should, with its labels and annotations, and not
+before or otherwise. The rules name only metrics the service exports, with their labels, and the
+objects the manifests create.
+
+promtool comes from Debian's package `prometheus`: `make test` installs it when missing (as root);
+without it the promtool tests skip, saying how to install it, and fail under READINESS_NO_SKIPS.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from prometheus_client.parser import text_string_to_metric_families
+
+from readiness.http import handlers
+from readiness.metrics import Metrics
+from tests.conftest import ROOT, unavailable
+from tests.test_docs import unreachable
+
+RULE = ROOT / "k8s" / "components" / "alerts" / "prometheusrule.yaml"
+FIXTURES = ROOT / "tests" / "fixtures"
+UNIT_TESTS = sorted(FIXTURES.glob("alerts_test*.yml"))
+RULES_FILE = "alerts.rules.yml"
+"""The name the unit tests' rule_files give the extracted rules."""
+DEBIAN_PROMTOOL = Path("/usr/bin/promtool")
+OPERATIONS_ROUTES = "healthz|readyz|metrics"
+"""The routes of the operations port, left out of the public rates."""
+
+Doc = dict[str, Any]
+
+
+def promtool() -> str:
+    found = shutil.which("promtool") or (str(DEBIAN_PROMTOOL) if DEBIAN_PROMTOOL.is_file() else None)
+    if found is None:
+        unavailable("promtool is not installed (Debian: apt-get install prometheus; `make test` installs it as root)")
+    return found
+
+
+def rule_groups(path: Path = RULE) -> Doc:
+    """The PrometheusRule's rule groups as a Prometheus rules file (its ``spec`` is one)."""
+    (document,) = (doc for doc in yaml.safe_load_all(path.read_text()) if doc)
+    assert (document["apiVersion"], document["kind"]) == ("monitoring.coreos.com/v1", "PrometheusRule")
+    return {"groups": document["spec"]["groups"]}
+
+
+def rules(kind: str) -> list[Doc]:
+    """Every alerting (``kind`` "alert") or recording ("record") rule."""
+    return [rule for group in rule_groups()["groups"] for rule in group["rules"] if kind in rule]
+
+
+def write_rules(directory: Path) -> Path:
+    path = directory / RULES_FILE
+    path.write_text(yaml.safe_dump(rule_groups(), sort_keys=False))
+    return path
+
+
+def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+
+
+# --- promtool -------------------------------------------------------------------------------
+
+
+def test_rules_pass_promtool_check(tmp_path: Path) -> None:
+    path = write_rules(tmp_path)
+    result = run([promtool(), "check", "rules", str(path)], tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"SUCCESS: {len(rules('alert')) + len(rules('record'))} rules found" in result.stdout
+
+
+def test_rules_pass_their_unit_tests(tmp_path: Path) -> None:
+    write_rules(tmp_path)
+    for fixture in UNIT_TESTS:
+        shutil.copy(fixture, tmp_path / fixture.name)
+    result = run([promtool(), "test", "rules", *(fixture.name for fixture in UNIT_TESTS)], tmp_path)
+    report = result.stdout + result.stderr
+    assert result.returncode == 0, report
+    assert report.count("SUCCESS") == len(UNIT_TESTS), report
+
+
+def test_promtool_fails_a_rule_that_fires_otherwise(tmp_path: Path) -> None:
+    # The unit tests pass by finding what they expect: a rule changed must fail them. Rules that
+    # count the operations routes' requests (probes, scrapes) fire where the tests say they must not.
+    groups = rule_groups()
+    for group in groups["groups"]:
+        for rule in group["rules"]:
+            rule["expr"] = str(rule["expr"]).replace(f', route!~"{OPERATIONS_ROUTES}"', "")
+    (tmp_path / RULES_FILE).write_text(yaml.safe_dump(groups, sort_keys=False))
+    for fixture in UNIT_TESTS:
+        shutil.copy(fixture, tmp_path / fixture.name)
+    result = run([promtool(), "test", "rules", *(fixture.name for fixture in UNIT_TESTS)], tmp_path)
+    report = result.stdout + result.stderr
+    assert result.returncode != 0 and "FAILED" in report, report
+
+
+# --- what the unit tests cover (no promtool needed) -------------------------------------------
+
+
+@functools.cache
+def _alert_tests() -> list[tuple[str, Doc]]:
+    """Every alert_rule_test of the unit tests, with its test group's name."""
+    found = []
+    for fixture in UNIT_TESTS:
+        document = yaml.safe_load(fixture.read_text())
+        assert document["rule_files"] == [RULES_FILE], fixture.name
+        for group in document["tests"]:
+            found.extend((group["name"], case) for case in group.get("alert_rule_test", []))
+    return found
+
+
+@pytest.mark.parametrize("alert", [rule["alert"] for rule in rules("alert")])
+def test_every_alert_is_tested_firing_and_not_firing(alert: str) -> None:
+    cases = [case for _, case in _alert_tests() if case["alertname"] == alert]
+    assert any(case.get("exp_alerts") for case in cases), f"{alert}: no test where it fires"
+    assert any(not case.get("exp_alerts") for case in cases), f"{alert}: no test where it must not fire"
+
+
+def test_unit_tests_name_only_alerts_that_exist() -> None:
+    names = {rule["alert"] for rule in rules("alert")}
+    assert {case["alertname"] for _, case in _alert_tests()} <= names
+
+
+# --- the rules themselves ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("alert", rules("alert"), ids=lambda rule: rule["alert"])
+def test_every_alert_says_how_bad_what_and_where_to_read_on(alert: Doc) -> None:
+    assert re.fullmatch(r"Readiness[A-Z]\w+", alert["alert"])
+    assert alert["labels"]["severity"] in {"warning", "critical"}
+    assert set(alert["annotations"]) == {"summary", "description", "runbook"}
+    doc, _, anchor = alert["annotations"]["runbook"].partition("#")
+    assert anchor and unreachable(ROOT / doc, anchor) is None, alert["annotations"]["runbook"]
+    assert re.fullmatch(r"\d+[mh]", alert["for"]), "a for: duration, so a blip does not page"
+
+
+def test_recording_rules_are_named_for_the_service() -> None:
+    for rule in rules("record"):
+        assert re.fullmatch(r"readiness:[a-z_]+(:[a-z0-9_]+)?", rule["record"]), rule["record"]
+
+
+def _exported() -> dict[str, set[str]]:
+    """The service's metric samples (readiness/metrics.py) and their label names, once every
+    labelled family has a sample."""
+    metrics = Metrics(snapshot_id=lambda: "2026-11", breaker_open=lambda: False)
+    metrics.observe("v1", "GET", 200, 0.001)
+    metrics.cache.labels("memory", "hit").inc()
+    exported: dict[str, set[str]] = {}
+    for family in text_string_to_metric_families(metrics.render().decode()):
+        for sample in family.samples:
+            exported.setdefault(sample.name, set()).update(sample.labels)
+    return exported
+
+
+SELECTOR = re.compile(r"\b(readiness_[a-z_]+)\b(\{[^}]*\})?")
+
+
+def test_rules_select_only_metrics_and_labels_the_service_exports() -> None:
+    exported = _exported()
+    used = 0
+    for rule in [*rules("alert"), *rules("record")]:
+        for name, matchers in SELECTOR.findall(str(rule["expr"])):
+            used += 1
+            assert name in exported, f"{rule.get('alert') or rule.get('record')}: {name} is not exported"
+            labels = set(re.findall(r"(\w+)\s*(?:=|!=|=~|!~)\s*\"", matchers))
+            assert labels <= exported[name], (name, labels - exported[name])
+    assert used >= 8
+
+
+def test_operations_routes_left_out_are_the_operations_handlers() -> None:
+    # route!~"healthz|readyz|metrics": the probes' and the scrapes' requests.
+    labels = {handlers.HealthHandler.route_label, handlers.ReadyHandler.route_label,
+              handlers.MetricsHandler.route_label}
+    assert labels == set(OPERATIONS_ROUTES.split("|"))
+    for rule in [*rules("alert"), *rules("record")]:
+        for matchers in re.findall(r"readiness_http_requests_total(\{[^}]*\})", str(rule["expr"])):
+            assert f'route!~"{OPERATIONS_ROUTES}"' in matchers, rule
+
+
+def _manifest(name: str) -> Doc:
+    (document,) = (doc for doc in yaml.safe_load_all((ROOT / "k8s" / "base" / name).read_text()) if doc)
+    return document
+
+
+def test_rules_name_the_objects_the_manifests_create() -> None:
+    expressions = "\n".join(str(rule["expr"]) for rule in [*rules("alert"), *rules("record")])
+    # The refresh CronJob (kube-state-metrics' cronjob and owner_name labels).
+    cronjob = _manifest("refresh-cronjob.yaml")["metadata"]["name"]
+    assert f'cronjob="{cronjob}"' in expressions and f'owner_name="{cronjob}"' in expressions
+    # ingress-nginx's requests for the Ingress, sent to the edge's Service.
+    ingress = _manifest("api-ingress.yaml")
+    (path,) = ingress["spec"]["rules"][0]["http"]["paths"]
+    service = path["backend"]["service"]["name"]
+    assert service == _manifest("edge-service.yaml")["metadata"]["name"]
+    assert f'ingress="{ingress["metadata"]["name"]}", service="{service}"' in expressions
