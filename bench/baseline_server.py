@@ -9,10 +9,16 @@ history and the catalogue), so both sides send byte-identical bodies, ETags, gzi
 answer headers. It then serves them with as little as a Tornado handler can do:
 
 - ``/static/<name>``: the pre-serialized bytes from memory (the tier-1 floor). The same
-  response headers as the service (the answer's own ones too: Last-Modified, X-Total-Count...), set with plain ``set_header`` calls, and an ``Etag``
+  response headers as the service (the answer's own ones too: Last-Modified, X-Total-Count...),
+  set with plain ``set_header`` calls, and an ``Etag``
   header set by the handler, so Tornado never computes its default SHA-1 ETag of the body.
   ``Accept-Encoding`` containing ``gzip`` gets the gzip copy; an ``If-None-Match`` equal
   to the ETag gets 304 (a bare revalidation, reported for information).
+- ``/plain/<name>``: the same pre-serialized body with only a ``Content-Type`` header (the
+  answer's), as the plainest Tornado handler writes it: no CORS, caching or answer headers,
+  no ETag, gzip or 304; Tornado adds its own ``Date`` and ``Content-Length``. Only its
+  ``Server`` header is cleared (the service sends none) and its default ETag, a SHA-1 of the
+  body, is not computed: what is left is the framework's cost of sending bytes.
 - ``/redis/<name>``: one redis-py asyncio ``GET`` (hiredis parser when installed) of the
   same packed value the service stores (``AnswerCodec().pack`` for the service's cache key),
   written at start-up under a key of its own; the handler slices the body out of the packed
@@ -134,6 +140,24 @@ class StaticHandler(_Base):
             self.finish(answer.body)
 
 
+class PlainHandler(RequestHandler):
+    """Pre-serialized bytes from memory with only a Content-Type header."""
+
+    def initialize(self, answers: dict[str, Answer]) -> None:
+        self.answers = answers
+
+    def set_default_headers(self) -> None:
+        self.clear_header("Server")
+
+    def compute_etag(self) -> None:  # a bare handler writes bytes; it does not hash them
+        return None
+
+    def get(self, name: str) -> None:
+        answer = self.answers[name]
+        self.set_header("Content-Type", answer.meta.format.content_type)
+        self.finish(answer.body)
+
+
 class RedisHandler(_Base):
     """One asyncio GET of the packed answer, then its body."""
 
@@ -185,6 +209,7 @@ async def serve(port: int, data_dir: Path, redis_url: str | None) -> None:
     answers = {name: answer for name, (_, answer) in keyed.items()}
     handlers: list[tuple[str, type[RequestHandler], dict[str, object]] | tuple[str, type[RequestHandler]]] = [
         (r"/static/" + _NAMES, StaticHandler, {"answers": answers}),
+        (r"/plain/" + _NAMES, PlainHandler, {"answers": answers}),
         (r"/healthz", HealthHandler),
     ]
     client = None

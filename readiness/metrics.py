@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import os
+import time
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
 from loaders import SnapshotStore
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, ProcessCollector, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, ProcessCollector, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, SummaryMetricFamily
 from prometheus_client.registry import Collector
 
@@ -16,6 +19,12 @@ _METHODS = frozenset({"GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"
 """Methods counted by name; any other a client invents is counted as "other" (bounded labels)."""
 
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+_LE = (*(repr(bound) for bound in _LATENCY_BUCKETS), "+Inf")
+"""The ``le`` label of each latency bucket, as prometheus_client's Histogram writes these bounds
+(tests/test_admin.py compares the two expositions)."""
+
+_CREATED = os.environ.get("PROMETHEUS_DISABLE_CREATED_SERIES", "False").lower() not in ("true", "1", "t")
+"""Whether ``_created`` series are exposed: prometheus_client's own switch, read as it reads it."""
 
 
 class Metrics:
@@ -25,14 +34,8 @@ class Metrics:
 
     def __init__(self, snapshot_id: Callable[[], str | None], breaker_open: Callable[[], bool]) -> None:
         self.registry = CollectorRegistry()
-        self.requests = Counter(
-            "readiness_http_requests", "HTTP requests answered.", ["route", "method", "status"],
-            registry=self.registry,
-        )
-        self.latency = Histogram(
-            "readiness_http_request_duration_seconds", "Time to answer a request.", ["route"],
-            buckets=_LATENCY_BUCKETS, registry=self.registry,
-        )
+        self._answered = _AnsweredRequests()
+        self.registry.register(self._answered)
         self.cache = Counter(
             "readiness_cache_lookups", "Answer cache lookups by tier (memory, redis) and outcome.",
             ["tier", "outcome"], registry=self.registry,
@@ -78,21 +81,33 @@ class Metrics:
         # --- end of that block ---
         self.memory_hit = self.cache.labels("memory", "hit")
         self.memory_miss = self.cache.labels("memory", "miss")
-        self._series: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+        self._series: dict[tuple[str, str, int], tuple[_Count, _Latency]] = {}
+        # The compute budget (readiness/work.py) and Redis admission (readiness/service.py):
+        self.compute_over_budget = Counter(
+            "readiness_compute_over_budget",
+            "Uncached answers refused (503) because the compute budget was spent (counted in compute_shed too).",
+            registry=self.registry,
+        )
+        self.redis_deferred = Counter(
+            "readiness_redis_deferred",
+            "Computed answers kept out of Redis until asked for again within the admission window.",
+            registry=self.registry,
+        )
 
     def observe(self, route: str, method: str, status: int, seconds: float) -> None:
         """Count one answered request and its latency.
 
-        The labelled series are looked up once per (route, method, status) and kept: a
-        ``labels()`` call on every request would be a tenth of a cache hit's cost.
+        The series are looked up once per (route, method, status) and kept: looking them up
+        by their labels on every request would be a visible share of a cache hit's cost
+        (docs/PERFORMANCE.md#where-the-time-went-and-what-changed).
         """
         series = self._series.get((route, method, status))
         if series is None:
             counted = method if method in _METHODS else "other"
-            series = (self.requests.labels(route, counted, str(status)), self.latency.labels(route))
+            series = self._answered.series(route, counted, str(status))
             if method in _METHODS:
                 self._series[(route, method, status)] = series
-        series[0].inc()
+        series[0].value += 1
         series[1].observe(seconds)
 
     def watch_tier(self, tier: str, cache: SizedTier) -> None:
@@ -106,6 +121,82 @@ class Metrics:
     def render(self) -> bytes:
         """The text exposition format, for ``/metrics``."""
         return generate_latest(self.registry)
+
+
+class _Count:
+    """One request counter series: its count, and when it was first counted (``_created``)."""
+
+    __slots__ = ("value", "created")
+
+    def __init__(self) -> None:
+        self.value = 0
+        self.created = time.time()
+
+
+class _Latency:
+    """One route's latency histogram: requests per bucket (the last is +Inf), their sum, and
+    when it was first observed (``_created``)."""
+
+    __slots__ = ("buckets", "sum", "created")
+
+    def __init__(self) -> None:
+        self.buckets = [0] * len(_LE)
+        self.sum = 0.0
+        self.created = time.time()
+
+    def observe(self, seconds: float) -> None:
+        """Count one request: in the first bucket whose bound is at least ``seconds``."""
+        self.buckets[bisect_left(_LATENCY_BUCKETS, seconds)] += 1
+        self.sum += seconds
+
+
+class _AnsweredRequests(Collector):
+    """``readiness_http_requests_total{route,method,status}`` and the histogram
+    ``readiness_http_request_duration_seconds{route}``: counted in plain numbers as requests
+    are answered, turned into samples at each scrape.
+
+    prometheus_client's ``Counter.inc`` and ``Histogram.observe`` take a lock each, and the
+    histogram looks for its bucket in a Python loop: most of what counting a cache hit cost
+    (docs/PERFORMANCE.md#hit-path-against-a-bare-handler-content-type-only-2026-11-25). Requests
+    are answered and scraped on the event loop alone, so plain numbers need no lock. The samples
+    are the ones those two metrics gave (names, labels, values, ``_created`` series, order).
+    """
+
+    def __init__(self) -> None:
+        self._counts: dict[tuple[str, str, str], _Count] = {}
+        self._latency: dict[str, _Latency] = {}
+
+    def series(self, route: str, method: str, status: str) -> tuple[_Count, _Latency]:
+        """The count of (``route``, ``method``, ``status``) and the latency of ``route``,
+        created on first use."""
+        count = self._counts.get((route, method, status))
+        if count is None:
+            count = self._counts[(route, method, status)] = _Count()
+        latency = self._latency.get(route)
+        if latency is None:
+            latency = self._latency[route] = _Latency()
+        return count, latency
+
+    def collect(self) -> Iterator[Metric]:
+        requests = Metric("readiness_http_requests", "HTTP requests answered.", "counter")
+        for (route, method, status), count in self._counts.items():
+            labels = {"route": route, "method": method, "status": status}
+            requests.add_sample("readiness_http_requests_total", labels, float(count.value))
+            if _CREATED:
+                requests.add_sample("readiness_http_requests_created", labels, count.created)
+        yield requests
+        name = "readiness_http_request_duration_seconds"
+        latency = Metric(name, "Time to answer a request.", "histogram")
+        for route, seen in self._latency.items():
+            cumulative = 0.0
+            for le, number in zip(_LE, seen.buckets, strict=True):
+                cumulative += number
+                latency.add_sample(name + "_bucket", {"route": route, "le": le}, cumulative)
+            latency.add_sample(name + "_count", {"route": route}, cumulative)
+            latency.add_sample(name + "_sum", {"route": route}, seen.sum)
+            if _CREATED:
+                latency.add_sample(name + "_created", {"route": route}, seen.created)
+        yield latency
 
 
 class _SnapshotCollector(Collector):
@@ -159,7 +250,9 @@ class _TierCollector(Collector):
 
     def collect(self) -> Iterator[Metric]:
         entries = GaugeMetricFamily("readiness_cache_entries", "Answers a cache tier holds.", labels=["tier"])
-        size = GaugeMetricFamily("readiness_cache_bytes", "Bytes a cache tier holds (bodies, gzip copies, keys).", labels=["tier"])
+        size = GaugeMetricFamily(
+            "readiness_cache_bytes", "Bytes a cache tier holds (bodies, gzip copies, keys).", labels=["tier"]
+        )
         capacity = GaugeMetricFamily("readiness_cache_max_bytes", "Bytes a cache tier may hold.", labels=["tier"])
         evictions = CounterMetricFamily(
             "readiness_cache_evictions", "Answers dropped to make room (least recently used first).", labels=["tier"]
@@ -182,7 +275,8 @@ class _ConnectionCollector(Collector):
         open_now = GaugeMetricFamily("readiness_connections_open", "Client connections open.", labels=["listener"])
         cap = GaugeMetricFamily("readiness_connections_max", "Client connections allowed at once.", labels=["listener"])
         closed = CounterMetricFamily(
-            "readiness_connections_closed_idle", "Idle connections closed to make room for a new one.", labels=["listener"]
+            "readiness_connections_closed_idle", "Idle connections closed to make room for a new one.",
+            labels=["listener"],
         )
         refused = CounterMetricFamily(
             "readiness_connections_refused", "New connections closed at once: the cap was reached, none idle.",
@@ -198,7 +292,7 @@ class _ConnectionCollector(Collector):
 
 
 class StoreCollector(Collector):
-    """The store's state, read at scrape time (docs/CACHING.md, metrics):
+    """The store's state, read at scrape time (docs/CACHING.md#metrics):
 
     - ``readiness_snapshot_skipped_files{snapshot}``: country files the manifest lists but the
       server could not serve, per snapshot in memory;

@@ -11,6 +11,7 @@ from typing import Any
 from collections.abc import Iterator
 
 import pytest
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from tornado.httpclient import AsyncHTTPClient
 from tornado.httpserver import HTTPServer
@@ -24,6 +25,7 @@ from readiness.cache.answers import AnswerCache
 from readiness.domain.answer import Answer
 from readiness.http.lifecycle import Lifecycle
 from readiness.http.logs import AccessLog
+from readiness.metrics import Metrics
 from tests.conftest import gen_test
 from tests.processes import Start, free_port, get, wait_until_up
 
@@ -108,6 +110,39 @@ def test_metrics_report_evictions_read_at_scrape_time(sample_store: SnapshotStor
     assert found[("readiness_cache_entries", (("tier", "memory"),))] == len(memory) == 2
     assert found[("readiness_cache_bytes", (("tier", "memory"),))] == memory.size
     assert found[("readiness_cache_evictions_total", (("tier", "memory"),))] == memory.evictions == 1
+
+
+ANSWERED = [
+    ("v1", "GET", 200, 0.0002), ("v1", "GET", 304, 0.002), ("v1", "BREW", 200, 0.2), ("legacy", "GET", 404, 3.0),
+    ("v1", "GET", 200, 0.0005), ("v1", "HEAD", 200, 0.001), ("v1", "PROPFIND", 200, 0.25),
+    ("metrics", "GET", 200, 2.5), ("v1", "GET", 200, -0.001),  # a clock stepped back
+]
+"""Requests as ``RequestLog`` counts them: route, method, status, seconds; on bucket bounds too."""
+
+
+def _without_created_values(text: str) -> list[str]:
+    """The exposition's lines, each ``_created`` sample's value (a time) left out."""
+    return [line.rpartition(" ")[0] if "_created{" in line else line for line in text.splitlines()]
+
+
+def test_request_metrics_are_what_prometheus_clients_counter_and_histogram_give() -> None:
+    # Metrics counts requests in plain numbers (readiness.metrics._AnsweredRequests): the
+    # exposition must be the one prometheus_client's own Counter and Histogram give.
+    metrics = Metrics(lambda: "2026-11", lambda: False)
+    reference = CollectorRegistry()
+    requests = Counter("readiness_http_requests", "HTTP requests answered.", ["route", "method", "status"],
+                       registry=reference)
+    latency = Histogram("readiness_http_request_duration_seconds", "Time to answer a request.", ["route"],
+                        buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+                        registry=reference)
+    for route, method, status, seconds in ANSWERED:
+        metrics.observe(route, method, status, seconds)
+        counted = method if method in ("GET", "HEAD") else "other"
+        requests.labels(route, counted, str(status)).inc()
+        latency.labels(route).observe(seconds)
+    expected = _without_created_values(generate_latest(reference).decode())
+    ours = _without_created_values(metrics.render().decode())
+    assert ours[: len(expected)] == expected
 
 
 def test_server_serves_metrics_on_the_admin_port_only(start: Start, tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """bench/http_cache.py and bench/baseline_server.py: the bare baseline's answers are what the
 service sends (so a ratio compares like with like), and every case is compared with a case of
-the same answer. The benchmark itself is never run here (docs/TESTING.md: nothing is timed)."""
+the same answer. The benchmark itself is never run here (nothing is timed:
+docs/TESTING.md#the-suite-is-deterministic-on-a-machine-twice-as-slow)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ from pathlib import Path
 from types import ModuleType
 
 from tornado.httpclient import AsyncHTTPClient
+from tornado.httpserver import HTTPServer
+from tornado.testing import bind_unused_port
 from tornado.web import Application
+
+from readiness.domain.answer import Answer
 
 from tests.conftest import SAMPLE, access_lines, gen_test
 
@@ -29,6 +34,7 @@ def _bench_module(name: str) -> ModuleType:
 
 
 http_cache = _bench_module("http_cache")
+baseline_server = _bench_module("baseline_server")
 
 
 def test_every_case_is_compared_with_a_case_of_the_same_answer() -> None:
@@ -44,6 +50,35 @@ def test_every_case_is_compared_with_a_case_of_the_same_answer() -> None:
             assert baseline.path.endswith(http_cache.ANSWERS[case.answer].query_string), case.name
         if case.revalidate:
             assert baseline.name == "bare bytes KEN", case.name
+
+
+def test_each_content_type_only_case_is_compared_with_the_plain_handler_of_its_answer() -> None:
+    cases = {case.name: case for case in http_cache.all_cases()}
+    plain = [case for case in cases.values() if case.target == http_cache.PLAIN_TARGET]
+    assert sorted(case.answer for case in plain) == ["global", "ken"]
+    for case in plain:
+        baseline = cases[case.baseline]
+        assert case.server == "tier1" and case.path == http_cache.api_path(case.answer)
+        assert baseline.server == "bare" and baseline.plain and baseline.answer == case.answer
+        assert baseline.path == http_cache.bare_path("plain", case.answer)
+    assert http_cache.TIER_TARGET == 0.85 and http_cache.REVALIDATION_TARGET == 1.0  # the older targets stay
+
+
+@gen_test
+async def test_the_plain_baseline_sends_the_body_with_only_a_content_type(http_client: AsyncHTTPClient) -> None:
+    answer = Answer.of(b'{"data":"' + b"x" * 2000 + b'"}')
+    sock, port = bind_unused_port()
+    server = HTTPServer(Application([(r"/plain/(ken)", baseline_server.PlainHandler, {"answers": {"ken": answer}})]))
+    server.add_sockets([sock])
+    try:
+        response = await http_client.fetch(f"http://127.0.0.1:{port}/plain/ken?code=KEN", decompress_response=False)
+    finally:
+        server.stop()
+    assert response.body == answer.body
+    headers = {name.lower(): value for name, value in response.headers.get_all()}
+    assert http_cache.plain_header_problems(headers, answer) == []
+    with_etag = {**headers, "etag": answer.etag}
+    assert http_cache.plain_header_problems(with_etag, answer) == ["headers beyond Content-Type: etag"]
 
 
 def test_only_selects_the_new_cases_with_their_baselines() -> None:

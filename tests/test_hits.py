@@ -82,7 +82,9 @@ CASES: dict[str, tuple[str, str, dict[str, str], list[str]]] = {
     "one country": ("GET", "?code=KEN", {"code": "KEN"}, []),
     "global, gzip": ("GET", "", {}, ["Accept-Encoding: gzip"]),
     "global, identity": ("GET", "", {}, ["Accept-Encoding: identity"]),
-    "region alias, sorted": ("GET", "?region=ssa&sort=score&order=desc", {"region": "SSA", "sort": "score", "order": "desc"}, []),
+    "region alias, sorted": (
+        "GET", "?region=ssa&sort=score&order=desc", {"region": "SSA", "sort": "score", "order": "desc"}, []
+    ),
     "HEAD": ("HEAD", "?code=KEN", {"code": "KEN"}, []),
     "HEAD, gzip": ("HEAD", "", {}, ["Accept-Encoding: gzip"]),
     "304": ("GET", "?code=KEN", {"code": "KEN"}, ["If-None-Match: {etag}"]),
@@ -94,12 +96,19 @@ CASES: dict[str, tuple[str, str, dict[str, str], list[str]]] = {
     "CSV, HEAD": ("HEAD", "?format=csv&code=KEN", {"format": "csv", "code": "KEN"}, []),
     "CSV, 304": ("GET", "?format=csv", {"format": "csv"}, ["If-None-Match: {etag}"]),
     "filters": ("GET", "?income=lic&fcv=1&sort=score", {"income": "LIC", "fcv": "1", "sort": "score"}, []),
-    "If-Modified-Since, publication date": ("GET", "?code=KEN", {"code": "KEN"}, ["If-Modified-Since: Thu, 05 Nov 2026 00:00:00 GMT"]),
-    "If-Modified-Since, later": ("GET", "?format=csv", {"format": "csv"}, ["If-Modified-Since: Fri, 01 Jan 2027 00:00:00 GMT"]),
-    "If-Modified-Since, earlier": ("GET", "?code=KEN", {"code": "KEN"}, ["If-Modified-Since: Wed, 04 Nov 2026 23:59:59 GMT"]),
+    "If-Modified-Since, publication date": (
+        "GET", "?code=KEN", {"code": "KEN"}, ["If-Modified-Since: Thu, 05 Nov 2026 00:00:00 GMT"]
+    ),
+    "If-Modified-Since, later": (
+        "GET", "?format=csv", {"format": "csv"}, ["If-Modified-Since: Fri, 01 Jan 2027 00:00:00 GMT"]
+    ),
+    "If-Modified-Since, earlier": (
+        "GET", "?code=KEN", {"code": "KEN"}, ["If-Modified-Since: Wed, 04 Nov 2026 23:59:59 GMT"]
+    ),
     "If-Modified-Since, not a date": ("GET", "?code=KEN", {"code": "KEN"}, ["If-Modified-Since: yesterday"]),
     "If-None-Match wins over If-Modified-Since": (
-        "GET", "?code=KEN", {"code": "KEN"}, ['If-None-Match: "stale"', "If-Modified-Since: Fri, 01 Jan 2027 00:00:00 GMT"]
+        "GET", "?code=KEN", {"code": "KEN"},
+        ['If-None-Match: "stale"', "If-Modified-Since: Fri, 01 Jan 2027 00:00:00 GMT"],
     ),
 }
 """The status each case must get (200 when not listed)."""
@@ -330,7 +339,8 @@ async def test_hit_lane_failure_while_sending_closes_the_connection_logged_count
     finally:
         writer.close()
     assert response.body == expected.body  # sent before the failure
-    assert ["while_sending" in record.getMessage() for record in caplog.records if record.name == "readiness.hits"] == [True]
+    lane = [record.getMessage() for record in caplog.records if record.name == "readiness.hits"]
+    assert ["while_sending" in message for message in lane] == [True]
     metrics = scrape(app)
     assert 'readiness_hit_lane_failures_total{stage="while_sending"} 1.0' in metrics
 
@@ -354,6 +364,31 @@ async def test_while_draining_every_answer_says_connection_close_and_closes(
     finally:
         writer.close()
     assert len(handlers_built) == built
+
+
+@gen_test
+async def test_a_kept_head_never_carries_another_responses_connection_header(
+    http_server: Any, http_port: int, app: Application, handlers_built: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # One second throughout, so every hit below sends the head the lane kept (KeptHeads), unless
+    # a Connection header given to one response made the lane forget it.
+    monkeypatch.setattr(app.lane.dates, "at", lambda now: "Wed, 25 Nov 2026 12:00:00 GMT")
+    await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))  # a miss: tier 1 has KEN now
+    lifecycle = app.settings["lifecycle"]
+    for extra, version, draining, expected in [
+        ([], "HTTP/1.1", False, None),
+        (["Connection: close"], "HTTP/1.1", False, "close"),  # Tornado adds it
+        ([], "HTTP/1.1", False, None),
+        (["Connection: keep-alive"], "HTTP/1.0", False, "Keep-Alive"),  # Tornado adds it
+        ([], "HTTP/1.1", False, None),
+        ([], "HTTP/1.1", True, "close"),  # the lane adds it
+        ([], "HTTP/1.1", False, None),
+    ]:
+        lifecycle.draining = draining
+        hit = await exchange(http_port, request_bytes("GET", V1 + "?code=KEN", *extra, version=version))
+        assert hit.status.split(b" ")[1] == b"200"
+        assert hit.headers.get("Connection") == expected, (extra, version, draining)
+    assert handlers_built == [V1]  # every one a hit of the lane
 
 
 @gen_test
@@ -398,7 +433,11 @@ async def test_url_limit_boundary_in_the_handler(http_server: Any, http_port: in
 @gen_test
 @pytest.mark.parametrize(
     "target",
-    ["http://localhost" + V1 + "?code=KEN", "HTTPS://Example.COM:8443" + V1 + "?code=KEN", "http://user@host" + V1 + "?code=KEN"],
+    [
+        "http://localhost" + V1 + "?code=KEN",
+        "HTTPS://Example.COM:8443" + V1 + "?code=KEN",
+        "http://user@host" + V1 + "?code=KEN",
+    ],
 )
 async def test_absolute_form_target_served_like_origin_form(
     http_server: Any, http_port: int, app: Application, handlers_built: list[str], target: str

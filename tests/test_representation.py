@@ -8,6 +8,7 @@ import random
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tornado.httputil import HTTPHeaders
 
 from readiness.domain.answer import Answer
 from readiness.domain.meta import AnswerMeta, Format
@@ -15,11 +16,13 @@ from readiness.http.representation import (
     JSON_HEADERS,
     LEGACY_HEADERS,
     HttpDate,
+    KeptHeads,
     answer_head,
     etag_matches,
     http_date_seconds,
     prefers_gzip,
     represent,
+    represent_request,
 )
 
 LARGE = Answer.of(b'{"data":"' + b"x" * 4000 + b'"}')
@@ -192,6 +195,55 @@ def test_answer_head_200_304_and_route_headers() -> None:
     assert "Content-Type" not in headers and "Content-Length" not in headers and "Content-Encoding" not in headers
     assert headers["X-Route"] == "yes" and headers["Etag"] == LARGE.etag
     assert "Content-Type" not in answer_head((), represent(LARGE, "", LARGE.etag), "no-cache", "DATE")[1]
+
+
+def test_kept_heads_build_each_head_once_a_second() -> None:
+    heads = KeptHeads()
+    chosen = represent(LARGE, "gzip", "")
+    first = heads.head(JSON_HEADERS, chosen, "public", "DATE 1")
+    assert list(first[1].get_all()) == list(answer_head(JSON_HEADERS, chosen, "public", "DATE 1")[1].get_all())
+    assert heads.head(JSON_HEADERS, represent(LARGE, "gzip", ""), "public", "DATE 1")[1] is first[1]
+    # Another representation, route, policy or second: another head.
+    others = [
+        heads.head(JSON_HEADERS, represent(LARGE, "", ""), "public", "DATE 1"),
+        heads.head(JSON_HEADERS, represent(LARGE, "", LARGE.gzip_etag), "public", "DATE 1"),
+        heads.head(LEGACY_HEADERS, chosen, "public", "DATE 1"),
+        heads.head(JSON_HEADERS, chosen, "no-cache", "DATE 1"),
+        heads.head(JSON_HEADERS, chosen, "public", "DATE 2"),
+    ]
+    assert all(head[1] is not first[1] for head in others)
+    assert others[-1][1]["Date"] == "DATE 2"
+    kept = heads.head(JSON_HEADERS, chosen, "public", "DATE 2")[1]
+    assert kept is others[-1][1]
+    heads.forget()
+    assert heads.head(JSON_HEADERS, chosen, "public", "DATE 2")[1] is not kept
+
+
+def test_kept_heads_tell_apart_answers_with_one_etag() -> None:
+    # Same body, so the same ETag, but other answer headers (another snapshot's CSV).
+    later = Answer.of(CSV_ANSWER.body, AnswerMeta(Format.CSV, "2026-12", "2026-12-05", 400, "readiness"))
+    heads = KeptHeads()
+    for answer, snapshot in ((CSV_ANSWER, "2026-11"), (later, "2026-12")):
+        assert answer.etag == CSV_ANSWER.etag
+        assert heads.head(JSON_HEADERS, represent(answer, "", ""), "public", "D")[1]["X-Readiness-Snapshot"] == snapshot
+
+
+def test_kept_heads_keep_at_most_their_limit() -> None:
+    heads = KeptHeads()
+    answers = [Answer.of(b'{"n":%d}' % n) for n in range(KeptHeads.LIMIT + 1)]
+    for answer in answers:
+        heads.head(JSON_HEADERS, represent(answer, "", ""), "public", "D")
+    first, last = (represent(answer, "", "") for answer in (answers[0], answers[-1]))
+    assert heads.head(JSON_HEADERS, first, "public", "D")[1] is heads.head(JSON_HEADERS, first, "public", "D")[1]
+    assert heads.head(JSON_HEADERS, last, "public", "D")[1] is not heads.head(JSON_HEADERS, last, "public", "D")[1]
+
+
+def test_represent_request_reads_absent_and_present_headers() -> None:
+    absent = represent_request(HTTPHeaders(), LARGE, JSON_HEADERS, "public", "D")
+    assert (absent[0].code, absent[1]["Etag"], absent[2]) == (200, LARGE.etag, LARGE.body)
+    present = represent_request(HTTPHeaders({"Accept-Encoding": "gzip", "If-None-Match": LARGE.gzip_etag}),
+                                LARGE, JSON_HEADERS, "public", "D", KeptHeads())
+    assert (present[0].code, present[1]["Etag"], present[2]) == (304, LARGE.gzip_etag, b"")
 
 
 def test_http_date_formats_once_a_second() -> None:

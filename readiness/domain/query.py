@@ -1,4 +1,4 @@
-"""Query: the parsed, validated and canonical form of a request's parameters (docs/API.md, Parameters).
+"""Query: the parsed, validated and canonical form of a request's parameters (docs/API.md#parameters).
 
 Two requests that must get the same answer parse to equal Queries, so ``canonical()`` is the
 cache key's query part (docs/CACHING.md). Parsing is pure: no I/O, no clock, no snapshot.
@@ -30,7 +30,7 @@ from readiness.domain.vocabulary import (
 class Route(Enum):
     """The query routes (docs/API.md). Each takes its own parameter names (``Route.accepted``);
     a new route is a member here, its names in ``ROUTE_PARAMETERS``, a compute function
-    (``readiness/service.py``) and a handler subclass (``readiness/http/handlers.py``)."""
+    (``readiness/domain/compute.py``) and a handler subclass (``readiness/http/handlers.py``)."""
 
     V1 = "v1"
     LEGACY = "legacy"
@@ -47,7 +47,7 @@ class Route(Enum):
     @property
     def strict(self) -> bool:
         """Whether an unknown parameter name is a 400 (every v1 route) or ignored (the legacy
-        route, as it always was: docs/DECISIONS.md, unknown parameter names)."""
+        route, as it always was: docs/DECISIONS.md#parameter-rules)."""
         return self is not Route.LEGACY
 
 
@@ -64,20 +64,20 @@ ROUTE_PARAMETERS: dict[Route, tuple[str, ...]] = {
     Route.SNAPSHOTS: (),
     Route.CHANGES: ("format",),
 }
-"""The parameters each route takes (docs/API.md, Parameters). Names beginning with ``_`` are
+"""The parameters each route takes (docs/API.md#parameters). Names beginning with ``_`` are
 ignored everywhere and never reach the cache key (cache busters)."""
 
 READINESS_ROUTES: tuple[Route, ...] = (Route.V1, Route.LEGACY)
 """The routes of the country query: on them ``indicators`` filters country mode only."""
 
 PARAMETERS: tuple[str, ...] = _READINESS_PARAMETERS
-"""Every name the country query routes read (docs/API.md, Parameters)."""
+"""Every name the country query routes read (docs/API.md#parameters)."""
 
 
 MAX_CODES = 300
 MAX_INDICATORS = 100
 MAX_LIMIT = 1000
-"""``limit`` accepts 1..MAX_LIMIT rows (docs/API.md, limit)."""
+"""``limit`` accepts 1..MAX_LIMIT rows (docs/API.md#parameters: limit)."""
 
 CODE_PATTERN = "[A-Za-z]{3}"
 INDICATOR_PATTERN = "[A-Za-z0-9._]{1,40}"
@@ -131,7 +131,7 @@ class Query:
 
     @property
     def country_mode(self) -> bool:
-        """True when code or codes selected countries (docs/API.md, The response)."""
+        """True when code or codes selected countries (docs/API.md#the-response)."""
         return bool(self.codes)
 
     @classmethod
@@ -140,7 +140,7 @@ class Query:
 
         Names beginning with ``_`` are ignored; another name the route does not take is a 400
         on a strict (v1) route and ignored on the legacy one. An empty value counts as absent
-        (docs/DECISIONS.md). Raises UnknownParameter, InvalidParameter naming the parameter and
+        (docs/DECISIONS.md#query-parameters). Raises UnknownParameter, InvalidParameter naming the parameter and
         what it accepts, or InvalidRequest for level=country without a code.
         """
         accepted = route.accepted
@@ -159,7 +159,7 @@ class Query:
             )
         sort = sort_field(values["sort"]) if "sort" in values else _DEFAULT_SORT
         # Checked wherever given, even where it filters nothing (the global level of the country
-        # query), so that a malformed value is always a 400 (docs/DECISIONS.md, indicators).
+        # query), so that a malformed value is always a 400 (docs/DECISIONS.md#parameter-rules).
         indicators = _indicators(values["indicators"]) if "indicators" in values else None
         details_filtered = bool(codes) or route not in READINESS_ROUTES
         return cls(
@@ -246,7 +246,7 @@ def _text(as_bytes: str) -> str:
 
 
 def archive_id(year: int) -> str:
-    """The snapshot a year selects: its December (docs/API.md, Parameters: year)."""
+    """The snapshot a year selects: its December (docs/API.md#parameters: year)."""
     return f"{year:04d}-12"
 
 

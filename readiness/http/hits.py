@@ -3,9 +3,9 @@
 Most requests after a release ask for a current-snapshot answer that tier 1 already holds,
 or revalidate one (304). For them the RequestHandler is the largest cost the service can
 avoid: building it (headers reset, defaults set one by one, ``initialize``), the ``_execute``
-coroutine, ``finish`` and ``flush``, about 30 µs of the 140 µs a bare handler takes (the rest
-is Tornado's connection and the socket; docs/PERFORMANCE.md). The lane's
-delegate sees the request once its headers and body are in, answers it itself when tier 1
+coroutine, ``finish`` and ``flush``, a good part of what a bare handler takes (the rest
+is Tornado's connection and the socket; docs/PERFORMANCE.md#where-the-time-went-and-what-changed).
+The lane's delegate sees the request once its headers and body are in, answers it itself when tier 1
 has the answer, and otherwise hands it to Tornado's handler delegate, which runs the handler
 as usual: misses, archives, bad input (400), over-long URLs (414), every error.
 
@@ -17,7 +17,8 @@ While it is awaited the request counts in ``Lifecycle.in_flight``.
 
 What it sends is what ``QueryHandler.write_answer`` sends, built by the same function
 (``readiness.http.representation.answer_head``; tests compare the two on the wire), with the full
-``Content-Length`` but no body for ``HEAD``, and ``Connection: close`` while draining. The
+``Content-Length`` but no body for ``HEAD``, and ``Connection: close`` while draining. The lane
+keeps each head it builds for the second its ``Date`` holds (``KeptHeads``). The
 request is counted in the metrics and the access log like any other. A tier-1 answer is not
 counted in ``Lifecycle.in_flight``: it is sent within one call, so a drain can never find it
 half done.
@@ -51,7 +52,7 @@ from readiness.http.base import MAX_URL_BYTES
 from readiness.http.handlers import REDIS_CHECKED, QueryHandler
 from readiness.http.lifecycle import CLOSE, Lifecycle, close_when_sent
 from readiness.http.logs import RequestLog
-from readiness.http.representation import CachePolicy, HttpDate, Response, represent_request
+from readiness.http.representation import CachePolicy, HttpDate, KeptHeads, Response, represent_request
 from readiness.service import CacheOutcome, ReadinessService
 
 log = logging.getLogger("readiness.hits")
@@ -71,6 +72,7 @@ class HitLane:
         self.log = log
         self.lifecycle = lifecycle
         self.dates = dates
+        self.heads = KeptHeads()
 
     def response(self, request: HTTPServerRequest, handler_class: type[QueryHandler], query: Query) -> Response | None:
         """The tier-1 answer to a GET or HEAD ``request`` (its parsed ``query``), ready to
@@ -93,21 +95,29 @@ class HitLane:
     def _response(self, request: HTTPServerRequest, handler_class: type[QueryHandler], cached: Answer) -> Response:
         date = self.dates.at(time.time())
         start_line, head, body = represent_request(
-            request.headers, cached, handler_class.default_headers, self.policy.current, date
+            request.headers, cached, handler_class.default_headers, self.policy.current, date, self.heads
         )
         return start_line, head, b"" if request.method == "HEAD" else body
 
     def send(self, request: HTTPServerRequest, route_label: str, response: Response,
              outcome: CacheOutcome = CacheOutcome.HIT) -> None:
         """Write ``response`` (with ``Connection: close`` while draining), finish the request,
-        count and log it with ``outcome``."""
+        count and log it with ``outcome``.
+
+        Its headers may be a head other responses share (``KeptHeads``): one that leaves with
+        a ``Connection`` header, ours while draining or Tornado's for a client that does not
+        keep the connection alive, is forgotten, so the next response builds its own."""
         start_line, headers, body = response
         connection = request.connection
         assert connection is not None  # a server request always has one
         draining = self.lifecycle.draining
         if draining:
             headers[CLOSE[0]] = CLOSE[1]
-        sent = connection.write_headers(start_line, headers, body)
+        try:
+            sent = connection.write_headers(start_line, headers, body)
+        finally:
+            if CLOSE[0] in headers:
+                self.heads.forget()
         connection.finish()
         if draining:
             close_when_sent(connection, sent)

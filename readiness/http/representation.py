@@ -18,7 +18,7 @@ from readiness.domain.answer import Answer
 from readiness.domain.meta import Headers
 
 EXPOSED = "ETag, Deprecation, Link, Last-Modified, X-Readiness-Snapshot, X-Total-Count, Content-Disposition"
-"""The response headers a browser script may read (CORS; docs/API.md, Headers)."""
+"""The response headers a browser script may read (CORS; docs/API.md#headers)."""
 
 JSON_HEADERS: tuple[tuple[str, str], ...] = (
     ("Content-Type", "application/json; charset=utf-8"),
@@ -32,7 +32,7 @@ DEPRECATION = "@1798761600"
 """RFC 9745 date of the legacy route's deprecation: 2027-01-01T00:00:00Z (docs/API.md)."""
 
 SUCCESSOR_LINK = '</api/v1/readiness>; rel="successor-version"'
-"""RFC 8288 link from the legacy route to its successor (docs/DECISIONS.md, legacy route)."""
+"""RFC 8288 link from the legacy route to its successor (docs/DECISIONS.md#routes-and-errors)."""
 
 LEGACY_HEADERS: tuple[tuple[str, str], ...] = JSON_HEADERS + (
     ("Deprecation", DEPRECATION),
@@ -107,7 +107,7 @@ class CachePolicy:
     (nginx) and CDNs honour: the service, not each cache's configuration, says how stale an
     answer may get. While revalidating: short (30 s by default), as it adds to how long the
     previous month is served after a refresh; on error (the API down, or shedding with 503):
-    a day by default, as last-known answers beat an error (docs/OPERATIONS.md, "The edge").
+    a day by default, as last-known answers beat an error (docs/OPERATIONS.md#the-edge).
     """
 
     current: str
@@ -126,19 +126,79 @@ Response = tuple[ResponseStartLine, HTTPHeaders, bytes]
 
 
 def represent_request(
-    request: HTTPHeaders, answer: Answer, route_headers: Headers, cache_control: str, date: str
+    request: HTTPHeaders,
+    answer: Answer,
+    route_headers: Headers,
+    cache_control: str,
+    date: str,
+    heads: KeptHeads | None = None,
 ) -> Response:
     """The response to a request with headers ``request`` for ``answer``: the representation
-    it prefers (``represent``) and its head (``answer_head``). The one call every sender of a
-    cached answer makes: the handlers, the pages and the hit lane."""
+    it prefers (``represent``) and its head (``answer_head``, or the one ``heads`` kept). The
+    one call every sender of a cached answer makes: the handlers, the pages and the hit lane."""
     chosen = represent(
         answer,
-        request.get("Accept-Encoding", ""),
-        request.get("If-None-Match", ""),
-        request.get("If-Modified-Since", ""),
+        _header(request, "Accept-Encoding"),
+        _header(request, "If-None-Match"),
+        _header(request, "If-Modified-Since"),
     )
-    start_line, head = answer_head(route_headers, chosen, cache_control, date)
+    if heads is None:
+        start_line, head = answer_head(route_headers, chosen, cache_control, date)
+    else:
+        start_line, head = heads.head(route_headers, chosen, cache_control, date)
     return start_line, head, chosen.body
+
+
+def _header(request: HTTPHeaders, name: str) -> str:
+    """The request header ``name``, "" when absent. Asked first rather than with ``get``,
+    which finds an absent header by raising and catching a KeyError: most requests send none of
+    the three headers ``represent_request`` reads, and the exception costs more than the test
+    (docs/PERFORMANCE.md#the-hit-lanes-costs-before-and-after)."""
+    return request[name] if name in request else ""
+
+
+class KeptHeads:
+    """The heads (status line and headers) of the answers the hit lane sends, each built once
+    a second rather than once a response.
+
+    Every header of an answer but ``Date`` is fixed by its representation, its route and the
+    cache policy, and building the ``HTTPHeaders`` costs a visible share of a hit
+    (docs/PERFORMANCE.md#hit-path-against-a-bare-handler-content-type-only-2026-11-25). So the
+    head of each representation sent this second is kept and sent again; the next second
+    starts afresh with the new ``Date``, which also bounds what is kept.
+
+    A kept head is shared by every response that sends it, so nothing may add a header to one:
+    whoever does (``Connection: close`` while draining, or Tornado's ``write_headers`` for a
+    client that does not keep its connection alive) calls ``forget`` once it is sent. Only the
+    hit lane uses it: a RequestHandler changes the headers it is given (``BaseHandler.send_response``).
+    """
+
+    LIMIT = 256
+    """At most this many heads a second (distinct answers); beyond, each is built as it goes."""
+
+    def __init__(self) -> None:
+        self._date = ""
+        self._heads: dict[tuple[int, str], tuple[Representation, Headers, str, ResponseStartLine, HTTPHeaders]] = {}
+
+    def head(
+        self, route_headers: Headers, chosen: Representation, cache_control: str, date: str
+    ) -> tuple[ResponseStartLine, HTTPHeaders]:
+        """``answer_head(route_headers, chosen, cache_control, date)``, kept for this second."""
+        if date != self._date:
+            self._heads.clear()
+            self._date = date
+        key = (chosen.status, chosen.etag)
+        kept = self._heads.get(key)
+        if kept is not None and kept[0] == chosen and kept[1] == route_headers and kept[2] == cache_control:
+            return kept[3], kept[4]
+        start_line, headers = answer_head(route_headers, chosen, cache_control, date)
+        if len(self._heads) < self.LIMIT:
+            self._heads[key] = (chosen, route_headers, cache_control, start_line, headers)
+        return start_line, headers
+
+    def forget(self) -> None:
+        """Drop every kept head: one of them was given a header of its own response's."""
+        self._heads.clear()
 
 
 class HttpDate:
