@@ -305,6 +305,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"server.py: {error}", file=sys.stderr)
         return 2
     configure(settings.log_level, (settings.redis_url,))  # no log line shows its password
+    # A worker thread computing a large miss gives the GIL back to the event loop this often
+    # (docs/CACHING.md#the-compute-budget).
+    sys.setswitchinterval(settings.switch_interval_us / 1_000_000)
     try:
         sockets = bind_listeners(settings)
     except ListenError as error:

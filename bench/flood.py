@@ -1,28 +1,40 @@
-"""Benchmark: an innocent client's cached requests while another floods distinct large misses.
+"""Benchmark: an innocent client's cached requests while another client floods misses.
 
-The hostile-client review's case: one client sends, at a fixed rate (49 per second by
-default), requests for 200 country codes, each a different set, so every one is a cache miss
-whose answer (about 1.7 MB, with a 110 KB gzip copy) must be computed; meanwhile an innocent
-client sends a popular cached request (``?code=KEN``, a tier-1 hit) at its own fixed rate.
-What matters is the innocent client's latency: p50 and p99 with the flood, as ratios against
-the same server with no flood, measured in the same run.
+The hostile-client reviews' cases. Meanwhile an innocent client sends a popular cached request
+(``?code=KEN``, a tier-1 hit) at a fixed rate (50 per second by default); what matters is its
+latency: p50 and p99 under each flood, as ratios against the same server with no flood,
+measured in the same run. The floods (``--flood``, repeatable; all three by default):
+
+- ``large``: one client sends, at a fixed rate (49 per second), requests for 200 country
+  codes, each a different set, so every one is a miss whose answer (about 1.7 MB, with a
+  110 KB gzip copy) must be computed;
+- ``small``: one client sends, at a fixed rate (1,000 per second), requests for 1 to 4 codes,
+  each a different set: misses cheap enough to be computed on the event loop;
+- ``costly``: 16 connections, each sending its next request as soon as the last is answered
+  (200 or 503 alike), for the costliest answers: the indicator table of 150 to 216 random
+  economies (every indicator, 1.7 to 2.4 MB), asking for gzip.
 
 Each server configuration is a real ``server.py`` process (no Redis, log at WARNING):
 
 - ``inline``: ``READINESS_COMPUTE_THREADS=0``, every answer computed on the event loop, as
-  before the compute pool existed (the "before");
-- ``pool``: the defaults (the "after"); extra ``--server NAME:VAR=VALUE,...`` options add
-  other configurations.
+  before the compute pool existed;
+- ``unbudgeted``: the compute pool without its budget, without the pause before a 503, and with
+  Python's default GIL switch interval (``READINESS_COMPUTE_BYTES_PER_SECOND=0``,
+  ``READINESS_COMPUTE_SHED_PAUSE_MS=0``, ``READINESS_SWITCH_INTERVAL_US=5000``): the code
+  before the compute budget;
+- ``pool``: the defaults, with the budget the manifests set (``READINESS_COMPUTE_BYTES_PER_SECOND=8388608``,
+  k8s/base/readiness.env; the embedded default has none). Extra ``--server NAME:VAR=VALUE,...`` options
+  replace these three.
 
-Both clients are open-loop (a request leaves at its scheduled time whether or not earlier
-ones have been answered, over as many keep-alive connections as needed) and latency counts
-from the scheduled time, so a stalled server cannot hide its stall by slowing the client. They
-run in two separate processes, so that reading the flood's large bodies does not delay the
-innocent client's clock. Only 127.0.0.1 is contacted.
+The fixed-rate clients are open-loop (a request leaves at its scheduled time whether or not
+earlier ones have been answered, over as many keep-alive connections as needed) and latency
+counts from the scheduled time, so a stalled server cannot hide its stall by slowing the
+client. The innocent client and the flood run in two separate processes, so that reading the
+flood's bodies does not delay the innocent client's clock. Only 127.0.0.1 is contacted.
 
 Run from the repository root (see bench/README.md):
 
-    .venv/bin/python bench/flood.py [--seconds 15] [--rounds 2] [--json]
+    .venv/bin/python bench/flood.py [--seconds 15] [--rounds 2] [--flood small] [--json]
 
 Exit status 0, or 2 when the benchmark cannot run (a server that does not start, a cached
 request that is not answered 200).
@@ -40,7 +52,7 @@ import statistics
 import sys
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -59,6 +71,7 @@ from support import (
 )
 
 API = "/api/v1/readiness"
+INDICATORS = "/api/v1/indicators"
 INNOCENT_PATH = API + "?code=KEN"
 CONNECT_TIMEOUT = 10.0
 RESPONSE_TIMEOUT = 30.0
@@ -72,10 +85,21 @@ class ServerConfig:
     env: dict[str, str]
 
 
+BEFORE_BUDGET = {"READINESS_COMPUTE_BYTES_PER_SECOND": "0", "READINESS_COMPUTE_SHED_PAUSE_MS": "0",
+                 "READINESS_SWITCH_INTERVAL_US": "5000"}
+"""The settings that turn off the compute budget, the pause before a 503 and the shorter GIL
+switch interval: the server as it was before them."""
+
 DEFAULT_SERVERS = (
-    ServerConfig("inline", {"READINESS_COMPUTE_THREADS": "0"}),
-    ServerConfig("pool", {}),
+    ServerConfig("inline", {"READINESS_COMPUTE_THREADS": "0", **BEFORE_BUDGET}),
+    ServerConfig("unbudgeted", BEFORE_BUDGET),
+    ServerConfig("pool", {"READINESS_COMPUTE_BYTES_PER_SECOND": "8388608"}),
 )
+
+FLOODS = ("large", "small", "costly")
+COSTLY_ECONOMIES = (150, 216)
+"""How many economies each costly request asks for: a random number in this range (not all 217,
+whose answer would be computed once and then be a cache hit)."""
 
 
 # --- the open-loop client ----------------------------------------------------------------
@@ -94,8 +118,9 @@ class ClientResult:
 class _Connections:
     """Keep-alive connections to the server: an idle one is reused, else a new one opened."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, gzip: bool = False) -> None:
         self.port = port
+        self.accept = "Accept-Encoding: gzip\r\n" if gzip else ""
         self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
 
     async def request(self, path: str) -> tuple[int, int]:
@@ -105,7 +130,7 @@ class _Connections:
         else:
             reader, writer = await asyncio.wait_for(asyncio.open_connection(HOST, self.port), CONNECT_TIMEOUT)
         try:
-            writer.write(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n".encode())
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: {HOST}\r\n{self.accept}\r\n".encode())
             head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), RESPONSE_TIMEOUT)
             lines = head.decode("latin-1").split("\r\n")
             status = int(lines[0].split(" ", 2)[1])
@@ -122,9 +147,9 @@ class _Connections:
         return status, length
 
 
-async def _open_loop(port: int, paths: list[str], rate: float, start: float) -> ClientResult:
+async def _open_loop(port: int, paths: list[str], rate: float, start: float, gzip: bool) -> ClientResult:
     """Send ``paths`` in turn, one every 1/``rate`` s from wall-clock time ``start``."""
-    connections = _Connections(port)
+    connections = _Connections(port, gzip)
     result = ClientResult()
     loop = asyncio.get_running_loop()
     offset = time.time() - loop.time()  # loop time of the shared wall-clock start
@@ -151,18 +176,52 @@ async def _open_loop(port: int, paths: list[str], rate: float, start: float) -> 
     return result
 
 
-def run_client(port: int, paths: list[str], rate: float, start: float) -> ClientResult:
-    """One client, in its own process: see ``_open_loop``."""
-    return asyncio.run(_open_loop(port, paths, rate, start))
+def run_client(port: int, paths: list[str], rate: float, start: float, gzip: bool = False) -> ClientResult:
+    """One open-loop client, in its own process: see ``_open_loop``."""
+    return asyncio.run(_open_loop(port, paths, rate, start, gzip))
 
 
-def flood_paths(codes: list[str], count: int, per_request: int, seed: int) -> list[str]:
-    """``count`` distinct requests for ``per_request`` codes each: every one a cache miss."""
+async def _closed_loop(port: int, codes: list[str], connections: int, seconds: float, start: float,
+                       seed: int) -> ClientResult:
+    """From wall-clock time ``start`` for ``seconds``, ``connections`` keep-alive connections
+    each ask for a costly answer as soon as their last one is answered (a 503 too)."""
+    result = ClientResult()
+    chooser = random.Random(seed)
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(max(0.0, start - time.time()))
+    end = loop.time() + seconds
+
+    async def connection() -> None:
+        client = _Connections(port, gzip=True)
+        while loop.time() < end:
+            chosen = ",".join(chooser.sample(codes, chooser.randint(*COSTLY_ECONOMIES)))
+            sent = loop.time()
+            result.sent += 1
+            try:
+                status, _ = await client.request(f"{INDICATORS}?codes={chosen}")
+            except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError):
+                result.failures += 1
+                continue
+            result.latencies_ms.setdefault(status, []).append((loop.time() - sent) * 1000)
+        for _, writer in client.idle:
+            writer.close()
+
+    await asyncio.gather(*(connection() for _ in range(connections)))
+    return result
+
+
+def run_closed(port: int, codes: list[str], connections: int, seconds: float, start: float, seed: int) -> ClientResult:
+    """The costly flood, in its own process: see ``_closed_loop``."""
+    return asyncio.run(_closed_loop(port, codes, connections, seconds, start, seed))
+
+
+def flood_paths(codes: list[str], count: int, per_request: tuple[int, int], seed: int) -> list[str]:
+    """``count`` distinct requests for ``per_request`` (a range) codes each: every one a miss."""
     chooser = random.Random(seed)
     seen: set[tuple[str, ...]] = set()
-    paths = []
+    paths: list[str] = []
     while len(paths) < count:
-        chosen = tuple(sorted(chooser.sample(codes, per_request)))
+        chosen = tuple(sorted(chooser.sample(codes, chooser.randint(*per_request))))
         if chosen not in seen:
             seen.add(chosen)
             paths.append(f"{API}?codes={','.join(chosen)}")
@@ -177,12 +236,13 @@ class Phase:
     """One measured phase on one server."""
 
     server: str
-    flooded: bool
+    kind: str
+    """"quiet", or the flood's name."""
     innocent: ClientResult
     flood: ClientResult | None
     server_cpu_cores: float
     shed: float
-    """The server's readiness_compute_shed_total after the phase (0 if it has none)."""
+    """How much the server's readiness_compute_shed_total grew during the phase."""
 
 
 def start_server(
@@ -197,24 +257,46 @@ def start_server(
     return answering(Process(config.name, argv, env, workdir / f"{label}.log", admin_port), port)
 
 
+def settle(pid: int, timeout: float = 30.0) -> None:
+    """Wait (at most ``timeout`` s) until the server is idle: after start it reads every
+    snapshot's summary in the background, seconds of CPU that would land in the quiet phase."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        before = process_cpu(pid)
+        time.sleep(0.5)
+        if process_cpu(pid) - before < 0.02:
+            return
+
+
 def shed_count(admin_port: int) -> float:
     return metrics(admin_port).get("readiness_compute_shed_total", 0.0)
 
 
 def run_phase(
-    pool: ProcessPoolExecutor, config: ServerConfig, port: int, process: Process, flooded: bool,
-    args: argparse.Namespace, flood: list[str],
+    pool: ProcessPoolExecutor, config: ServerConfig, port: int, process: Process, kind: str,
+    args: argparse.Namespace, codes: list[str], seed: int,
 ) -> Phase:
+    """The innocent client alone (``kind`` "quiet") or beside the flood named ``kind``."""
     pid = process.popen.pid
     start = time.time() + 0.5
     innocent_paths = [INNOCENT_PATH] * int(args.seconds * args.innocent_rate)
     innocent = pool.submit(run_client, port, innocent_paths, args.innocent_rate, start)
-    flooding = pool.submit(run_client, port, flood, args.rate, start) if flooded else None
+    flooding: Future[ClientResult] | None = None
+    if kind == "large":
+        paths = flood_paths(codes, int(args.seconds * args.rate), (args.codes, args.codes), seed)
+        flooding = pool.submit(run_client, port, paths, args.rate, start)
+    elif kind == "small":
+        paths = flood_paths(codes, int(args.seconds * args.small_rate), (1, 4), seed)
+        flooding = pool.submit(run_client, port, paths, args.small_rate, start, True)
+    elif kind == "costly":
+        flooding = pool.submit(run_closed, port, codes, args.connections, args.seconds, start, seed)
+    shed_before = shed_count(process.admin_port)
     cpu_before, wall_before = process_cpu(pid), time.monotonic()
     innocent_result = innocent.result()
     flood_result = flooding.result() if flooding is not None else None
     cores = (process_cpu(pid) - cpu_before) / (time.monotonic() - wall_before)
-    return Phase(config.name, flooded, innocent_result, flood_result, cores, shed_count(process.admin_port))
+    shed = shed_count(process.admin_port) - shed_before
+    return Phase(config.name, kind, innocent_result, flood_result, cores, shed)
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -230,12 +312,13 @@ def percentile(values: list[float], fraction: float) -> float:
 def summarize(phases: list[Phase]) -> list[dict[str, object]]:
     """One row per server and phase kind: medians over rounds, ratios to the quiet phase."""
     rows: list[dict[str, object]] = []
+    kinds = list(dict.fromkeys(phase.kind for phase in phases))
     for server in dict.fromkeys(phase.server for phase in phases):
-        quiet = [p for p in phases if p.server == server and not p.flooded]
-        loud = [p for p in phases if p.server == server and p.flooded]
+        quiet = [p for p in phases if p.server == server and p.kind == "quiet"]
         base50 = statistics.median(percentile(p.innocent.latencies_ms.get(200, []), 0.50) for p in quiet)
         base99 = statistics.median(percentile(p.innocent.latencies_ms.get(200, []), 0.99) for p in quiet)
-        for kind, group in (("no flood", quiet), ("flood", loud)):
+        for kind in kinds:
+            group = [p for p in phases if p.server == server and p.kind == kind]
             p50 = statistics.median(percentile(p.innocent.latencies_ms.get(200, []), 0.50) for p in group)
             p99 = statistics.median(percentile(p.innocent.latencies_ms.get(200, []), 0.99) for p in group)
             worst = max(percentile(p.innocent.latencies_ms.get(200, []), 1.0) for p in group)
@@ -246,7 +329,7 @@ def summarize(phases: list[Phase]) -> list[dict[str, object]]:
                                         + p.innocent.failures for p in group),
                 "server_cpu_cores": statistics.median(p.server_cpu_cores for p in group),
             }
-            if kind == "flood":
+            if kind != "quiet":
                 sent = sum(p.flood.sent for p in group if p.flood)
                 ok = [ms for p in group if p.flood for ms in p.flood.latencies_ms.get(200, [])]
                 shed = sum(len(p.flood.latencies_ms.get(503, [])) for p in group if p.flood)
@@ -254,17 +337,20 @@ def summarize(phases: list[Phase]) -> list[dict[str, object]]:
                     flood_sent=sent, flood_200=len(ok), flood_503=shed,
                     flood_failed=sum(p.flood.failures for p in group if p.flood),
                     flood_200_p50_ms=percentile(ok, 0.5), flood_200_p99_ms=percentile(ok, 0.99),
+                    shed_counted=sum(p.shed for p in group),
                 )
             rows.append(row)
     return rows
 
 
 def print_report(rows: list[dict[str, object]], args: argparse.Namespace, data: str) -> None:
-    print(f"Flood of distinct {args.codes}-code misses at {args.rate:g}/s against an innocent "
-          f"{INNOCENT_PATH} at {args.innocent_rate:g}/s")
+    print(f"Floods against an innocent {INNOCENT_PATH} at {args.innocent_rate:g}/s: large = distinct "
+          f"{args.codes}-code misses at {args.rate:g}/s; small = distinct 1-4-code misses at {args.small_rate:g}/s; "
+          f"costly = {args.connections} connections asking {INDICATORS} for {COSTLY_ECONOMIES[0]}-"
+          f"{COSTLY_ECONOMIES[1]} economies (gzip), each as soon as its last answer came")
     print(f"{args.rounds} rounds x {args.seconds:g} s per phase; data: {data}; Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs" + (f", server on CPU {args.cpus} only" if args.cpus else "")
-          + "; medians over rounds; ratio = phase / the same server's no-flood phase")
+          + "; medians over rounds; ratio = phase / the same server's quiet phase")
     print()
     print(f"{'server':14} {'phase':9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p50 x':>7} {'p99 x':>7} "
           f"{'cpu':>5}  flood: sent / 200 / 503 / failed, 200 p50 / p99 ms")
@@ -272,7 +358,7 @@ def print_report(rows: list[dict[str, object]], args: argparse.Namespace, data: 
         line = (f"{row['server']:14} {row['phase']:9} {row['innocent_p50_ms']:8.2f} {row['innocent_p99_ms']:8.2f} "
                 f"{row['innocent_max_ms']:8.1f} {row['p50_ratio']:7.2f} {row['p99_ratio']:7.2f} "
                 f"{row['server_cpu_cores']:5.2f}")
-        if row["phase"] == "flood":
+        if row["phase"] != "quiet":
             line += (f"  {row['flood_sent']} / {row['flood_200']} / {row['flood_503']} / {row['flood_failed']}, "
                      f"{row['flood_200_p50_ms']:.1f} / {row['flood_200_p99_ms']:.1f}")
         if row["innocent_non_200"]:
@@ -292,10 +378,10 @@ def run_rounds(
     """Every round's phases, and where the data came from; BenchError when a server does not
     start or does not answer the cached request with a 200."""
     servers = args.server or list(DEFAULT_SERVERS)
+    floods = list(dict.fromkeys(args.flood or FLOODS))
     phases: list[Phase] = []
     data_dir, snapshot, data = make_data_dir(workdir / "data")
     codes = sorted(snapshot.countries)
-    flood_count = int(args.seconds * args.rate)
     seed = 0
     for round_number in range(args.rounds):
         order = servers if round_number % 2 == 0 else servers[::-1]
@@ -306,10 +392,10 @@ def run_rounds(
             try:
                 if fetch(port, INNOCENT_PATH)[0] != 200:  # now a tier-1 hit
                     raise BenchError(f"{INNOCENT_PATH} is not answered 200")
-                for flooded in (False, True):
+                settle(process.popen.pid)
+                for kind in ["quiet", *floods]:
                     seed += 1
-                    flood = flood_paths(codes, flood_count, min(args.codes, len(codes)), seed)
-                    phases.append(run_phase(pool, config, port, process, flooded, args, flood))
+                    phases.append(run_phase(pool, config, port, process, kind, args, codes, seed))
             finally:
                 process.stop()
     return phases, data
@@ -319,11 +405,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=15.0, help="length of each phase")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--rate", type=float, default=49.0, help="flood requests per second")
-    parser.add_argument("--codes", type=int, default=200, help="codes per flood request")
+    parser.add_argument("--flood", action="append", choices=FLOODS, default=[],
+                        help="a flood to run (repeatable; default: all three)")
+    parser.add_argument("--rate", type=float, default=49.0, help="large flood: requests per second")
+    parser.add_argument("--codes", type=int, default=200, help="large flood: codes per request")
+    parser.add_argument("--small-rate", type=float, default=1000.0, help="small flood: requests per second")
+    parser.add_argument("--connections", type=int, default=16, help="costly flood: connections")
     parser.add_argument("--innocent-rate", type=float, default=50.0, help="innocent requests per second")
     parser.add_argument("--server", action="append", type=parse_server, default=[],
-                        help="NAME:READINESS_X=1,READINESS_Y=2 (replaces the default inline and pool)")
+                        help="NAME:READINESS_X=1,READINESS_Y=2 (replaces the default inline, unbudgeted, pool)")
     parser.add_argument("--cpus", help="run the server on these CPUs only (taskset -c), e.g. 1: a one-core pod")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()

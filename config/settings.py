@@ -66,6 +66,19 @@ class Settings:
     compute_threads: int = 1
     compute_inline_bytes: int = 32 * 1024
     compute_queue_bytes: int = 16 * 1024 * 1024
+    # The compute budget (docs/CACHING.md#the-compute-budget): estimated bytes of misses
+    # computed per second, inline and in threads alike, beyond which misses are refused (0: no
+    # budget); a refused miss's 503 waits compute_shed_pause_ms first. Off by default: the
+    # embedded default serves one user, whose notebook reading forty CSVs in a row it must not
+    # refuse; the manifests turn it on behind the edge, whose per-client miss budget keeps one
+    # client from spending it all (docs/DECISIONS.md#cache-misses).
+    compute_bytes_per_second: int = 0
+    compute_shed_pause_ms: int = 250
+    # How long a thread may hold the GIL while the event loop waits for it (sys.setswitchinterval).
+    switch_interval_us: int = 1000
+    # Redis admission (docs/CACHING.md): a computed answer is written to Redis once asked for
+    # again within this many seconds; 0 writes every computed answer at once.
+    redis_admit_window_seconds: int = 600
     # Redis integrity, size cap and re-warm (docs/CACHING.md):
     redis_signing_key: str | None = field(default=None, repr=False)
     # Production sets it (k8s/overlays/prod): a secret key, or the process does not start.
@@ -132,6 +145,10 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "compute_threads": (0, 4),
     "compute_inline_bytes": (0, 2**40),
     "compute_queue_bytes": (0, 2**40),
+    "compute_bytes_per_second": (0, 2**40),
+    "compute_shed_pause_ms": (0, 10_000),
+    "switch_interval_us": (100, 100_000),
+    "redis_admit_window_seconds": (0, 365 * _DAY),
     "redis_max_answer_bytes": (0, 2**30),
     "rewarm_check_seconds": (0, 3600),
 }

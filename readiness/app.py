@@ -11,6 +11,7 @@ from config import Settings
 from loaders import SnapshotStore
 from tornado.web import Application
 
+from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import RedisTier
@@ -81,9 +82,11 @@ def make_app(
         redis,
         RedisTtl(settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds),
         ComputePool(
-            ComputeLimits(settings.compute_threads, settings.compute_inline_bytes, settings.compute_queue_bytes),
+            ComputeLimits(settings.compute_threads, settings.compute_inline_bytes, settings.compute_queue_bytes,
+                          settings.compute_bytes_per_second, settings.compute_shed_pause_ms / 1000),
             metrics,
         ),
+        RedisAdmission(settings.redis_admit_window_seconds),
     )
     policy = CachePolicy.of(
         settings.max_age_seconds,

@@ -12,6 +12,7 @@ from functools import partial
 
 from loaders import SNAPSHOT_ID, Snapshot, SnapshotStore, Summary
 
+from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
 from readiness.cache.keys import cache_key, collection_key, request_key
 from readiness.cache.redis_tier import RedisTier
@@ -46,6 +47,9 @@ class CacheOutcome(Enum):
     HIT = "hit"
     REDIS = "redis"
     MISS = "miss"
+    INCOMPLETE = "incomplete"
+    """Computed without a snapshot that could not be read (``SnapshotStore.missing``): kept
+    in no tier, and sent with ``Cache-Control: no-store``."""
 
 
 Found = tuple[Answer, CacheOutcome]
@@ -88,14 +92,18 @@ class ReadinessService:
         redis: RedisTier | None,
         ttl: RedisTtl,
         pool: ComputePool | None = None,
+        admission: RedisAdmission | None = None,
     ) -> None:
-        """Without ``pool``, every miss is computed on the event loop, without a bound."""
+        """Without ``pool``, every miss is computed on the event loop, without a bound;
+        without ``admission``, every computed answer is written to Redis at once."""
         self.store = store
         self.memory = memory
         self.metrics = metrics
         self.redis = redis
         self.ttl = ttl
         self.pool = pool if pool is not None else ComputePool(ComputeLimits(0, 0, 0), metrics)
+        self.admission = admission if admission is not None else RedisAdmission(0)
+        """Which computed answers go to Redis: those asked for again (``_offer``)."""
         self._flights: SingleFlight[Found | None] = SingleFlight()
         """Per key, the lookup under way; None as its result: only Redis was asked, and missed
         (``from_redis``), so a waiter looks again itself."""
@@ -113,18 +121,21 @@ class ReadinessService:
         if route in COLLECTION_ROUTES or route is Route.CHANGES:
             return self._data_from_memory(snapshot, query, route, path)
         request = request_key(route, query)
-        cached = self.memory.get(cache_key(snapshot, request))
+        cached = self.memory.get(key := cache_key(snapshot, request))
         if cached is None:
             return None
         self.metrics.memory_hit.inc()
         if self.redis is not None:
             self.redis.count(snapshot.id, request)
+            if hash(key) in self.admission.pending:  # computed once, not yet in Redis
+                self._asked_again(key, cached, self.ttl.current)
         return cached
 
     def shares(self, query: Query, route: Route) -> bool:
         """Whether ``from_redis`` looks for this query: a current-snapshot answer of a route
         answered from one snapshot, with Redis configured."""
-        return self.redis is not None and self.store.current is not None and query.year is None and route in SHARED_ROUTES
+        return (self.redis is not None and self.store.current is not None
+                and query.year is None and route in SHARED_ROUTES)
 
     async def from_redis(self, query: Query, route: Route) -> Found | None:
         """The current snapshot's answer from tier 2, for the hit lane after a tier-1 miss
@@ -176,7 +187,8 @@ class ReadinessService:
 
     async def answer_collection(self, query: Query, route: Route) -> Found:
         """The answer of history or the catalogue (``COLLECTION_ROUTES``), computed from every
-        snapshot's summary (read first if not in memory) through both tiers.
+        snapshot's summary (read first if not in memory) through both tiers; computed apart from
+        them (INCOMPLETE) while a snapshot it should show has no summary (docs/CACHING.md).
 
         Raises NotReady without a current snapshot, InvalidParameter for history ``fields``
         that history rows lack."""
@@ -192,6 +204,10 @@ class ReadinessService:
             job: Callable[[], Answer] = partial(compute_history, summaries, current.id, query, self._rows_of)
         else:
             price, job = 0, partial(compute_catalogue, summaries, current)
+        if self.store.missing():  # its key names the snapshots shown, but no cache may keep an answer lacking one
+            answer = await self.pool.run(price, job)
+            self.metrics.computations.inc()
+            return answer, CacheOutcome.INCOMPLETE
         return await self._through_tiers(key, None, partial(self.pool.run, price, job), self.ttl.current)
 
     def _rows_of(self, series: Snapshot) -> Mapping[str, Record]:
@@ -235,7 +251,7 @@ class ReadinessService:
         """Return the answer for ``query`` on ``route`` and where it came from.
 
         Raises NotReady without a current snapshot, ArchiveNotFound for an unavailable
-        year (docs/API.md, Parameters: year) and, on the legacy route only, CountryNotFound.
+        year (docs/API.md#parameters: year) and, on the legacy route only, CountryNotFound.
         History and the catalogue are answered from every snapshot (``answer_collection``).
         ``redis_checked``: the hit lane asked Redis for this request and it missed, so a miss
         here computes without asking again.
@@ -267,6 +283,8 @@ class ReadinessService:
             self.metrics.memory_hit.inc()
             if counted is not None:
                 self._count(*counted)
+            if hash(key) in self.admission.pending:
+                self._asked_again(key, cached, ttl)
             return cached, CacheOutcome.HIT
         self.metrics.memory_miss.inc()
         fill = partial(self._fill, key, counted, produce, ttl, ask_redis)
@@ -287,7 +305,7 @@ class ReadinessService:
         ask_redis: bool,
     ) -> Found:
         """The leader's work for ``key``: Redis, then ``produce``; the answer is kept in tier 1
-        and written to Redis without waiting."""
+        and offered to Redis (``_offer``)."""
         if self.redis is not None and ask_redis:
             shared = await self.redis.get(key)
             if shared is not None:
@@ -299,11 +317,32 @@ class ReadinessService:
         answer = await produce()
         self.metrics.computations.inc()
         self.memory.put(key, answer)
+        self._offer(key, answer, ttl)
+        return answer, CacheOutcome.MISS
+
+    def _offer(self, key: str, answer: Answer, ttl: int) -> None:
+        """A computed answer goes to Redis if it was computed before within the admission
+        window, or if it is too large for Redis (``put`` counts and drops it); otherwise its key
+        is noted, and the next request for it writes it (docs/CACHING.md#redis-admission)."""
+        if self.redis is None:
+            return
+        if self.redis.fits(answer) and not self.admission.admit(key):
+            self.metrics.redis_deferred.inc()
+            return
+        self._write(key, answer, ttl)
+
+    def _asked_again(self, key: str, cached: Answer, ttl: int) -> None:
+        """A tier-1 hit on a key computed once and not yet in Redis: written now if within
+        the admission window (else noted again)."""
+        if self.redis is not None and self.admission.admit(key):
+            self._write(key, cached, ttl)
+
+    def _write(self, key: str, answer: Answer, ttl: int) -> None:
+        """Write ``answer`` to Redis in the background: the client does not wait for it."""
         if self.redis is not None:
             write = asyncio.ensure_future(self.redis.put(key, answer, ttl))
-            self._writes.add(write)  # the client does not wait for the shared copy
+            self._writes.add(write)  # held until done, or the loop may drop it
             write.add_done_callback(self._writes.discard)
-        return answer, CacheOutcome.MISS
 
     def _count(self, snapshot: Snapshot, request: str) -> None:
         """Popularity counts only answers served from a cache: asked before and answered
@@ -317,8 +356,9 @@ class ReadinessService:
         return self.store.current
 
     async def _snapshot(self, query: Query) -> Snapshot:
+        current = self._current()  # no archive is served without a current snapshot: NotReady, not 404
         if query.year is None:
-            return self._current()
+            return current
         archive = await self.store.archive(archive_id(query.year))
         if archive is None:
             raise ArchiveNotFound(query.year)

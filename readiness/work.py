@@ -5,15 +5,21 @@ event loop, every other request (cached ones included) waits meanwhile. So answe
 larger than ``inline_bytes`` are computed in worker threads instead, at most ``threads`` at
 a time, and the work admitted (running or waiting for a thread) is bounded by its estimated
 size: beyond ``queue_bytes``, a miss is refused with ``Overloaded`` (503, ``Retry-After``)
-rather than queued without bound. docs/CACHING.md and docs/DECISIONS.md explain the choice.
+rather than queued without bound. docs/CACHING.md#the-compute-pool-bounded-work-for-misses
+and docs/DECISIONS.md#cache-misses explain the choice.
+
+Over time, the work of misses (inline and in threads alike) is bounded by a budget of estimated
+bytes per second (``ComputeBudget``): a flood of distinct misses, small or large, is refused
+beyond it rather than computed, so cached answers keep most of the event loop and the GIL.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NoReturn, TypeVar
 
 from readiness.domain.errors import Overloaded
 from readiness.metrics import Metrics
@@ -33,6 +39,36 @@ class ComputeLimits:
     threads: int
     inline_bytes: int
     queue_bytes: int
+    bytes_per_second: int = 0
+    """The compute budget (``ComputeBudget``); 0 for none."""
+    shed_pause: float = 0.0
+    """Seconds a refused miss for a thread (a large answer) waits before its 503 is sent."""
+
+
+class ComputeBudget:
+    """A token bucket of estimated bytes: it holds at most one second of ``rate`` and refills
+    at ``rate`` per second. A computation is admitted while the bucket is not empty, and takes
+    its cost from it, even beyond what is left: the overdraft is paid back by the refill before
+    the next one is admitted, so the rate holds on average whatever the sizes. An idle server's
+    bucket is full, so its next computation is always admitted, however large.
+    """
+
+    def __init__(self, rate: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.tokens = float(rate)
+        """Bytes that may still be computed now; negative while an overdraft is paid back."""
+        self._clock = clock
+        self._refilled = clock()
+
+    def admit(self, cost: int) -> bool:
+        """Take ``cost`` from the bucket and return True, or return False if it is empty."""
+        now = self._clock()
+        self.tokens = min(float(self.rate), self.tokens + (now - self._refilled) * self.rate)
+        self._refilled = now
+        if self.tokens <= 0:
+            return False
+        self.tokens -= cost
+        return True
 
 
 class ComputePool:
@@ -42,7 +78,7 @@ class ComputePool:
     the settings allow at most four here, leaving one for archive reads). A worker thread
     holds the GIL for the pure-Python part of a computation only: gzip and BLAKE2b, most of a
     large answer's cost, release it, and the event loop gets the GIL back at least every
-    switch interval (5 ms) meanwhile.
+    switch interval (``READINESS_SWITCH_INTERVAL_US``, which server.py sets: 1 ms) meanwhile.
     """
 
     def __init__(self, limits: ComputeLimits, metrics: Metrics) -> None:
@@ -53,20 +89,25 @@ class ComputePool:
         """Their estimated bytes."""
         self._threads = asyncio.Semaphore(max(1, limits.threads))
         self._metrics = metrics
+        self.budget = ComputeBudget(limits.bytes_per_second) if limits.bytes_per_second else None
 
     async def run(self, cost: int, job: Callable[[], T]) -> T:
         """Return ``job()``, computed on the event loop if ``cost`` (estimated bytes) is at
         most ``inline_bytes``, else in a worker thread.
 
         Raises Overloaded, without running ``job``, when admitting ``cost`` would take the
-        admitted work over ``queue_bytes``; one computation is always admitted when none is,
-        however large, so every valid query can be answered by an idle server.
+        admitted work over ``queue_bytes``, or when the budget is spent; one computation is
+        always admitted when none is, however large, and the budget of an idle server is full,
+        so every valid query can be answered by an idle server.
         """
         if self.limits.threads == 0 or cost <= self.limits.inline_bytes:
+            if not self._afford(cost):
+                await self._refuse(over_budget=True, pause=0.0)
             return job()
         if self.admitted and self.admitted_bytes + cost > self.limits.queue_bytes:
-            self._metrics.compute_shed.inc()
-            raise Overloaded(RETRY_AFTER_SECONDS)
+            await self._refuse(over_budget=False, pause=self.limits.shed_pause)
+        if not self._afford(cost):
+            await self._refuse(over_budget=True, pause=self.limits.shed_pause)
         self._count(1, cost)
         try:
             await self._threads.acquire()
@@ -78,6 +119,25 @@ class ComputePool:
         # A cancelled caller leaves the thread running: the slot and the admitted bytes are
         # given back when it ends, not before, so the bound always holds for real threads.
         return await asyncio.shield(running)
+
+    def _afford(self, cost: int) -> bool:
+        """Whether the budget admits ``cost`` (taken from it if so)."""
+        return self.budget is None or self.budget.admit(cost)
+
+    async def _refuse(self, *, over_budget: bool, pause: float) -> NoReturn:
+        """Count a refused miss and raise Overloaded, after ``pause`` seconds.
+
+        A large miss's refusal waits (``shed_pause``): a client that asks again at once on each
+        of its connections is slowed to a few refusals a second each, for the cost of a timer.
+        A small miss's is sent at once: small misses come many times faster, and a timer per
+        refusal would cost the event loop more than the pause saves.
+        """
+        self._metrics.compute_shed.inc()
+        if over_budget:
+            self._metrics.compute_over_budget.inc()
+        if pause:
+            await asyncio.sleep(pause)
+        raise Overloaded(RETRY_AFTER_SECONDS)
 
     def _finished(self, cost: int) -> None:
         self._threads.release()

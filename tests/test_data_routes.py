@@ -454,7 +454,8 @@ def redis_apps(store: SnapshotStore, real_redis_url: str, io_loop: IOLoop) -> It
         client = connect(real_redis_url, timeout=1.0)
         clients.append(client)
         tier = RedisTier(client, CircuitBreaker(3, 60), metrics)
-        settings = Settings(data_dir=store.data_dir)
+        # Every computed answer written at once (no Redis admission): what one computes, the other finds.
+        settings = Settings(data_dir=store.data_dir, redis_admit_window_seconds=0)
         apps.append(make_app(settings, store, metrics=metrics, redis=tier, access=AccessLog(io.BytesIO())))
     yield apps[0], apps[1]
     for client in clients:

@@ -61,8 +61,9 @@ def app(sample_store: SnapshotStore, client: CountingRedis) -> Application:
     memory = AnswerCache(0)
     metrics = new_metrics(sample_store, None, memory)
     tier = RedisTier(client, CircuitBreaker(3, 60), metrics)  # type: ignore[arg-type]
-    return make_app(Settings(cache_bytes=0), sample_store, metrics=metrics, redis=tier, memory=memory,
-                    access=AccessLog(io.BytesIO()))
+    # Every computed answer written at once (no Redis admission): these tests are about lookups.
+    return make_app(Settings(cache_bytes=0, redis_admit_window_seconds=0), sample_store, metrics=metrics,
+                    redis=tier, memory=memory, access=AccessLog(io.BytesIO()))
 
 
 def _metric(app: Application, sample: str) -> float:

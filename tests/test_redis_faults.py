@@ -89,6 +89,10 @@ def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Server:
         "READINESS_BREAKER_PAUSE_SECONDS": str(BREAKER_PAUSE_SECONDS),
         "READINESS_REDIS_TIMEOUT_MS": str(REDIS_TIMEOUT_MS),
         "READINESS_SNAPSHOT_POLL_SECONDS": "0",
+        # Every answer written at its first computation, and every miss computed: these tests
+        # are about Redis failing, not about Redis admission or the compute budget.
+        "READINESS_REDIS_ADMIT_WINDOW_SECONDS": "0",
+        "READINESS_COMPUTE_BYTES_PER_SECOND": "0",
     })
     for path in PATHS:
         assert fetch(served.port, path) == (200, reference(path)), path

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+from dataclasses import replace
 import io
 import struct
 import time
@@ -47,6 +48,9 @@ BRAZIL = "/api/v1/readiness?code=BRA"
 
 
 def build_app(store: SnapshotStore, url: str, settings: Settings) -> tuple[Application, RedisTier]:
+    """The app with ``settings``, every computed answer written to Redis at once (no Redis
+    admission): these tests alter what a first computation stored."""
+    settings = replace(settings, redis_admit_window_seconds=0)
     metrics = new_metrics(store)
     client = connect(url, timeout=1.0)
     codec = AnswerCodec(settings.redis_signing_key) if settings.redis_signing_key else AnswerCodec()

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from loaders import Snapshot, SnapshotStore
 from readiness import service as service_module
+from readiness.cache.admission import RedisAdmission
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.answers import AnswerCache
 from readiness.domain.errors import ArchiveNotFound, CountryNotFound, NotReady, ReadinessError
@@ -42,7 +43,9 @@ async def writes_done(service: ReadinessService) -> None:
 
 
 def memory_misses(service: ReadinessService) -> float:
-    value = service.metrics.registry.get_sample_value("readiness_cache_lookups_total", {"tier": "memory", "outcome": "miss"})
+    value = service.metrics.registry.get_sample_value(
+        "readiness_cache_lookups_total", {"tier": "memory", "outcome": "miss"}
+    )
     return value or 0.0
 
 
@@ -92,7 +95,9 @@ async def test_service_concurrent_misses_compute_once(sample_store: SnapshotStor
 
 
 @gen_test
-async def test_service_failing_leader_fails_its_followers(sample_store: SnapshotStore, computations: list[Query]) -> None:
+async def test_service_failing_leader_fails_its_followers(
+    sample_store: SnapshotStore, computations: list[Query]
+) -> None:
     gate = GatedRedis()
     service = new_service(sample_store, RedisTier(gate, CircuitBreaker(3, 60), metrics()))
     requests = [asyncio.ensure_future(service.answer(Query(codes=("XXX",)), Route.LEGACY)) for _ in range(3)]
@@ -156,6 +161,128 @@ async def test_service_lane_lookup_joining_a_failing_leader_leaves_the_error_to_
     assert len(computations) == 1
 
 
+# --- Redis admission: an answer reaches Redis once asked for again -------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def admitting(
+    store: SnapshotStore, client: fakeredis.FakeAsyncRedis, clock: Clock, memory_bytes: int = 1 << 20,
+    max_answer_bytes: int = 128 * 1024,
+) -> ReadinessService:
+    """A service whose Redis admission window is 60 s on ``clock``."""
+    seen = metrics()
+    redis = RedisTier(client, CircuitBreaker(3, 60), seen, max_answer_bytes=max_answer_bytes)
+    return ReadinessService(store, AnswerCache(memory_bytes), seen, redis, RedisTtl(100, 1000),
+                            admission=RedisAdmission(60, clock=clock))
+
+
+async def answer_keys(client: fakeredis.FakeAsyncRedis) -> set[str]:
+    return {key.decode() for key in await client.keys(ANSWER_PREFIX + "*")}
+
+
+def redis_key(store: SnapshotStore, request: str) -> str:
+    assert store.current is not None
+    return ANSWER_PREFIX + cache_key(store.current, request)
+
+
+@gen_test
+async def test_service_admission_keeps_a_first_computation_out_of_redis(sample_store: SnapshotStore) -> None:
+    client = fakeredis.FakeAsyncRedis()
+    service = admitting(sample_store, client, Clock())
+    assert (await service.answer(Query(codes=("KEN",)), Route.V1))[1] is CacheOutcome.MISS
+    await writes_done(service)
+    assert await answer_keys(client) == set()
+    assert service.metrics.registry.get_sample_value("readiness_redis_deferred_total") == 1
+    assert service.metrics.registry.get_sample_value("readiness_redis_writes_total", {"outcome": "written"}) == 0
+
+
+@gen_test
+async def test_service_admission_writes_on_a_tier1_hit_within_the_window(sample_store: SnapshotStore) -> None:
+    client, clock = fakeredis.FakeAsyncRedis(), Clock()
+    service = admitting(sample_store, client, clock)
+    await service.answer(Query(codes=("KEN",)), Route.V1)
+    clock.now += 59
+    assert (await service.answer(Query(codes=("KEN",)), Route.V1))[1] is CacheOutcome.HIT
+    await writes_done(service)
+    assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
+    assert not service.admission.pending  # written: no longer noted
+    await service.answer(Query(codes=("KEN",)), Route.V1)
+    assert not service._writes  # and not written again
+
+
+@gen_test
+async def test_service_admission_writes_on_a_lane_hit_within_the_window(sample_store: SnapshotStore) -> None:
+    client = fakeredis.FakeAsyncRedis()
+    service = admitting(sample_store, client, Clock())
+    computed, _ = await service.answer(Query(codes=("KEN",)), Route.V1)
+    assert service.from_memory(Query(codes=("KEN",)), Route.V1) is computed
+    await writes_done(service)
+    assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
+
+
+@gen_test
+async def test_service_admission_writes_on_a_second_miss_within_the_window(
+    sample_store: SnapshotStore, computations: list[Query]
+) -> None:
+    client = fakeredis.FakeAsyncRedis()
+    service = admitting(sample_store, client, Clock(), memory_bytes=0)  # tier 1 keeps nothing
+    await service.answer(Query(codes=("KEN",)), Route.V1)
+    await writes_done(service)
+    assert await answer_keys(client) == set()
+    await service.answer(Query(codes=("KEN",)), Route.V1, redis_checked=True)
+    await writes_done(service)
+    assert len(computations) == 2
+    assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
+
+
+@gen_test
+async def test_service_admission_after_the_window_notes_the_key_again(sample_store: SnapshotStore) -> None:
+    client, clock = fakeredis.FakeAsyncRedis(), Clock()
+    service = admitting(sample_store, client, clock)
+    await service.answer(Query(codes=("KEN",)), Route.V1)
+    clock.now += 61
+    await service.answer(Query(codes=("KEN",)), Route.V1)  # too late: noted anew
+    await writes_done(service)
+    assert await answer_keys(client) == set()
+    clock.now += 30
+    await service.answer(Query(codes=("KEN",)), Route.V1)  # within the window of the new note
+    await writes_done(service)
+    assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
+
+
+@gen_test
+async def test_service_admission_leaves_answers_too_large_for_redis_to_put(sample_store: SnapshotStore) -> None:
+    client = fakeredis.FakeAsyncRedis()
+    service = admitting(sample_store, client, Clock(), max_answer_bytes=1000)
+    await service.answer(Query(codes=("KEN",)), Route.V1)
+    await writes_done(service)
+    assert not service.admission.pending  # never worth noting: it will never be written
+    assert service.metrics.registry.get_sample_value("readiness_redis_writes_total", {"outcome": "too_large"}) == 1
+    assert await answer_keys(client) == set()
+
+
+def test_admission_is_bounded_and_forgets_the_oldest_notes() -> None:
+    clock = Clock()
+    admission = RedisAdmission(60, entries=3, clock=clock)
+    assert not any(admission.admit(key) for key in ("a", "b", "c", "d"))  # "a" forgotten for "d"
+    assert len(admission.pending) == 3
+    assert not admission.admit("a")  # noted again, "b" forgotten
+    assert admission.admit("c") and admission.admit("d") and admission.admit("a")
+    assert not admission.pending
+
+
+def test_admission_window_zero_admits_every_answer_at_once() -> None:
+    admission = RedisAdmission(0)
+    assert admission.admit("a") and admission.admit("a") and not admission.pending
+
+
 def test_service_shares_only_current_answers_of_one_snapshot_routes_with_redis(sample_store: SnapshotStore) -> None:
     with_redis = new_service(sample_store, RedisTier(GatedRedis(), CircuitBreaker(3, 60), metrics()))  # type: ignore[arg-type]
     assert with_redis.shares(Query(codes=("KEN",)), Route.V1)
@@ -166,11 +293,17 @@ def test_service_shares_only_current_answers_of_one_snapshot_routes_with_redis(s
 
 
 @gen_test
-@pytest.mark.parametrize("params", [{"format": "csv"}, {"format": "csv", "limit": "5", "income": "HIC"}, {"code": "KEN"}])
+@pytest.mark.parametrize(
+    "params", [{"format": "csv"}, {"format": "csv", "limit": "5", "income": "HIC"}, {"code": "KEN"}]
+)
 async def test_service_tier2_keeps_csv_and_headers(sample_store: SnapshotStore, params: dict[str, str]) -> None:
     server = fakeredis.FakeServer()
-    one = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
-    other = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
+    one = new_service(
+        sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics())
+    )
+    other = new_service(
+        sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics())
+    )
     query = Query.parse(params)
     computed, _ = await one.answer(query, Route.V1)
     await writes_done(one)
@@ -183,8 +316,12 @@ async def test_service_tier2_keeps_csv_and_headers(sample_store: SnapshotStore, 
 @gen_test
 async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, computations: list[Query]) -> None:
     server = fakeredis.FakeServer()
-    one = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
-    other = new_service(sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics()))
+    one = new_service(
+        sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics())
+    )
+    other = new_service(
+        sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics())
+    )
     computed, _ = await one.answer(Query(codes=("BRA",)), Route.V1)
     await writes_done(one)  # the shared copy is written after the answer
     shared, outcome = await other.answer(Query(codes=("BRA",)), Route.V1)
@@ -218,7 +355,9 @@ async def test_service_dead_redis_answers_from_snapshot(sample_store: SnapshotSt
 
 
 @gen_test
-async def test_service_legacy_unknown_code_raises_and_is_not_cached(sample_store: SnapshotStore, computations: list[Query]) -> None:
+async def test_service_legacy_unknown_code_raises_and_is_not_cached(
+    sample_store: SnapshotStore, computations: list[Query]
+) -> None:
     service = new_service(sample_store)
     for _ in range(2):
         with pytest.raises(CountryNotFound):
@@ -241,7 +380,9 @@ async def test_service_missing_archive_and_no_snapshot_raise(sample_store: Snaps
 params = st.fixed_dictionaries(
     {},
     optional={
-        "codes": st.lists(st.sampled_from(["KEN", "ken", "BRA", "USA", "XXX", " tuv"]), min_size=1, max_size=3).map(",".join),
+        "codes": st.lists(
+            st.sampled_from(["KEN", "ken", "BRA", "USA", "XXX", " tuv"]), min_size=1, max_size=3
+        ).map(",".join),
         "region": st.sampled_from(["LAC", "sa", "South America", "eap", "Sub-Saharan Africa"]),
         "sort": st.sampled_from(["score", "Composite Readiness Score", "country name", "infra", "FCV Status"]),
         "order": st.sampled_from(["asc", "DESC"]),

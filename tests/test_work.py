@@ -30,7 +30,7 @@ from readiness.cache.redis_tier import RedisTier
 from readiness.service import ReadinessService, RedisTtl
 from readiness.domain.query import Route
 from readiness.domain.compute import compute
-from readiness.work import ComputeLimits, ComputePool
+from readiness.work import ComputeBudget, ComputeLimits, ComputePool
 from readiness.domain.compute import DETAILS_BYTES, RECORD_BYTES, estimated_bytes
 
 from tests.conftest import assert_error_envelope, body, gen_test, scrape
@@ -176,6 +176,101 @@ async def test_pool_cancelled_caller_keeps_its_place_until_the_thread_ends(gate:
     while limited.admitted:  # the done callback runs on the loop after the thread ends
         await asyncio.sleep(0)
     assert limited.admitted_bytes == 0
+
+
+# --- the budget: estimated bytes per second, inline and in threads alike ----------------------
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_budget_sheds_beyond_its_rate_and_refills() -> None:
+    clock = Clock()
+    budget = ComputeBudget(1000, clock)
+    assert [budget.admit(300) for _ in range(5)] == [True, True, True, True, False]  # 1200 > 1000: the 4th overdraws
+    clock.now += 0.1  # 100 back: the overdraft (200) is not paid yet
+    assert not budget.admit(1)
+    clock.now += 0.15  # 250 in all: 50 left
+    assert budget.admit(300) and not budget.admit(1)
+    clock.now += 60  # a long pause refills one second's worth, not more
+    assert budget.admit(600) and budget.admit(400) and not budget.admit(1)
+
+
+def test_budget_holds_its_rate_over_time() -> None:
+    clock = Clock()
+    budget = ComputeBudget(10_000, clock)
+    admitted = 0
+    for _ in range(1000):  # ten seconds of a request every 10 ms, each asking for 1,000
+        clock.now += 0.01
+        admitted += 1000 * budget.admit(1000)
+    assert 100_000 <= admitted <= 100_000 + 10_000 + 1000  # the rate, plus the full bucket at the start
+
+
+def test_budget_of_an_idle_server_admits_one_computation_however_large() -> None:
+    clock = Clock()
+    budget = ComputeBudget(1000, clock)
+    assert budget.admit(50_000)  # fifty seconds' worth, on a full bucket
+    assert not budget.admit(1)
+    clock.now += 50
+    assert budget.admit(1)  # paid back, at the rate
+
+
+@gen_test
+async def test_pool_budget_sheds_inline_and_thread_work_and_counts_it() -> None:
+    seen = metrics()
+    budgeted = ComputePool(ComputeLimits(1, 100, 10**9, bytes_per_second=150), seen)
+    assert await budgeted.run(100, threading.get_ident) == threading.get_ident()  # inline: 50 left
+    assert await budgeted.run(101, threading.get_ident) != threading.get_ident()  # a thread: overdrawn
+    for cost in (1, 101):  # inline and thread alike
+        with pytest.raises(Overloaded) as refused:
+            await budgeted.run(cost, lambda: None)
+        assert refused.value.retry_after == 1
+    assert shed_total(seen) == 2
+    assert seen.registry.get_sample_value("readiness_compute_over_budget_total") == 2
+    assert (budgeted.admitted, budgeted.admitted_bytes) == (0, 0)  # a refused miss holds no place
+
+
+@gen_test
+async def test_pool_budget_never_sheds_an_idle_servers_request() -> None:
+    for cost in (10, 10**9):  # inline and in a thread, the second far over a second's budget
+        idle = ComputePool(ComputeLimits(1, 100, 10, bytes_per_second=1), metrics())
+        assert await idle.run(cost, lambda: "answered") == "answered"
+
+
+@gen_test
+async def test_pool_without_budget_never_sheds_inline_work() -> None:
+    unbudgeted = pool(threads=1, inline_bytes=10**9)
+    for _ in range(100):
+        await unbudgeted.run(10**8, lambda: None)
+
+
+@gen_test
+async def test_pool_refused_large_miss_waits_the_shed_pause_a_small_one_does_not() -> None:
+    paused = ComputePool(ComputeLimits(1, 100, 10, bytes_per_second=1, shed_pause=0.05), metrics())
+    await paused.run(10, lambda: None)
+    loop = asyncio.get_running_loop()
+    for cost, pause in ((101, 0.05), (100, 0.0)):  # a thread's, then an inline one's
+        started = loop.time()
+        with pytest.raises(Overloaded):
+            await paused.run(cost, lambda: None)
+        waited = loop.time() - started
+        assert waited >= pause and (pause or waited < 0.04)
+
+
+def test_app_pool_has_the_budget_of_its_settings(sample_store: SnapshotStore) -> None:
+    settings = Settings(compute_bytes_per_second=1234, compute_shed_pause_ms=50)
+    service = make_app(settings, sample_store, access=AccessLog(io.BytesIO())).lane.service
+    assert service.pool.limits.bytes_per_second == 1234 and service.pool.limits.shed_pause == 0.05
+    assert service.pool.budget is not None and service.pool.budget.rate == 1234
+    default = make_app(Settings(), sample_store, access=AccessLog(io.BytesIO())).lane.service
+    assert default.pool.budget is None  # the embedded default serves one user: no budget
 
 
 # --- single-flight: a refused leader's followers -------------------------------------------

@@ -146,10 +146,15 @@ class RedisTier:
         self._hit.inc()
         return answer
 
+    def fits(self, answer: Answer) -> bool:
+        """Whether ``put`` would store ``answer``: its body and gzip copy are within
+        ``max_answer_bytes``."""
+        return len(answer.body) + len(answer.gzipped or b"") <= self.max_answer_bytes
+
     async def put(self, key: str, answer: Answer, ttl_seconds: int) -> None:
         """Store an answer for ``ttl_seconds``; failures are counted and forgotten. An answer
         over ``max_answer_bytes`` is not stored: one-off giant answers must not evict others."""
-        if len(answer.body) + len(answer.gzipped or b"") > self.max_answer_bytes:
+        if not self.fits(answer):
             self._too_large.inc()
             return
         if not self.breaker.allow():
