@@ -4,10 +4,13 @@ Every file-system access after start-up goes through ``loaders.bounded``: worker
 awaited for at most ``read_timeout`` seconds, shared while they run. A hung volume (a stuck
 NFS read) costs a log line and an unchanged snapshot, never the event loop.
 
-A snapshot that cannot be served (refused, or loaded with country files skipped) is read
-again after a backoff, or at once when its manifest changes; so a later valid state of the
-same id is picked up without a restart (docs/DATA.md). The current snapshot is also read
-again when its manifest changes under the same id (a publish with ``--replace``).
+A snapshot that cannot be served (refused, unreadable, or loaded with country files skipped)
+is read again after a backoff, or at once when its manifest changes; so a later valid state of
+the same id is picked up without a restart (docs/DATA.md). The current snapshot is also read
+again when its manifest changes under the same id (a publish with ``--replace``). For the
+current one ``refresh`` does it; for every other listed snapshot (archives, summaries)
+``recover``, on every poll: a volume that failed for a moment costs answers that lack a
+snapshot for a poll or two (``missing``, ``unreadable``), never until a restart.
 
 Archives are kept in a small LRU of ``archive_slots`` snapshots, and every archive read once
 is also kept packed (``loaders.compact``), so an evicted archive comes back for a small
@@ -120,6 +123,10 @@ class SnapshotStore:
         self._packed: dict[str, Packed] = {}
         self._summaries: dict[str, Summary] = {}
         self._retries: dict[str, _Retry] = {}
+        """When to read a snapshot again: after a read that failed, timed out or skipped files."""
+        self._failures: dict[str, str] = {}
+        """Why the last read of a snapshot other than the current one gave nothing (refused,
+        unreadable, timed out), by id, until a read of it succeeds (``unreadable``)."""
         self._loading: dict[str, asyncio.Future[Snapshot | None]] = {}
         self._refreshing = asyncio.Lock()
         self._reads = BoundedReads(data_dir, read_timeout)
@@ -183,9 +190,50 @@ class SnapshotStore:
                 self._archives.pop(snapshot_id, None)
                 self._packed.pop(snapshot_id, None)
                 self._summaries.pop(snapshot_id, None)
+                self._retries.pop(snapshot_id, None)
+                self._failures.pop(snapshot_id, None)
                 log.info("archive %s changed on disk; it will be read again", snapshot_id)
                 replaced.append(snapshot_id)
         return replaced
+
+    async def recover(self) -> list[str]:
+        """Read again, one at a time, every listed snapshot up to the current one (not the
+        current one itself: ``refresh`` does) whose last read failed, timed out or skipped
+        files: at once when its manifest became readable or changed (a volume back, a directory
+        repaired), otherwise once its backoff is due. Called on every poll, after
+        ``replaced_archives``; costs nothing while every read succeeded. Returns the ids whose
+        summary is new: readable again, or read with fewer files skipped."""
+        recovered = []
+        for snapshot_id in self._wanted() or ():
+            current = self.current
+            retry = self._retries.get(snapshot_id)
+            if current is None or snapshot_id == current.id:
+                continue
+            if retry is None and snapshot_id not in self._failures:
+                continue
+            if retry is not None and self._clock() < retry.due:
+                digest = await self._reads.quietly(
+                    f"{snapshot_id}/manifest.json", partial(manifest_digest, self._directory(snapshot_id))
+                )
+                if digest is None or digest == retry.identity:
+                    continue
+            held = self._summaries.get(snapshot_id)
+            await self._summarize(snapshot_id)
+            if snapshot_id not in self._failures and self._summaries.get(snapshot_id) is not held:
+                log.info("snapshot %s read again after a failed or partial read", snapshot_id)
+                recovered.append(snapshot_id)
+        return recovered
+
+    def missing(self) -> tuple[str, ...]:
+        """The snapshots the catalogue and history should show (listed up to the current one)
+        that have no summary in memory, oldest first: not read yet, or their read failed. An
+        answer computed without them is incomplete, and no cache may keep it."""
+        return tuple(snapshot_id for snapshot_id in self._wanted() or () if snapshot_id not in self._summaries)
+
+    def unreadable(self) -> tuple[str, ...]:
+        """The listed snapshots up to the current one whose last read failed or timed out,
+        oldest first: read again on the next polls (``recover``); ``warnings`` names them."""
+        return tuple(snapshot_id for snapshot_id in self._wanted() or () if snapshot_id in self._failures)
 
     def summaries_now(self) -> tuple[Summary, ...] | None:
         """The summaries of every snapshot listed up to the current one, oldest first, without
@@ -265,7 +313,7 @@ class SnapshotStore:
         if self._listed is None or snapshot_id not in self._listed:
             return None
         retry = self._retries.get(snapshot_id)
-        if retry is not None and self._clock() < retry.due:
+        if retry is not None and snapshot_id in self._failures and self._clock() < retry.due:
             return None
         pending = self._loading.get(snapshot_id)
         if pending is None:
@@ -274,9 +322,17 @@ class SnapshotStore:
         return await asyncio.shield(pending)
 
     def warnings(self, max_skipped_percent: float) -> list[str]:
-        """What readiness should tell about the data: CURRENT unservable, or the current
-        snapshot missing more than ``max_skipped_percent`` of its country files."""
+        """What readiness should tell about the data: CURRENT unservable, the current snapshot
+        missing more than ``max_skipped_percent`` of its country files, or listed snapshots
+        that cannot be read (``unreadable``)."""
         found = [] if self.problem is None else [self.problem]
+        unreadable = self.unreadable()
+        if unreadable:
+            reasons = "; ".join(f"{snapshot_id}: {self._failures[snapshot_id]}" for snapshot_id in unreadable)
+            found.append(
+                f"snapshots not readable: {', '.join(unreadable)} ({reasons}); history and the catalogue "
+                "are answered without those not in memory, and not cached, until a poll reads them again"
+            )
         current = self.current
         if current is not None and current.skipped_percent > max_skipped_percent:
             found.append(
@@ -336,6 +392,7 @@ class SnapshotStore:
         self._archives.pop(snapshot.id, None)
         self._packed.pop(snapshot.id, None)
         self._retries.pop(snapshot.id, None)
+        self._failures.pop(snapshot.id, None)
         if snapshot.skipped:  # files may still arrive (a copy in progress): look again later
             self._retries[snapshot.id] = _FIRST.next(identity, self._clock())
         log.info("current snapshot %s: %d countries, %d skipped",
@@ -356,18 +413,15 @@ class SnapshotStore:
             )
         except ReadTimeout:
             self.counts.add("archive", "timeout")
+            self._failures[snapshot_id] = "timed out"  # no retry: the next request joins the stuck read
             return None
         finally:
             del self._loading[snapshot_id]
         self._count("archive", loaded)
-        if loaded.snapshot is None or loaded.identity is None:
-            self._retries[snapshot_id] = self._retries.get(snapshot_id, _FIRST).next(loaded.identity, self._clock())
+        if loaded.snapshot is None or loaded.identity is None or loaded.summary is None:
+            self._failed(snapshot_id, loaded.identity, loaded.reason or "not readable", archive=True)
             return None
-        self._retries.pop(snapshot_id, None)
-        if loaded.packed is not None:
-            self._packed[snapshot_id] = loaded.packed
-        if loaded.summary is not None:
-            self._summaries[snapshot_id] = loaded.summary
+        self._keep(snapshot_id, loaded.snapshot, loaded.summary, loaded.packed, pack=True)
         self._archives[snapshot_id] = (loaded.snapshot, loaded.identity)
         while len(self._archives) > self.archive_slots:
             self._archives.popitem(last=False)
@@ -382,22 +436,53 @@ class SnapshotStore:
         return tuple(sorted(snapshot_id for snapshot_id in listed | {current.id} if snapshot_id <= current.id))
 
     async def _summarize(self, snapshot_id: str) -> None:
-        """Read one snapshot for its summary (shared with an archive read of the same id)."""
+        """Read one snapshot for its summary (shared with an archive read of the same id); one
+        held from a reading that skipped files is read from the files again, not unpacked."""
+        held = self._summaries.get(snapshot_id)
+        packed = None if held is not None and held.series.skipped else self._packed.get(snapshot_id)
         try:
-            loaded = await self._reads.run(
-                f"snapshot {snapshot_id}", partial(self._read, snapshot_id, self._packed.get(snapshot_id))
-            )
+            loaded = await self._reads.run(f"snapshot {snapshot_id}", partial(self._read, snapshot_id, packed))
         except ReadTimeout:
             self.counts.add("summary", "timeout")
+            retry = self._retries.get(snapshot_id, _FIRST)
+            self._failed(snapshot_id, retry.identity, "timed out")
             return
         self.counts.add("summary", loaded.source, loaded.seconds)
-        if loaded.summary is None:
-            self._retries[snapshot_id] = self._retries.get(snapshot_id, _FIRST).next(loaded.identity, self._clock())
+        if loaded.snapshot is None or loaded.summary is None:
+            self._failed(snapshot_id, loaded.identity, loaded.reason or "not readable")
             return
-        self._retries.pop(snapshot_id, None)
-        self._summaries[snapshot_id] = loaded.summary
-        if loaded.packed is not None and snapshot_id.endswith("-12"):  # year= may ask for it
-            self._packed[snapshot_id] = loaded.packed
+        self._keep(snapshot_id, loaded.snapshot, loaded.summary, loaded.packed)
+
+    def _failed(self, snapshot_id: str, identity: str | None, reason: str, *, archive: bool = False) -> None:
+        """A read of ``snapshot_id`` gave nothing: read it again after the backoff, or when its
+        manifest changes (``recover``). It counts as unreadable for an ``archive`` read, and
+        otherwise unless its summary is held (only a read for fewer skipped files failed)."""
+        self._retries[snapshot_id] = self._retries.get(snapshot_id, _FIRST).next(identity, self._clock())
+        if archive or snapshot_id not in self._summaries or snapshot_id in self._failures:
+            self._failures[snapshot_id] = reason
+
+    def _keep(
+        self, snapshot_id: str, snapshot: Snapshot, summary: Summary, packed: Packed | None, pack: bool = False
+    ) -> None:
+        """A read of ``snapshot_id`` (not the current one) gave ``snapshot``: keep its summary
+        and packed form (``pack``: whatever its id), unless the summary held was read from the
+        same manifest and skips no more files. One that skipped files is read again after the
+        backoff (``recover``)."""
+        self._failures.pop(snapshot_id, None)
+        held = self._summaries.get(snapshot_id)
+        better = held is None or held.identity != summary.identity or snapshot.skipped < held.series.skipped
+        if better:
+            self._summaries[snapshot_id] = summary
+            if packed is not None and (pack or snapshot_id.endswith("-12")):  # year= may ask for it
+                self._packed[snapshot_id] = packed
+            held_archive = self._archives.get(snapshot_id)
+            if held_archive is not None and held_archive[0].digest != snapshot.digest:
+                del self._archives[snapshot_id]  # year= revives the better reading
+        kept = summary if better else held
+        if kept is not None and kept.series.skipped:  # files may come back (a volume that failed mid-read)
+            self._retries[snapshot_id] = self._retries.get(snapshot_id, _FIRST).next(kept.identity, self._clock())
+        else:
+            self._retries.pop(snapshot_id, None)
 
     def _read(self, snapshot_id: str, packed: Packed | None) -> _Loaded:
         """Read one snapshot: from ``packed`` if the manifest is unchanged, else from its files
@@ -405,29 +490,34 @@ class SnapshotStore:
         began = time.perf_counter()
         directory = self._directory(snapshot_id)
         identity = manifest_digest(directory)
-        if packed is not None and packed.identity == identity:
-            snapshot = packed.unpack()
-            return _Loaded(snapshot, identity, "packed", time.perf_counter() - began, packed=packed,
-                           summary=self._summary(snapshot, identity))
         try:
+            if packed is not None and packed.identity == identity:
+                snapshot = packed.unpack()
+                return _Loaded(snapshot, identity, "packed", time.perf_counter() - began, packed=packed,
+                               summary=self._summary(snapshot, identity))
             snapshot = load_snapshot(directory)
+            if snapshot is None:  # only a stand-in reader in tests returns nothing
+                return _Loaded(None, identity, "refused", time.perf_counter() - began, reason="not readable")
+            fresh = None if identity is None else Packed.of(snapshot, identity)
+            return _Loaded(snapshot, identity, "disk", time.perf_counter() - began, packed=fresh,
+                           summary=self._summary(snapshot, identity))
         except SnapshotRefused as refused:
             log.error("%s", refused)
             reason = str(refused.problems[-1]) if refused.problems else "refused"
             return _Loaded(None, identity, "refused", time.perf_counter() - began, reason=reason)
-        if snapshot is None:  # only a stand-in reader in tests returns nothing
-            return _Loaded(None, identity, "refused", time.perf_counter() - began, reason="not readable")
-        fresh = None if identity is None else Packed.of(snapshot, identity)
-        return _Loaded(snapshot, identity, "disk", time.perf_counter() - began, packed=fresh,
-                       summary=self._summary(snapshot, identity))
+        except OSError as error:  # a file beside the country files (changes.json), or the volume
+            log.error("snapshot %s cannot be read: %s", snapshot_id, error)
+            reason = f"cannot read: {error.strerror or error}"
+            return _Loaded(None, identity, "refused", time.perf_counter() - began, reason=reason)
 
     def _summary(self, snapshot: Snapshot, identity: str | None) -> Summary | None:
         """The summary of a snapshot just read (in a worker thread): the one held if it was
-        made from the same files, else a new one; None without a manifest digest."""
+        made from the same files (same manifest, same country files loaded), else a new one;
+        None without a manifest digest."""
         if identity is None:
             return None
         held = self._summaries.get(snapshot.id)
-        if held is not None and held.identity == identity:
+        if held is not None and held.identity == identity and held.series.digest == snapshot.digest:
             return held
         return summarize(snapshot, identity, self._directory(snapshot.id))
 

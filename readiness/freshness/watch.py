@@ -36,12 +36,14 @@ class SnapshotWatcher:
 
     async def refresh(self) -> None:
         """Check CURRENT once, and the archives in memory; drop the in-process answers of
-        every snapshot replaced, including one replaced under the same id (``--replace``)."""
+        every snapshot replaced, including one replaced under the same id (``--replace``);
+        read again the snapshots whose last read failed (``SnapshotStore.recover``)."""
         replaced = await self.store.refresh()
         ids = ([] if replaced is None else [replaced.id]) + await self.store.replaced_archives()
         for snapshot_id in ids:
             dropped = self.service.memory.discard_prefix(f"{snapshot_id}|")
             log.info("dropped %d cached answers of snapshot %s", dropped, snapshot_id)
+        await self.store.recover()  # answers naming a recovered snapshot have other keys: nothing to drop
 
     async def listen(self, client: Redis, retry_seconds: float) -> None:
         """Refresh whenever the publisher announces a snapshot; reconnect after failures.

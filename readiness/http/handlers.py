@@ -13,11 +13,15 @@ from readiness.domain.query import Route, parse_query_string
 from readiness.http.base import BaseHandler
 from readiness.http.representation import LEGACY_HEADERS, CachePolicy
 from readiness.metrics import CONTENT_TYPE, Metrics
-from readiness.service import ReadinessService
+from readiness.service import CacheOutcome, ReadinessService
 
 REDIS_CHECKED = "readiness_redis_checked"
 """Set (True) on a request by the hit lane when it asked Redis for the answer and missed, so
 the handler computes without asking again (``ReadinessService.answer``)."""
+
+INCOMPLETE_CACHE_CONTROL = "no-store"
+"""``Cache-Control`` of an answer computed without a snapshot that could not be read
+(``CacheOutcome.INCOMPLETE``): no client or edge may keep it past the outage."""
 
 
 class QueryHandler(BaseHandler):
@@ -45,7 +49,8 @@ class QueryHandler(BaseHandler):
         checked = getattr(self.request, REDIS_CHECKED, False)
         answer, outcome = await self.service.answer(query, self.route, redis_checked=checked)
         self.cache_outcome = outcome.value
-        self.write_answer(answer, self.policy.current if query.year is None else self.policy.archive)
+        policy = self.policy.current if query.year is None else self.policy.archive
+        self.write_answer(answer, INCOMPLETE_CACHE_CONTROL if outcome is CacheOutcome.INCOMPLETE else policy)
 
     head = get
 
@@ -137,11 +142,14 @@ class HealthHandler(BaseHandler):
 
 
 class ReadyHandler(BaseHandler):
-    """``/readyz``: a snapshot is loaded and the process is not shutting down (docs/OPERATIONS.md).
+    """``/readyz``: a snapshot is loaded and the process is not shutting down
+    (docs/OPERATIONS.md#what-readyz-warns-about).
 
-    Still 200 when CURRENT names a snapshot this process cannot serve, or the one served lost
-    too many country files: every pod reads the same volume, so a 503 would take them all out
-    of the Service at once. ``warnings`` says what is wrong (docs/DECISIONS.md#snapshots-and-archives).
+    Still 200 when CURRENT names a snapshot this process cannot serve, the one served lost
+    too many country files, or listed snapshots cannot be read (history and the catalogue are
+    then answered without them, uncached): every pod reads the same volume, so a 503 would take
+    them all out of the Service at once. ``warnings`` says what is wrong
+    (``SnapshotStore.warnings``; docs/DECISIONS.md#snapshots-and-archives).
     """
 
     route_label = "readyz"
