@@ -8,9 +8,11 @@
     python -m builder refresh --data-dir /srv/readiness --work /srv/work --fcv fcv.csv [--hook CMD]
     python -m builder list --data-dir /srv/readiness
 
-Exit status 0 on success, 1 when a fetch, build, refresh or publish is refused or fails,
-including an unavailable source and a file system error (the message on stderr says why),
-2 for a usage error.
+Exit status 0 on success (a refresh of a month already published with the same content is
+one: it changes nothing), 1 when a fetch, build, refresh or publish is refused or fails,
+including an unavailable source and a file system error (the message on stderr says why and
+in which step), 2 for a usage error. ``fetch``, ``publish`` and ``refresh`` say what they are
+doing on stderr as they go (builder/progress.py); the result is on stdout.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ import argparse
 import datetime
 import sys
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from config import redact
 from loaders import read_current_id
 
 from builder.build import BuildInvalid, Built, build_snapshot
-from builder.datadir import list_snapshots
+from builder.datadir import Listed, list_snapshots
 from builder.inputs import InputError, read_raw
 from builder.publish import (
     Conflict,
@@ -34,21 +37,30 @@ from builder.publish import (
     publish,
     shell_hook,
 )
-from builder.fetch import fetch_raw
+from builder.fetch import fetch_raw, requests_of
+from builder.progress import Progress
 from builder.rawtables import FcvError, read_fcv, write_tables
-from builder.refresh import Plan, Refreshed, refresh
+from builder.refresh import Plan, Refreshed, built_summary, publication_date, refresh
 from builder.release import Release, ReleaseError
 from builder.sanity import Limits
 from builder.wdi import WdiError, import_wdi
-from builder.worldbank import PUBLIC_API, SourceError, SourceSettings
+from builder.worldbank import MAX_PARALLEL, MAX_PER_PAGE, PUBLIC_API, SourceError, SourceSettings
+
+Clock = Callable[[], datetime.datetime]
 
 _ERRORS = (InputError, ReleaseError, BuildInvalid, PublishError, OSError, SourceError, FcvError,
            WdiError)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run one subcommand; return the exit status."""
+def _utc_now() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+def main(argv: Sequence[str] | None = None, clock: Clock = _utc_now) -> int:
+    """Run one subcommand; return the exit status. ``clock`` says what time it is (the
+    default month and publication date, the fetch's date, each progress line's time)."""
     args = _parser().parse_args(argv)
+    args.clock = clock
     commands = {"fetch": _fetch, "import-wdi": _import_wdi, "build": _build, "publish": _publish,
                 "refresh": _refresh, "list": _list}
     try:
@@ -97,6 +109,7 @@ def _parser() -> argparse.ArgumentParser:
                                "READINESS_SNAPSHOT_ID set); a non-zero exit undoes the publish")
     publish_.add_argument("--replace", action="store_true",
                           help="if the id is published with other content, swap it atomically")
+    publish_.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
     refresh_ = commands.add_parser(
         "refresh", help="fetch, build, check, publish with the hook and flip CURRENT: one month")
@@ -106,8 +119,8 @@ def _parser() -> argparse.ArgumentParser:
                                "is temporary")
     refresh_.add_argument("--snapshot", help="snapshot id, YYYY-MM (default: this month)")
     refresh_.add_argument("--published",
-                          help="publication date in that month (default: today in this month, "
-                               "else the 1st)")
+                          help="publication date in that month (default: the date it was published "
+                               "with if it is, else today in this month, else the 1st)")
     refresh_.add_argument("--hook", metavar="COMMAND",
                           help="shell command run before CURRENT flips, as for publish")
     limits = Limits()
@@ -115,12 +128,25 @@ def _parser() -> argparse.ArgumentParser:
                           metavar="SHARE",
                           help="refuse when more than this share of the current snapshot's "
                                f"economies is missing (default {limits.economy_drop})")
-    refresh_.add_argument("--max-all-moved", type=float, default=limits.all_moved,
+    refresh_.add_argument("--min-rank-correlation", type=float, default=limits.rank_correlation,
+                          metavar="RHO",
+                          help="refuse when the composite's Spearman rank correlation with the "
+                               f"current snapshot is below this (default {limits.rank_correlation:g})")
+    refresh_.add_argument("--max-median-move", type=float, default=limits.median_move,
                           metavar="POINTS",
-                          help="refuse when every composite score moved by more than this "
-                               f"(default {limits.all_moved:g})")
+                          help="refuse when the median absolute change of the composite is more "
+                               f"than this (default {limits.median_move:g})")
+    refresh_.add_argument("--max-scale-change", type=float, default=limits.scale_change,
+                          metavar="FACTOR",
+                          help="refuse when an indicator's median reported value changes by more "
+                               f"than this factor either way (default {limits.scale_change:g})")
     refresh_.add_argument("--force", action="store_true",
-                          help="publish even when a sanity check fails (it is still reported)")
+                          help="publish even when a sanity check fails (reported, and recorded "
+                               "in the manifest)")
+    refresh_.add_argument("--replace", action="store_true",
+                          help="if the month is published with other content, swap it atomically "
+                               "(otherwise that is refused)")
+    refresh_.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     _source_arguments(refresh_)
 
     list_ = commands.add_parser("list", help="list snapshots and which one is current")
@@ -143,23 +169,48 @@ def _source_arguments(parser: argparse.ArgumentParser) -> None:
                         help="retries of a request after a 5xx answer, a timeout or a dropped "
                              f"connection (default {defaults.retries})")
     parser.add_argument("--backoff", type=float, default=defaults.backoff,
-                        help="backoff factor: waits of BACKOFF x 2^n seconds between retries "
-                             f"(default {defaults.backoff:g})")
-    parser.add_argument("--per-page", type=int, default=defaults.per_page,
-                        help=f"rows asked per page (default {defaults.per_page})")
+                        help="backoff factor: waits of BACKOFF x 2^n seconds before retry n+1 "
+                             f"(default {defaults.backoff:g}: 2, 4, 8, 16 s)")
+    parser.add_argument("--per-page", type=_bounded(1, MAX_PER_PAGE), default=defaults.per_page,
+                        help=f"rows asked per page, 1 to the API's {MAX_PER_PAGE} (default {defaults.per_page}: "
+                             "a series in one page)")
+    parser.add_argument("--parallel", type=_bounded(1, MAX_PARALLEL), default=defaults.parallel,
+                        help=f"series fetched at once, 1 to {MAX_PARALLEL} (default {defaults.parallel})")
+
+
+def _bounded(low: int, high: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not between {low} and {high}")
+        return value
+
+    return parse
 
 
 def _source(args: argparse.Namespace) -> SourceSettings:
     return SourceSettings(args.source_url, args.timeout, max(0, args.retries), max(0.0, args.backoff),
-                          max(1, args.per_page))
+                          args.per_page, args.parallel)
 
 
-def _now() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
+def _progress(args: argparse.Namespace) -> Progress:
+    if getattr(args, "quiet", False):
+        return Progress.quiet()
+    return Progress(sys.stderr, wall=args.clock)
 
 
 def _fetch(args: argparse.Namespace) -> int:
-    fetched = fetch_raw(_source(args), args.year or _now().year, read_fcv(args.fcv), _now())
+    now = args.clock()
+    said = _progress(args)
+    year = args.year or now.year
+    asked = requests_of(year)
+    shown = redact(args.source_url, args.source_url)  # a mirror's URL may carry a password
+    with said.step("fetch", f"{len(asked)} requests to {shown}, {args.parallel} at a time"), \
+            said.counting(len(asked), "request"):
+        fetched = fetch_raw(_source(args), year, read_fcv(args.fcv), now, progress=said.fetched)
     out = write_tables(fetched.tables, args.out)
     _warn_fetch(fetched.skipped, fetched.unknown_fcv)
     print(f"fetched {out}: {len(fetched.tables.economies)} economies, "
@@ -177,7 +228,8 @@ def _warn_fetch(skipped: tuple[str, ...], unknown_fcv: tuple[str, ...]) -> None:
 
 
 def _import_wdi(args: argparse.Namespace) -> int:
-    imported = import_wdi(tuple(args.archives), args.year or _now().year, read_fcv(args.fcv), _now())
+    now = args.clock()
+    imported = import_wdi(tuple(args.archives), args.year or now.year, read_fcv(args.fcv), now)
     out = write_tables(imported.tables, args.out)
     _warn_fetch(imported.skipped, ())
     if imported.missing:
@@ -189,9 +241,10 @@ def _import_wdi(args: argparse.Namespace) -> int:
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    today = _now().date()
+    now = args.clock()
+    today = now.astimezone(datetime.UTC).date()
     snapshot_id = args.snapshot or today.strftime("%Y-%m")
-    published = args.published or (today.isoformat() if today.strftime("%Y-%m") == snapshot_id else None)
+    published = args.published or publication_date(args.data_dir, snapshot_id, today)
     plan = Plan(
         release=Release.parse(snapshot_id, published),
         source=_source(args),
@@ -199,10 +252,12 @@ def _refresh(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         fcv=read_fcv(args.fcv),
         hook=shell_hook(args.hook) if args.hook else None,
-        limits=Limits(args.max_economy_drop, args.max_all_moved),
+        limits=Limits(args.max_economy_drop, args.min_rank_correlation, args.max_median_move,
+                      args.max_scale_change),
         force=args.force,
+        conflict=Conflict.REPLACE if args.replace else Conflict.REFUSE,
     )
-    done = refresh(plan, _now())
+    done = refresh(plan, now, progress=_progress(args))
     _warn_fetch(done.fetched.skipped, done.fetched.unknown_fcv)
     print(_refreshed_lines(done))
     return 0
@@ -210,10 +265,11 @@ def _refresh(args: argparse.Namespace) -> int:
 
 def _refreshed_lines(done: Refreshed) -> str:
     lines = [f"fetched {done.raw}: {len(done.fetched.tables.economies)} economies",
-             _built_line(done.built).replace(f"built {done.built.directory}",
-                                             f"built {done.built.directory.name}")]
+             f"built {done.built.directory.name}: {built_summary(done.built)}"]
     lines += [f"warning: published despite: {reason}" for reason in done.overridden]
-    lines += [f"changes: {done.report.document['summary']}", _outcome_line(done.outcome)]
+    if done.report is not None:  # None: the month was already published as built
+        lines.append(f"changes: {done.report.document['summary']}")
+    lines.append(_outcome_line(done.outcome))
     return "\n".join(lines)
 
 
@@ -225,14 +281,7 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _built_line(built: Built) -> str:
-    economies = built.snapshot.economies
-    microstates = sum(economy.microstate for economy in economies)
-    ranked = sum(economy.global_rank is not None for economy in economies)
-    values = sum(
-        entry.indicator.dimension is not None for economy in economies for entry in economy.entries
-    )
-    return (f"built {built.directory}: {len(economies)} economies ({microstates} microstates, "
-            f"{ranked} ranked), {built.unreported} of {values} scoring values imputed or missing")
+    return f"built {built.directory}: {built_summary(built)}"
 
 
 def _publish(args: argparse.Namespace) -> int:
@@ -241,6 +290,7 @@ def _publish(args: argparse.Namespace) -> int:
         args.data_dir,
         hook=shell_hook(args.hook) if args.hook else None,
         conflict=Conflict.REPLACE if args.replace else Conflict.REFUSE,
+        progress=_progress(args),
     )
     print(_outcome_line(outcome))
     return 0
@@ -263,10 +313,8 @@ def _outcome_line(outcome: Outcome) -> str:
 def _list(args: argparse.Namespace) -> int:
     listed = list_snapshots(args.data_dir)
     for entry in listed:
-        published = f"published {entry.published}" if entry.published else "manifest unreadable"
-        countries = f"{entry.countries} countries" if entry.countries is not None else ""
         mark = "*" if entry.current else " "
-        line = f"{mark} {entry.snapshot_id}  {published}  {countries}".rstrip()
+        line = f"{mark} {entry.snapshot_id}  {_listed(entry)}".rstrip()
         print(f"{line}  (current)" if entry.current else line)
     current = read_current_id(args.data_dir)
     if current is None:
@@ -274,6 +322,18 @@ def _list(args: argparse.Namespace) -> int:
     elif not any(entry.current for entry in listed):
         print(f"CURRENT names {current}, which is not in snapshots/")
     return 0
+
+
+def _listed(entry: Listed) -> str:
+    """``published 2026-11-05  215 economies valid, 2 skipped (AGO, KEN)``, and whether forced."""
+    if entry.published is None:
+        return "manifest unreadable"
+    if entry.valid is None:
+        return f"published {entry.published}  refused by the servers' reader (loaders.validate says why)"
+    named = ", ".join(entry.skipped[:10]) + (" ..." if len(entry.skipped) > 10 else "")
+    skipped = f", {len(entry.skipped)} skipped ({named})" if entry.skipped else ""
+    forced = "  forced past the checks" if entry.forced else ""
+    return f"published {entry.published}  {entry.valid} economies valid{skipped}{forced}"
 
 
 if __name__ == "__main__":

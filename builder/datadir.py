@@ -7,36 +7,54 @@ from pathlib import Path
 
 import orjson
 
-from loaders import read_current_id, snapshot_ids
+from loaders import read_current_id, read_snapshot, snapshot_ids
 
 CURRENT = "CURRENT"
 SNAPSHOTS = "snapshots"
+_FORCED = "forced"
+"""The manifest's record of a refresh published despite its sanity checks (builder.write)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Listed:
-    """One snapshot of a data directory, from its manifest (None where unreadable)."""
+    """One snapshot of a data directory: its manifest's facts (None where unreadable) and what
+    the servers' reader makes of it: ``valid`` economies it would serve (None: it refuses the
+    snapshot), the codes of the country files it would skip, and whether it was forced."""
 
     snapshot_id: str
     published: str | None
     countries: int | None
+    """Economies the manifest lists."""
     current: bool
+    valid: int | None = None
+    skipped: tuple[str, ...] = ()
+    forced: bool = False
 
 
 def list_snapshots(data_dir: Path) -> list[Listed]:
-    """Every snapshot directory of ``data_dir``, oldest first, with its manifest's facts."""
+    """Every snapshot directory of ``data_dir``, oldest first, read as the servers read it."""
     current = read_current_id(data_dir)
     listed: list[Listed] = []
     for snapshot_id in snapshot_ids(data_dir):
         published: str | None = None
         countries: int | None = None
+        forced = False
+        directory = data_dir / SNAPSHOTS / snapshot_id
         try:
-            path = data_dir / SNAPSHOTS / snapshot_id / "manifest.json"
-            manifest = orjson.loads(path.read_bytes())
+            manifest = orjson.loads((directory / "manifest.json").read_bytes())
             published = str(manifest["published"])
             countries = len(manifest["countries"])
-        except (OSError, orjson.JSONDecodeError, KeyError, TypeError):
+            forced = bool(manifest.get(_FORCED))
+        except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
             pass  # shown as unreadable; ``python -m loaders.validate`` says why
-        listed.append(Listed(snapshot_id, published, countries, snapshot_id == current))
+        valid: int | None = None
+        skipped: tuple[str, ...] = ()
+        if published is not None:
+            snapshot, problems = read_snapshot(directory)
+            valid = len(snapshot.countries) if snapshot is not None else None
+            skipped = tuple(sorted({
+                Path(problem.file).stem for problem in problems if problem.file.startswith("countries/")
+                and problem.file.endswith(".json")
+            }))
+        listed.append(Listed(snapshot_id, published, countries, snapshot_id == current, valid, skipped, forced))
     return listed
-

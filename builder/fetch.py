@@ -1,8 +1,10 @@
 """Fetch the raw tables from the World Bank Indicators API v2
 (docs/PUBLISHING.md#0-fetch-the-raw-tables-from-the-world-bank-api).
 
-One request (paged) for the economy list, one per indicator of ``builder.method`` over the
-method's window. Aggregates ("World", "Sub-Saharan Africa", income groups) are in the
+One request (paged, though one page holds it all: ``worldbank.MAX_PER_PAGE``) for the economy
+list, one per indicator of ``builder.method`` over the method's window, a few at a time
+(``SourceSettings.parallel`` threads, each with its own HTTP session); each says how it went
+as it completes (``progress``). Aggregates ("World", "Sub-Saharan Africa", income groups) are in the
 economy list too, marked by the region "Aggregates": they are left out, and so are their
 values. The four governance estimates are served from the Worldwide Governance Indicators
 (source 3), every other series from the World Development Indicators (source 2).
@@ -15,8 +17,12 @@ an economy is left out and named in ``Fetched.skipped``).
 from __future__ import annotations
 
 import datetime
+import threading
+import time
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor
+from concurrent.futures import wait as until
 from dataclasses import dataclass
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import requests
 
@@ -25,8 +31,9 @@ from loaders import JsonValue
 
 from builder.inputs import Economy, Observation
 from builder.method import INDICATORS, POPULATION, WINDOW_START
+from builder.progress import Fetch
 from builder.rawtables import RawTables
-from builder.worldbank import Answer, SourceError, SourceSettings, fetch_all, session
+from builder.worldbank import MAX_PARALLEL, Answer, SourceError, SourceSettings, Wait, fetch_all, session
 
 WDI, WGI = "2", "3"
 SOURCE_NAMES: dict[str, str] = {WDI: "World Bank WDI", WGI: "World Bank WGI"}
@@ -70,32 +77,56 @@ class Fetched:
     """Codes of the FCV list that are not economies of the API's list (a stale list?)."""
 
 
+COUNTRY = "country"
+"""The label of the economy list among the fetched series."""
+
+Progress = Callable[[Fetch], None]
+"""Told of each request (the economy list, each series) as it completes, from its thread."""
+
+
+def requests_of(last_year: int) -> dict[str, tuple[str, dict[str, str]]]:
+    """What a fetch asks for, by label: the economy list, then each series of the method."""
+    asked: dict[str, tuple[str, dict[str, str]]] = {COUNTRY: ("country", {})}
+    for indicator in INDICATORS:
+        source = GOVERNANCE_SOURCE.get(indicator.code, WDI)
+        asked[indicator.code] = (f"country/all/indicator/{indicator.code}",
+                                 {"date": f"{WINDOW_START}:{last_year}", "source": source})
+    return asked
+
+
 def fetch_raw(
-    settings: SourceSettings, last_year: int, fcv: Mapping[str, str], now: datetime.datetime
+    settings: SourceSettings,
+    last_year: int,
+    fcv: Mapping[str, str],
+    now: datetime.datetime,
+    *,
+    progress: Progress | None = None,
+    wait: Wait = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Fetched:
     """Fetch every economy and every series of the method for WINDOW_START..``last_year``.
 
-    ``now`` is recorded as the fetch date. Raises SourceError when the source stays
-    unavailable or answers something unexpected (an unknown region or income id, a
-    value that is not a number, a year that is not a year).
+    ``now`` is recorded as the fetch date. ``progress`` hears of each request as it
+    completes (``clock`` times it); ``wait`` spends the waits between retries. Raises
+    SourceError when the source stays unavailable or answers something unexpected (an
+    unknown region or income id, a value that is not a number, a year that is not a year);
+    the first failure cancels the requests not yet started.
     """
-    client = session(settings)
-    with client:
-        listed = fetch_all(client, settings, "country", {})
-        economies, lending = _economies(listed)
-        series: dict[tuple[str, str], tuple[Observation, ...]] = {}
-        indicators: dict[str, JsonValue] = {}
-        for indicator in INDICATORS:
-            source = GOVERNANCE_SOURCE.get(indicator.code, WDI)
-            answer = _series(client, settings, indicator.code, source, last_year)
-            found = _observations(answer, indicator.code, SOURCE_NAMES[source], economies)
-            series.update(found)
-            indicators[indicator.code] = {
-                "source_id": source,
-                "source": SOURCE_NAMES[source],
-                "lastupdated": _text(answer.meta.get("lastupdated")),
-                "values": sum(len(observations) for observations in found.values()),
-            }
+    answers = _fetch_all_of(settings, requests_of(last_year), progress, wait, clock)
+    economies, lending = _economies(answers[COUNTRY])
+    series: dict[tuple[str, str], tuple[Observation, ...]] = {}
+    indicators: dict[str, JsonValue] = {}
+    for indicator in INDICATORS:
+        source = GOVERNANCE_SOURCE.get(indicator.code, WDI)
+        answer = answers[indicator.code]
+        found = _observations(answer, indicator.code, SOURCE_NAMES[source], economies)
+        series.update(found)
+        indicators[indicator.code] = {
+            "source_id": source,
+            "source": SOURCE_NAMES[source],
+            "lastupdated": _text(answer.meta.get("lastupdated")),
+            "values": sum(len(observations) for observations in found.values()),
+        }
     populations = {
         code: int(observations[-1].value)
         for (code, indicator), observations in series.items()
@@ -125,11 +156,48 @@ def fetch_raw(
     return Fetched(tables, skipped, tuple(sorted(set(fcv) - set(economies))))
 
 
-def _series(
-    client: requests.Session, settings: SourceSettings, code: str, source: str, last_year: int
-) -> Answer:
-    params = {"date": f"{WINDOW_START}:{last_year}", "source": source}
-    return fetch_all(client, settings, f"country/all/indicator/{code}", params)
+def _fetch_all_of(
+    settings: SourceSettings,
+    asked: Mapping[str, tuple[str, dict[str, str]]],
+    progress: Progress | None,
+    wait: Wait,
+    clock: Callable[[], float],
+) -> dict[str, Answer]:
+    """Every request of ``asked``, at most ``settings.parallel`` at a time, each thread with a
+    session of its own (a requests Session is not made to be shared between threads)."""
+    local = threading.local()
+    sessions: list[requests.Session] = []
+    guard = threading.Lock()
+
+    def client() -> requests.Session:
+        own: requests.Session | None = getattr(local, "session", None)
+        if own is None:
+            own = local.session = session(settings, wait)
+            with guard:
+                sessions.append(own)
+        return own
+
+    def one(label: str, path: str, params: dict[str, str]) -> Answer:
+        started = clock()
+        answer = fetch_all(client(), settings, path, params)
+        if progress is not None:
+            progress(Fetch(label, len(answer.rows), answer.pages, clock() - started, answer.retries))
+        return answer
+
+    workers = max(1, min(settings.parallel, MAX_PARALLEL))
+    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fetch")
+    try:
+        futures: dict[str, Future[Answer]] = {
+            label: executor.submit(one, label, path, params) for label, (path, params) in asked.items()
+        }
+        done, _ = until(futures.values(), return_when=FIRST_EXCEPTION)
+        for future in done:
+            future.result()  # the first failure, raised (the rest are cancelled below)
+        return {label: future.result() for label, future in futures.items()}
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+        for own in sessions:
+            own.close()
 
 
 def _economies(listed: Answer) -> tuple[dict[str, tuple[str, str, str | None]], dict[str, str]]:

@@ -17,19 +17,25 @@ One publish at a time per data directory (a flock on ``.publish.lock``, released
 kernel even when the process is killed); staging leftovers of a killed publish are removed
 by the next one. Running the same publish twice is harmless: the second finds the same
 bytes in place and ``CURRENT`` already naming them, and changes nothing.
+
+Its steps (copy, warm, flip) are announced with their times through a ``Progress``; a file
+system error names its step and file (``StepFailed``: which file, what the disk said, and
+what state the data directory is left in).
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
 import fcntl
+import json
 import logging
 import os
 import shutil
 import subprocess
 import tempfile
-from contextlib import contextmanager
-from dataclasses import dataclass
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from collections.abc import Callable, Iterator
@@ -47,7 +53,9 @@ from loaders import (
 
 from builder.changes import CHANGES_FILE, compare
 from builder.datadir import CURRENT, SNAPSHOTS
+from builder.progress import Progress
 from builder.staging import remove_leftovers, staging_area
+from builder.write import FORCED, MANIFEST
 
 log = logging.getLogger("readiness.builder")
 
@@ -88,6 +96,44 @@ class PublishBusy(PublishError):
 
 class HookFailed(PublishError):
     """The hook reported a failure; the snapshot was taken out again."""
+
+
+class StepFailed(PublishError):
+    """A file system error in one step of a publish (or a refresh): ``step`` and ``file`` say
+    where, ``error`` what the system said, and the message what the data directory holds now.
+
+    The file is the one the system's error names (the target of a copy or a rename), else the
+    one the step was at."""
+
+    def __init__(self, snapshot_id: str, step: str, file: Path | None, error: OSError, state: str) -> None:
+        named = error.filename2 or error.filename
+        where = Path(os.fsdecode(named)) if isinstance(named, (str, bytes)) else file
+        said = error.strerror or str(error)
+        name = errno.errorcode.get(error.errno) if error.errno is not None else None
+        code = f" ({name})" if name else ""
+        super().__init__(f"{snapshot_id}: the {step} step failed on {where or '?'}: {said}{code}; {state}")
+        self.step = step
+        self.file = where
+        self.error = error
+
+
+@dataclass(slots=True)
+class At:
+    """Where a step is: its name and the file it is writing (set as it goes)."""
+
+    step: str
+    file: Path | None = field(default=None)
+
+
+@contextmanager
+def failing(snapshot_id: str, step: str, state: str) -> Iterator[At]:
+    """Turn an OSError of the block into a StepFailed naming ``step`` (or the step the block
+    moved on to) and the file it was at; ``state`` says what the data directory holds then."""
+    at = At(step)
+    try:
+        yield at
+    except OSError as error:
+        raise StepFailed(snapshot_id, at.step, at.file, error, state) from error
 
 
 class Conflict(Enum):
@@ -166,42 +212,77 @@ def publish(
     hook: Hook | None = None,
     conflict: Conflict = Conflict.REFUSE,
     announce: Announce = announce_current,
+    progress: Progress | None = None,
 ) -> Outcome:
     """Publish the snapshot directory ``source`` into ``data_dir`` and make it current.
 
     Raises SnapshotInvalid (any problem at all), SnapshotConflict (same id, other bytes,
-    and ``conflict`` is REFUSE), PublishBusy, HookFailed, PublishError or OSError; in
-    every case CURRENT and the snapshots published before are as they were. Exceptions
-    from a Python ``hook`` propagate after the same undo. Only a failure to write CURRENT
-    itself leaves the new snapshot in place, not current: publishing it again finishes.
+    and ``conflict`` is REFUSE), PublishBusy, HookFailed, StepFailed (a file system error,
+    naming the step and the file) or PublishError; in every case CURRENT and the snapshots
+    published before are as they were. Exceptions from a Python ``hook`` propagate after
+    the same undo. Only a failure to write CURRENT itself leaves the new snapshot in place,
+    not current: publishing it again finishes. ``progress`` hears of the steps: copy (with
+    validation, the change report and the rename into place), warm (the hook) and flip.
     """
+    said = progress if progress is not None else Progress.quiet()
     snapshot_id = source.name
     if not SNAPSHOT_ID.match(snapshot_id) or not source.is_dir():
         raise SnapshotInvalid(source, [Problem(".", "not a snapshot directory named YYYY-MM")])
     snapshots = data_dir / SNAPSHOTS
-    snapshots.mkdir(parents=True, exist_ok=True)
-    with _exclusive(data_dir):
+    with ExitStack() as held:  # the lock, then the staging area: both until the flip is done
+        with failing(snapshot_id, "lock", "nothing was published") as at:
+            at.file = snapshots
+            snapshots.mkdir(parents=True, exist_ok=True)
+            at.file = data_dir / LOCK
+            held.enter_context(_exclusive(data_dir))
         remove_leftovers(data_dir, SNAPSHOTS, _CURRENT_TEMP_PREFIX, "publish")
         previous = read_current_id(data_dir)
-        with staging_area(snapshots, snapshot_id) as area:
-            staged = area / snapshot_id
-            _copy_tree(source, staged)
+        kept = f"CURRENT unchanged ({previous or 'none'}), the published snapshots as they were"
+        target = snapshots / snapshot_id
+        with failing(snapshot_id, "copy", kept) as at:
+            at.file = snapshots
+            staged = held.enter_context(staging_area(snapshots, snapshot_id)) / snapshot_id
+        with said.step("copy", f"{source} to {target}") as step, failing(snapshot_id, "copy", kept) as at:
+            _copy_tree(source, staged, at)
+            at.file = None
             snapshot, problems = read_snapshot(staged)
             if snapshot is None or problems:
                 raise SnapshotInvalid(source, problems)
+            at.step, at.file = "report", staged / CHANGES_FILE
             report = compare(_readable(snapshots, previous), snapshot)
             (staged / CHANGES_FILE).write_bytes(report.encode())
             _fsync(staged / CHANGES_FILE)
-            target = snapshots / snapshot_id
+            at.step, at.file = "place", target
             placement = _place(staged, target, conflict)
-            outcome = Outcome(snapshot_id, target, placement, previous)
-            if not outcome.changed:
-                return outcome
+            step.result = _placed(placement, target)
+        outcome = Outcome(snapshot_id, target, placement, previous)
+        if not outcome.changed:
+            return outcome
+        undone = {
+            Placement.NEW: f"{snapshot_id} taken out again; {kept}",
+            Placement.SAME: kept,
+            Placement.REPLACED: f"the content {snapshot_id} had put back; {kept}",
+        }[placement]
+        with said.step("warm", "the hook" if hook is not None else "no hook to run"), \
+                failing(snapshot_id, "warm", undone):
             _run_hook(hook, data_dir, outcome, staged)
-            if previous != snapshot_id:
+        if previous != snapshot_id:
+            unfinished = (f"{snapshot_id} is in place in {target} but not current (CURRENT still "
+                          f"{previous or 'none'}): run the same publish again to finish")
+            with said.step("flip", f"CURRENT {previous or '(none)'} -> {snapshot_id}"), \
+                    failing(snapshot_id, "flip", unfinished) as at:
+                at.file = data_dir / CURRENT
                 _write_current(data_dir, snapshot_id)
     announce(data_dir, snapshot_id)
     return outcome
+
+
+def _placed(placement: Placement, target: Path) -> str:
+    return {
+        Placement.NEW: f"in place as {target}",
+        Placement.SAME: f"the same content is already in {target}",
+        Placement.REPLACED: f"exchanged with the content that was in {target}",
+    }[placement]
 
 
 @contextmanager
@@ -215,19 +296,23 @@ def _exclusive(data_dir: Path) -> Iterator[None]:
 
 
 
-def _copy_tree(source: Path, target: Path) -> None:
-    """Copy regular files and directories, each file flushed to disk before the rename."""
+def _copy_tree(source: Path, target: Path, at: At) -> None:
+    """Copy regular files and directories, each file flushed to disk before the rename;
+    ``at.file`` follows the file being written."""
+    at.file = target
     target.mkdir()
     for path in sorted(source.rglob("*")):
         destination = target / path.relative_to(source)
         if path.is_symlink():
             raise SnapshotInvalid(source, [Problem(str(path.relative_to(source)), "is a symbolic link")])
+        at.file = destination
         if path.is_dir():
             destination.mkdir()
             continue
         shutil.copyfile(path, destination)
         _fsync(destination)
     for directory in (target, *sorted(p for p in target.rglob("*") if p.is_dir())):
+        at.file = directory
         _fsync(directory)
 
 
@@ -250,16 +335,32 @@ def _readable(snapshots: Path, snapshot_id: str | None) -> Snapshot | None:
     return snapshot
 
 
-def _same_tree(first: Path, second: Path) -> bool:
-    """Same snapshot files, byte for byte; the change report is derived, so it is left out."""
+def same_content(first: Path, second: Path) -> bool:
+    """Same snapshot files, byte for byte. Left out: the change report (derived) and the
+    manifest's record of a forced refresh (how it was published, not what)."""
     def files(root: Path) -> list[Path]:
         return sorted(p.relative_to(root) for p in root.rglob("*")
                       if p.is_file() and p.relative_to(root) != Path(CHANGES_FILE))
 
     names = files(first)
-    return names == files(second) and all(
-        (first / name).read_bytes() == (second / name).read_bytes() for name in names
-    )
+    if names != files(second):
+        return False
+    for name in names:
+        mine, theirs = (first / name).read_bytes(), (second / name).read_bytes()
+        if mine != theirs and (name != Path(MANIFEST) or _unforced(mine) != _unforced(theirs)):
+            return False
+    return True
+
+
+def _unforced(raw: bytes) -> object:
+    """A manifest without its record of a forced refresh (its bytes if it is not JSON)."""
+    try:
+        manifest = json.loads(raw)
+    except ValueError:
+        return raw
+    if isinstance(manifest, dict):
+        manifest.pop(FORCED, None)
+    return manifest
 
 
 def _place(staged: Path, target: Path, conflict: Conflict) -> Placement:
@@ -267,7 +368,7 @@ def _place(staged: Path, target: Path, conflict: Conflict) -> Placement:
         os.rename(staged, target)
         _fsync(target.parent)
         return Placement.NEW
-    if _same_tree(staged, target):
+    if same_content(staged, target):
         return Placement.SAME
     if conflict is Conflict.REFUSE:
         raise SnapshotConflict(

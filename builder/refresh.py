@@ -2,33 +2,58 @@
 
 ``refresh`` fetches the raw tables of the month from the World Bank API into
 ``<work>/raw/<id>/``, builds the snapshot in a fresh directory under ``<work>/build/``
-(validated there by the servers' reader), compares it with the snapshot CURRENT names, runs
-the sanity checks of ``builder.sanity`` and only then publishes it (``builder.publish``:
-copy, validate again, change report, hook, flip CURRENT). Any failure before the flip
-leaves the data directory as it was (docs/PUBLISHING.md#the-monthly-refresh-one-command).
+(validated there by the servers' reader), and then:
+
+- if the month is already published with the same content (a re-run: the CronJob's retry, an
+  operator checking), it changes nothing, or only makes it current again;
+- if it is published with other content, it refuses (``SnapshotConflict``), unless the plan
+  says replace;
+- otherwise it compares the snapshot with the one CURRENT names, runs the sanity checks of
+  ``builder.sanity`` and only then publishes it (``builder.publish``: copy, validate again,
+  change report, hook, flip CURRENT). Forced past the checks, the manifest records the
+  reasons it overrode.
+
+Any failure before the flip leaves the data directory as it was
+(docs/PUBLISHING.md#the-monthly-refresh-one-command). Each step is announced with its time
+through a ``Progress`` (docs/PUBLISHING.md#progress-and-timings).
 """
 
 from __future__ import annotations
 
 import datetime
+import json
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Mapping
 
+from config import redact
 from loaders import Snapshot, read_current_id, read_snapshot
 
 from builder.build import Built, build_snapshot
 from builder.changes import ChangeReport, compare
 from builder.datadir import SNAPSHOTS
-from builder.fetch import Fetched, fetch_raw
+from builder.fetch import Fetched, fetch_raw, requests_of
 from builder.inputs import read_raw
-from builder.publish import Hook, Outcome, PublishError, publish
+from builder.progress import Progress
+from builder.publish import (
+    Conflict,
+    Hook,
+    Outcome,
+    Placement,
+    PublishError,
+    SnapshotConflict,
+    failing,
+    publish,
+    same_content,
+)
 from builder.rawtables import write_tables
 from builder.release import Release
-from builder.sanity import Limits, problems
-from builder.worldbank import SourceSettings
+from builder.sanity import Checked, Limits, check
+from builder.worldbank import SourceSettings, Wait
+from builder.write import MANIFEST, mark_forced
 
 
 class RefreshRefused(PublishError):
@@ -44,7 +69,8 @@ class RefreshRefused(PublishError):
 @dataclass(frozen=True, slots=True)
 class Plan:
     """One refresh: which month, where the source is, where to work and publish, the FCV
-    list, the hook (the warm-up), the sanity limits, and whether to publish despite them."""
+    list, the hook (the warm-up), the sanity limits, whether to publish despite them, and
+    what to do when the month is published with other content."""
 
     release: Release
     source: SourceSettings
@@ -54,6 +80,7 @@ class Plan:
     hook: Hook | None = None
     limits: Limits = Limits()
     force: bool = False
+    conflict: Conflict = Conflict.REFUSE
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,39 +91,121 @@ class Refreshed:
     raw: Path
     built: Built
     """The build; its directory is removed once published (the data directory has the copy)."""
-    report: ChangeReport
+    report: ChangeReport | None
+    """Against the current snapshot; None when the month was already published as built."""
     overridden: tuple[str, ...]
     """The sanity problems that ``force`` published over (empty normally)."""
     outcome: Outcome
+    checked: Checked | None = None
+
+    @property
+    def already(self) -> bool:
+        """Whether the month was published before with the same content."""
+        return self.report is None
 
 
-def refresh(plan: Plan, now: datetime.datetime) -> Refreshed:
+def publication_date(data_dir: Path, snapshot_id: str, today: datetime.date) -> str:
+    """The date a refresh of ``snapshot_id`` publishes under: the one it was published with if
+    it is (so that a re-run builds the same bytes), else today in that month, else its 1st."""
+    try:
+        manifest = json.loads((data_dir / SNAPSHOTS / snapshot_id / MANIFEST).read_bytes())
+        published = manifest["published"]
+    except (OSError, ValueError, KeyError, TypeError):
+        published = None
+    if isinstance(published, str) and published.startswith(f"{snapshot_id}-"):
+        return published
+    return today.isoformat() if today.strftime("%Y-%m") == snapshot_id else f"{snapshot_id}-01"
+
+
+def refresh(
+    plan: Plan, now: datetime.datetime, *, progress: Progress | None = None, wait: Wait = time.sleep
+) -> Refreshed:
     """Run the whole refresh for ``plan``; ``now`` is the fetch's recorded date.
 
     Raises SourceError (the source), InputError (the fetched tables), BuildInvalid,
-    RefreshRefused (a sanity check, without ``force``), or any error of ``publish``; in every
-    case CURRENT is as it was.
+    SnapshotConflict (published with other content, without replace), RefreshRefused (a
+    sanity check, without ``force``), StepFailed (a file system error, naming the step and
+    file), or any error of ``publish``; in every case CURRENT is as it was. ``progress``
+    hears of every step and series; ``wait`` spends the waits between retries.
     """
+    said = progress if progress is not None else Progress.quiet()
     release = plan.release
-    fetched = fetch_raw(plan.source, release.year, plan.fcv, now)
-    raw = write_tables(fetched.tables, plan.work / "raw" / release.id)
-    builds = plan.work / "build"
-    builds.mkdir(parents=True, exist_ok=True)
-    parent = Path(tempfile.mkdtemp(prefix=f"{release.id}-", dir=builds))
+    nothing = "nothing was published"
+    asked = requests_of(release.year)
+    shown = redact(plan.source.base_url, plan.source.base_url)
+    with said.step("fetch", f"{len(asked)} requests to {shown}, {plan.source.parallel} at a time") as step:
+        with said.counting(len(asked), "request"):
+            fetched = fetch_raw(plan.source, release.year, plan.fcv, now, progress=said.fetched, wait=wait)
+        with failing(release.id, "fetch", nothing) as at:
+            at.file = plan.work / "raw" / release.id
+            raw = write_tables(fetched.tables, at.file)
+        step.result = (f"{raw}: {len(fetched.tables.economies)} economies, "
+                       f"{sum(len(o) for o in fetched.tables.series.values())} values")
+    with failing(release.id, "build", nothing) as at:
+        at.file = builds = plan.work / "build"
+        builds.mkdir(parents=True, exist_ok=True)
+        parent = Path(tempfile.mkdtemp(prefix=f"{release.id}-", dir=builds))
     try:
-        built = build_snapshot(read_raw(raw), release, parent)
-        new, _ = read_snapshot(built.directory)
-        if new is None:  # build_snapshot validated it; unreachable unless the disk changed
-            raise PublishError(f"{built.directory} cannot be read back")
-        previous = _current(plan.data_dir)
-        report = compare(previous, new)
-        reasons = problems(new, previous, report, plan.limits)
-        if reasons and not plan.force:
-            raise RefreshRefused(release.id, reasons)
-        outcome = publish(built.directory, plan.data_dir, hook=plan.hook)
+        with said.step("build", f"{release.id}, published {release.published}") as step, \
+                failing(release.id, "build", nothing) as at:
+            at.file = parent
+            built = build_snapshot(read_raw(raw), release, parent)
+            new, _ = read_snapshot(built.directory)
+            if new is None:  # build_snapshot validated it; unreachable unless the disk changed
+                raise PublishError(f"{built.directory} cannot be read back")
+            step.result = built_summary(built)
+        published = plan.data_dir / SNAPSHOTS / release.id
+        if published.is_dir() and same_content(built.directory, published):
+            said.say("check", f"{release.id} is already published with this content")
+            outcome = _again(published, plan, said)
+            return Refreshed(fetched, raw, built, None, (), outcome)
+        current = read_current_id(plan.data_dir)
+        with said.step("check", f"against {current}" if current else "a first snapshot") as step:
+            if published.is_dir() and plan.conflict is Conflict.REFUSE:
+                raise _conflict(published, new)
+            previous = _current(plan.data_dir)
+            report = compare(previous, new)
+            checked = check(new, previous, report, plan.limits)
+            if checked.reasons and not plan.force:
+                raise RefreshRefused(release.id, checked.reasons)
+            if checked.reasons:
+                with failing(release.id, "check", nothing) as at:
+                    at.file = built.directory / MANIFEST
+                    mark_forced(built.directory, checked.reasons)
+            step.result = checked.summary() + (", forced" if checked.reasons else "")
+        outcome = publish(built.directory, plan.data_dir, hook=plan.hook, conflict=plan.conflict, progress=said)
     finally:
         shutil.rmtree(parent, ignore_errors=True)
-    return Refreshed(fetched, raw, built, report, tuple(reasons), outcome)
+    return Refreshed(fetched, raw, built, report, tuple(checked.reasons), outcome, checked)
+
+
+def built_summary(built: Built) -> str:
+    """``<N> economies (<m> microstates, <r> ranked), <i> of <v> scoring values imputed or missing``."""
+    economies = built.snapshot.economies
+    microstates = sum(economy.microstate for economy in economies)
+    ranked = sum(economy.global_rank is not None for economy in economies)
+    values = sum(
+        entry.indicator.dimension is not None for economy in economies for entry in economy.entries
+    )
+    return (f"{len(economies)} economies ({microstates} microstates, {ranked} ranked), "
+            f"{built.unreported} of {values} scoring values imputed or missing")
+
+
+def _again(published: Path, plan: Plan, said: Progress) -> Outcome:
+    """The month is published with the built content: nothing to do if it is current, else
+    publish the copy in place (which only runs the hook and flips CURRENT back to it)."""
+    current = read_current_id(plan.data_dir)
+    if current == published.name:
+        return Outcome(published.name, published, Placement.SAME, current)
+    return publish(published, plan.data_dir, hook=plan.hook, progress=said)
+
+
+def _conflict(published: Path, new: Snapshot) -> SnapshotConflict:
+    """The refusal of other content under a published id, saying what the source changed."""
+    old, _ = read_snapshot(published)
+    changed = compare(old, new).document["summary"] if old is not None else "the published copy is unreadable"
+    return SnapshotConflict(f"refused: {published} is already published with different content "
+                            f"({changed}) (use --replace to swap it)")
 
 
 def _current(data_dir: Path) -> Snapshot | None:

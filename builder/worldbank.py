@@ -7,17 +7,22 @@ status 200. ``fetch_all`` follows the pages and checks each against the first, s
 that answers something else fails loudly rather than yielding part of a table
 (docs/PUBLISHING.md#0-fetch-the-raw-tables-from-the-world-bank-api). HTTP goes through
 ``requests`` with urllib3's ``Retry``: 5xx answers, timeouts and dropped connections are
-retried with exponential backoff.
+retried after waits of backoff x 2^n seconds (2, 4, 8, 16 s by default: ``SourceSettings.waits``),
+or what a ``Retry-After`` header asks, up to ``MAX_WAIT``. Pages are as large as the API
+allows (``MAX_PER_PAGE``), so a series of every economy over the method's window is one page.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import cast
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.response import BaseHTTPResponse
 from urllib3.util.retry import Retry
 
 from config import redact
@@ -25,6 +30,16 @@ from loaders import JsonValue
 
 PUBLIC_API = "https://api.worldbank.org/v2"
 _RETRIED_STATUSES = (500, 502, 503, 504)
+MAX_PER_PAGE = 32_500
+"""The largest page the Indicators API v2 serves (``per_page`` 1 to 32,500). A series of
+every economy and aggregate over the method's window is about 2,700 rows: one page."""
+MAX_WAIT = 120.0
+"""No wait between two tries is longer, whatever the backoff or a ``Retry-After`` asks."""
+MAX_PARALLEL = 8
+"""At most this many requests at once (``--parallel``): a public API, asked politely."""
+
+Wait = Callable[[float], None]
+"""How a wait between tries is spent (``time.sleep``; a test records the waits instead)."""
 
 
 class SourceError(Exception):
@@ -35,13 +50,20 @@ class SourceError(Exception):
 class SourceSettings:
     """How to reach the API: base URL (a mirror or a test's fake), per-request timeout in
     seconds, retries after the first attempt, the backoff factor (waits of factor x 2^n
-    seconds between retries), and the page size asked for."""
+    seconds before retry n+1: 2, 4, 8, 16 s), the page size asked for, and how many series
+    are fetched at once."""
 
     base_url: str = PUBLIC_API
     timeout: float = 30.0
     retries: int = 4
     backoff: float = 2.0
-    per_page: int = 1000
+    per_page: int = MAX_PER_PAGE
+    parallel: int = 4
+
+    @property
+    def waits(self) -> tuple[float, ...]:
+        """The waits before each retry of one request, without a ``Retry-After``."""
+        return tuple(min(MAX_WAIT, self.backoff * 2 ** n) for n in range(self.retries))
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +72,53 @@ class Answer:
 
     meta: Mapping[str, JsonValue]
     rows: tuple[Mapping[str, JsonValue], ...] = field(default=())
+    pages: int = 1
+    retries: int = 0
+    """Retries over all pages (each after a 5xx answer, a timeout or a dropped connection)."""
 
 
-def session(settings: SourceSettings) -> requests.Session:
-    """A session that retries 5xx answers, timeouts and refused connections with backoff."""
-    retry = Retry(
+class _Retry(Retry):
+    """urllib3's Retry with the documented waits, spent through an injectable ``wait``.
+
+    urllib3 retries the first time at once and then waits factor x 2^n (0, 4, 8, 16 s for a
+    factor of 2); here the first retry waits too: factor x 2^(n-1) after the n-th
+    consecutive failure (2, 4, 8, 16 s), as SourceSettings.waits lists them.
+    """
+
+    def __init__(self, *args: object, wait: Wait = time.sleep, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.wait = wait
+
+    def new(self, **kw: object) -> _Retry:
+        fresh = super().new(**kw)
+        fresh.wait = self.wait
+        return fresh
+
+    def get_backoff_time(self) -> float:
+        failures = len(list(takewhile(lambda entry: entry.redirect_location is None, reversed(self.history))))
+        if failures == 0:
+            return 0.0
+        return float(min(self.backoff_max, self.backoff_factor * 2 ** (failures - 1)))
+
+    def sleep_for_retry(self, response: BaseHTTPResponse) -> bool:
+        after = self.get_retry_after(response)
+        if after:
+            self.wait(after)
+            return True
+        return False
+
+    def sleep(self, response: BaseHTTPResponse | None = None) -> None:
+        if self.respect_retry_after_header and response is not None and self.sleep_for_retry(response):
+            return
+        backoff = self.get_backoff_time()
+        if backoff > 0:
+            self.wait(backoff)
+
+
+def session(settings: SourceSettings, wait: Wait = time.sleep) -> requests.Session:
+    """A session that retries 5xx answers, timeouts and refused connections with backoff,
+    waiting through ``wait``."""
+    retry = _Retry(
         total=settings.retries,
         connect=settings.retries,
         read=settings.retries,
@@ -65,6 +129,9 @@ def session(settings: SourceSettings) -> requests.Session:
         allowed_methods=frozenset({"GET"}),
         raise_on_status=False,
         respect_retry_after_header=True,
+        backoff_max=MAX_WAIT,
+        retry_after_max=int(MAX_WAIT),
+        wait=wait,
     )
     client = requests.Session()
     adapter = HTTPAdapter(max_retries=retry)
@@ -86,15 +153,17 @@ def fetch_all(
     pages = _count(first.meta, "pages", path)
     total = _count(first.meta, "total", path)
     rows = list(first.rows)
+    retries = first.retries
     for number in range(2, pages + 1):
         page = _page(client, settings, path, params, number)
         if _count(page.meta, "pages", path) != pages or _count(page.meta, "total", path) != total:
             raise SourceError(f"{path}: page {number} disagrees with page 1 on pages/total "
                               "(the source changed while it was read; run again)")
         rows.extend(page.rows)
+        retries += page.retries
     if len(rows) != total:
         raise SourceError(f"{path}: {len(rows)} rows over {pages} page(s), but total is {total}")
-    return Answer(first.meta, tuple(rows))
+    return Answer(first.meta, tuple(rows), max(1, pages), retries)
 
 
 def _page(
@@ -119,7 +188,14 @@ def _page(
     except ValueError:
         raise SourceError(f"{where}: the answer is not JSON "
                           f"({response.headers.get('Content-Type', 'no content type')})") from None
-    return _parsed(document, where, number)
+    parsed = _parsed(document, where, number)
+    return Answer(parsed.meta, parsed.rows, 1, _retried(response))
+
+
+def _retried(response: requests.Response) -> int:
+    """How many retries urllib3 made before this answer (its Retry's history)."""
+    retry = getattr(response.raw, "retries", None)
+    return len(retry.history) if isinstance(retry, Retry) else 0
 
 
 def _parsed(document: JsonValue, where: str, number: int) -> Answer:

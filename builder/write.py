@@ -143,6 +143,23 @@ def manifest_document(release: Release, checksums: Mapping[str, str]) -> dict[st
     return manifest
 
 
+FORCED = "forced"
+"""The manifest's optional record of a refresh forced past its sanity checks: the reasons."""
+
+
+def mark_forced(directory: Path, reasons: list[str]) -> None:
+    """Record in the snapshot's manifest that it was published despite ``reasons`` (written
+    before ``countries``; the country files and their checksums are untouched)."""
+    path = directory / MANIFEST
+    manifest = json.loads(path.read_bytes())
+    listed = ("countries", "checksums", FORCED)
+    marked: dict[str, JsonValue] = {key: value for key, value in manifest.items() if key not in listed}
+    marked[FORCED] = list[JsonValue](reasons)
+    marked["countries"] = manifest["countries"]
+    marked["checksums"] = manifest["checksums"]
+    path.write_bytes(encode(marked))
+
+
 def encode(document: JsonValue) -> bytes:
     """Stable JSON bytes: two-space indent, UTF-8 as is, a final newline."""
     return (json.dumps(document, indent=2, ensure_ascii=False, allow_nan=False) + "\n").encode()

@@ -53,6 +53,10 @@ MANIFEST_SCHEMA: dict[str, JsonValue] = {
         "schema_version": {"const": SCHEMA_VERSION},
         "synthetic": {"type": "boolean"},
         "notice": {"type": "string"},
+        # Optional, written only by a refresh forced past its sanity checks: the reasons it
+        # overrode (docs/PUBLISHING.md#the-monthly-refresh-one-command). Manifests without it
+        # are as before; servers older than this key refuse a manifest that has it.
+        "forced": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
         "countries": {
             "type": "array",
             "items": {"type": "string", "pattern": "^[A-Z]{3}$"},

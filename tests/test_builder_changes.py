@@ -14,7 +14,7 @@ from builder import Economy, Release, build_snapshot, publish
 from builder.changes import CHANGES_FILE, ChangeReport, compare
 from builder.sanity import Limits, problems
 
-from tests.builder_world import STANDARD, economy, world
+from tests.builder_world import NEXT_MONTH, STANDARD, economy, world
 
 
 def snapshot(parent: Path, snapshot_id: str, positions: Mapping[Economy, float],
@@ -105,16 +105,18 @@ def test_compare_imputations_that_appear_and_disappear(tmp_path: Path) -> None:
     }
 
 
-def test_sanity_refuses_when_every_score_moved_far(tmp_path: Path) -> None:
-    ranked = {e: p for e, p in STANDARD.items() if e.code != "MMM"}
-    before = snapshot(tmp_path, "2026-10", ranked)
-    # The positions trade places, so each composite moves by 40 points or more.
-    swapped = dict(zip(ranked, (0.5, 0.0, 0.25, 1.0), strict=True))
+def test_sanity_refuses_a_reshuffled_world_naming_what_moved(tmp_path: Path) -> None:
+    before = snapshot(tmp_path, "2026-10", NEXT_MONTH)
+    # The positions trade places: the ranking turns over and the typical composite moves far.
+    swapped = dict(zip(NEXT_MONTH, (0.5, 1.0, 0.0, 0.75, 0.25, 0.25), strict=True))
     after = snapshot(tmp_path, "2026-11", swapped)
     report = compare(before, after)
-    found = problems(after, before, report, Limits(all_moved=10))
-    assert len(found) == 1 and found[0].startswith("every one of 4 composite scores moved by more than 10")
-    assert problems(after, before, report, Limits(all_moved=100)) == []
+    ranking, typical = problems(after, before, report, Limits())
+    assert ranking.startswith("the composite's ranking reshuffled: rank correlation ")
+    assert "with 2026-10 over 6 economies (below 0.98); largest moves: Economy " in ranking
+    assert typical.startswith("the typical economy's composite moved ")
+    assert "points (median; more than 2): 6 of 6 moved; largest moves: " in typical
+    assert problems(after, before, report, Limits(rank_correlation=-1, median_move=100)) == []
 
 
 def test_sanity_accepts_a_normal_month_and_a_first_one(tmp_path: Path) -> None:

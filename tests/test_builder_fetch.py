@@ -16,12 +16,14 @@ import pytest
 
 from builder import fetch as fetch_module
 from builder.__main__ import main
-from builder.fetch import fetch_raw
+from builder.fetch import COUNTRY, fetch_raw
 from builder.inputs import read_raw
+from builder.method import INDICATORS
+from builder.progress import Fetch
 from builder.rawtables import FcvError, read_fcv, write_tables
-from builder.worldbank import SourceError, SourceSettings
+from builder.worldbank import MAX_PER_PAGE, SourceError, SourceSettings
 
-from tests.worldbank_fake import HANG, FakeWorldBank, serve
+from tests.worldbank_fake import HANG, RECORDED, FakeWorldBank, _answer, serve
 
 NOW = datetime.datetime(2026, 11, 5, 6, 0, tzinfo=datetime.UTC)
 FCV = {"ETH": "Conflict"}
@@ -196,6 +198,104 @@ def test_cli_fetch_failure_exits_1_and_keeps_the_previous_tables(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fcv.csv", "raw"], "no leftovers"
     assert [p.name for p in out.iterdir()] == ["countries.csv"]
     assert (out / "countries.csv").read_text() == "previous\n"
+
+
+# --- pages, parallel series, retries and their waits (issue 23) -------------------------------------
+
+def test_the_fake_pages_as_recorded(api: FakeWorldBank) -> None:
+    # Paged by 10 as recorded, the fake serves the recorded files byte for byte.
+    for path in sorted(RECORDED.glob("*-p*.json")):
+        stem, page = path.stem.rsplit("-p", 1)
+        source = "3" if stem.endswith(".EST") else "2"
+        url = (f"/v2/country?format=json&per_page=50&page={page}" if stem == "country" else
+               f"/v2/country/all/indicator/{stem}?format=json&per_page=10&page={page}&source={source}")
+        assert _answer(api, url) == (200, path.read_bytes()), path.name
+
+
+def test_fetch_asks_the_largest_page_the_api_serves(api: FakeWorldBank) -> None:
+    default = SourceSettings(api.base_url)
+    assert default.per_page == MAX_PER_PAGE == 32_500 and default.parallel == 4
+    fetch_raw(default, 2026, FCV, NOW)
+    assert len(api.requests) == 1 + len(INDICATORS), "one page per series and for the economy list"
+    assert all("per_page=32500" in url and "page=1" in url for url in api.requests)
+
+
+def test_fetch_runs_a_few_series_at_a_time(api: FakeWorldBank) -> None:
+    api.latency = 0.1  # long enough for the requests in flight to overlap
+    fetch_raw(SourceSettings(api.base_url, parallel=3), 2026, FCV, NOW)
+    assert api.most_in_flight == 3, "three at a time: never more, and not one by one"
+    api.most_in_flight, api.latency = 0, 0.01
+    fetch_raw(SourceSettings(api.base_url, parallel=1), 2026, FCV, NOW)
+    assert api.most_in_flight == 1
+
+
+def test_fetch_reports_each_series_as_it_completes(api: FakeWorldBank) -> None:
+    api.faults[POPULATION_PATH] += [503]
+    heard: list[Fetch] = []
+    fetch_raw(settings(api), 2026, FCV, NOW, progress=heard.append)
+    assert sorted(f.label for f in heard) == sorted([COUNTRY, *(i.code for i in INDICATORS)])
+    by_label = {f.label: f for f in heard}
+    country = by_label[COUNTRY]
+    assert (country.rows, country.pages, country.retries) == (9, 1, 0) and country.seconds >= 0
+    assert by_label["SP.POP.TOTL"].pages == 2 and by_label["SP.POP.TOTL"].rows == 18
+    assert by_label["SP.POP.TOTL"].retries == 1
+    assert sum(f.retries for f in heard) == 1
+
+
+def test_fetch_failure_stops_the_requests_not_yet_started(api: FakeWorldBank) -> None:
+    api.faults["/v2/country"] += [404]  # not retried
+    with pytest.raises(SourceError, match="country page 1: HTTP 404"):
+        fetch_raw(SourceSettings(api.base_url, parallel=1), 2026, FCV, NOW)
+    assert len(api.requests) <= 2, "the economy list, and at most the one series already started"
+
+
+def test_retry_waits_are_the_documented_ones(api: FakeWorldBank) -> None:
+    assert SourceSettings().waits == (2, 4, 8, 16), "docs/PUBLISHING.md: 2, 4, 8, 16 s"
+    assert SourceSettings(retries=8, backoff=10).waits[-1] == 120, "no wait is longer than MAX_WAIT"
+    api.faults[POPULATION_PATH] += [503, 502, 504, 500]
+    waits: list[float] = []
+    source = SourceSettings(api.base_url, timeout=5, retries=4, backoff=2, per_page=10)
+    fetch_raw(source, 2026, FCV, NOW, wait=waits.append)
+    assert waits == [2, 4, 8, 16], "the first retry waits too"
+
+
+def test_retry_waits_after_timeouts_and_a_retry_after(api: FakeWorldBank) -> None:
+    api.faults["/v2/country"] += [HANG, (503, {"Retry-After": "7"}), HANG]
+    waits: list[float] = []
+    source = SourceSettings(api.base_url, timeout=0.3, retries=3, backoff=1.5, per_page=10)
+    fetch_raw(source, 2026, FCV, NOW, wait=waits.append)
+    assert waits == [1.5, 7, 6], "backoff, then what Retry-After asks, then backoff again"
+
+
+def test_retry_waits_run_out_then_the_fetch_fails(api: FakeWorldBank) -> None:
+    api.faults[POPULATION_PATH] += [503] * 3
+    waits: list[float] = []
+    with pytest.raises(SourceError, match="HTTP 503 .* after 2 retries"):
+        fetch_raw(SourceSettings(api.base_url, retries=2, backoff=3, per_page=10), 2026, FCV, NOW,
+                  wait=waits.append)
+    assert waits == [3, 6]
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--per-page", "32501"), ("--per-page", "0"), ("--parallel", "9")])
+def test_cli_refuses_pages_and_parallelism_the_api_does_not_take(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str, value: str
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["fetch", "--out", str(tmp_path / "raw"), "--fcv", str(fcv_file(tmp_path)), flag, value])
+    assert exited.value.code == 2 and "is not between" in capsys.readouterr().err
+
+
+def test_cli_fetch_says_each_series_as_it_completes(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["fetch", "--out", str(tmp_path / "raw"), "--fcv", str(fcv_file(tmp_path)),
+                   "--year", "2026", "--source-url", api.base_url, "--backoff", "0"])
+    assert status == 0
+    lines = capsys.readouterr().err.splitlines()
+    series = [line for line in lines if re.fullmatch(r"\d\d:\d\d:\d\d fetch: \S+: \d+ rows, 1 page, "
+                                                     r"\d+\.\d\d s, 0 retries \(\d+/24\)", line)]
+    assert len(series) == 24, lines
+    assert re.fullmatch(r"\d\d:\d\d:\d\d fetch: done in \d+\.\d s", lines[-3]), lines
 
 
 # --- the FCV list ---------------------------------------------------------------------------------

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import importlib
 import os
+import re
+import shutil
 import shlex
 import signal
 import subprocess
@@ -36,7 +40,7 @@ from builder import (
 from builder.__main__ import main
 from loaders import SNAPSHOT_CHANNEL, read_current_id
 from builder.changes import CHANGES_FILE
-from builder.publish import LOCK
+from builder.publish import LOCK, StepFailed
 
 from tests.builder_world import STANDARD, economy, world, write_raw
 
@@ -293,15 +297,99 @@ def test_publish_killed_while_copying_leaves_current_and_old_snapshot_intact(dat
 def test_list_snapshots_with_dates_counts_and_current(data: Path, tmp_path: Path) -> None:
     publish(built(tmp_path / "build", "2026-11"), data)
     assert list_snapshots(data) == [
-        Listed("2026-10", "2026-10-01", 5, False),
-        Listed("2026-11", "2026-11-01", 5, True),
+        Listed("2026-10", "2026-10-01", 5, False, valid=5),
+        Listed("2026-11", "2026-11-01", 5, True, valid=5),
     ]
+
+
+def test_list_snapshots_names_the_country_files_the_servers_would_skip(
+    data: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (data / "snapshots" / "2026-10" / "countries" / "BBB.json").write_text("{}")
+    (data / "snapshots" / "2026-10" / "countries" / "DDD.json").unlink()
+    (entry,) = list_snapshots(data)
+    assert (entry.countries, entry.valid, entry.skipped) == (5, 3, ("BBB", "DDD"))
+    assert main(["list", "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out == (
+        "* 2026-10  published 2026-10-01  3 economies valid, 2 skipped (BBB, DDD)  (current)\n")
 
 
 def test_list_snapshots_unreadable_manifest_shown(data: Path) -> None:
     (data / "snapshots" / "2026-09").mkdir()
     (data / "snapshots" / "2026-09" / "manifest.json").write_text("{")
     assert list_snapshots(data)[0] == Listed("2026-09", None, None, False)
+
+
+# --- a full disk: the error names the step and the file, nothing is lost -------------------
+
+NO_SPACE = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+publish_module = importlib.import_module("builder.publish")
+"""The module (``builder.publish`` is also the name of the function the package exports)."""
+
+
+def test_publish_on_a_full_disk_while_copying_names_the_step_and_file(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    copy = shutil.copyfile
+
+    def filling_up(source: Path, target: Path) -> object:
+        if Path(target).name == "CCC.json":  # as shutil says it: both files named, the target second
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(source), None, str(target))
+        return copy(source, target)
+
+    monkeypatch.setattr(publish_module.shutil, "copyfile", filling_up)
+    before = tree(data)
+    with pytest.raises(StepFailed) as failed:
+        publish(built(tmp_path / "build", "2026-11"), data)
+    assert failed.value.step == "copy" and failed.value.file is not None
+    assert failed.value.file.parts[-2:] == ("countries", "CCC.json")
+    assert str(failed.value) == (
+        f"2026-11: the copy step failed on {failed.value.file}: No space left on device (ENOSPC); "
+        "CURRENT unchanged (2026-10), the published snapshots as they were")
+    assert tree(data) == before, "nothing lost, nothing left behind"
+
+
+def test_publish_on_a_full_disk_writing_the_report_names_it(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_bytes = Path.write_bytes
+
+    def filling_up(path: Path, raw: bytes) -> int:
+        if path.name == CHANGES_FILE:
+            raise NO_SPACE
+        return write_bytes(path, raw)
+
+    source = built(tmp_path / "build", "2026-11")
+    monkeypatch.setattr(Path, "write_bytes", filling_up)
+    with pytest.raises(StepFailed, match=r"2026-11: the report step failed on .*/2026-11/changes\.json: No space"):
+        publish(source, data)
+    assert read_current_id(data) == "2026-10" and snapshot_ids(data) == ("2026-10",)
+
+
+def test_publish_on_a_full_disk_flipping_current_says_how_to_finish(
+    data: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    replace = os.replace
+
+    def filling_up(source: str, target: str) -> None:
+        if Path(target).name == "CURRENT":
+            raise NO_SPACE
+        replace(source, target)
+
+    source = built(tmp_path / "build", "2026-11")
+    monkeypatch.setattr(publish_module.os, "replace", filling_up)
+    assert main(["publish", str(source), "--data-dir", str(data)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == (
+        f"error: 2026-11: the flip step failed on {data / 'CURRENT'}: No space left on device (ENOSPC); "
+        f"2026-11 is in place in {data / 'snapshots' / '2026-11'} but not current (CURRENT still 2026-10): "
+        "run the same publish again to finish")
+    assert re.fullmatch(r"\d\d:\d\d:\d\d flip: failed after \d+\.\d s", err[-2])
+    assert read_current_id(data) == "2026-10" and not list(data.glob(".CURRENT.tmp-*"))
+    monkeypatch.undo()  # space again
+    assert main(["publish", str(source), "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out.startswith("2026-11 was already in place in ")
+    assert read_current_id(data) == "2026-11"
 
 
 # --- command line -------------------------------------------------------------------------
@@ -321,7 +409,7 @@ def test_cli_build_publish_list(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert capsys.readouterr().out == (
         "2024-12 is already published with the same content and current: nothing changed\n")
     assert main(["list", "--data-dir", str(data)]) == 0
-    assert capsys.readouterr().out == "* 2024-12  published 2024-12-05  5 countries  (current)\n"
+    assert capsys.readouterr().out == "* 2024-12  published 2024-12-05  5 economies valid  (current)\n"
 
 
 def test_cli_publish_replace(data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -336,7 +424,9 @@ def test_cli_publish_invalid_exit_1(tmp_path: Path, capsys: pytest.CaptureFixtur
     source = built(tmp_path / "build", "2026-11")
     (source / "manifest.json").write_text("{}")
     assert main(["publish", str(source), "--data-dir", str(tmp_path / "data")]) == 1
-    assert capsys.readouterr().err.startswith("error: refused: ")
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("error: refused: ")
+    assert re.fullmatch(r"\d\d:\d\d:\d\d copy: failed after \d+\.\d s", err[-2]), "the step that failed"
     assert read_current_id(tmp_path / "data") is None
 
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import errno
+import importlib
 import json
+import os
+import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,17 +20,21 @@ from collections.abc import Iterator
 import pytest
 
 from loaders import read_current_id, read_snapshot
+from loaders.validate import main as validate_main
 
 from builder import Release
 from builder.__main__ import main
 from builder.changes import CHANGES_FILE
-from builder.publish import HookFailed
-from builder.refresh import Plan, RefreshRefused, refresh
+from builder.datadir import list_snapshots
+from builder.method import POPULATION
+from builder.publish import Conflict, HookFailed, Placement, SnapshotConflict, StepFailed, publish
+from builder.refresh import Plan, RefreshRefused, publication_date, refresh
 from builder.worldbank import SourceSettings
 
-from tests.worldbank_fake import FakeWorldBank, serve
+from tests.worldbank_fake import FakeWorldBank, World, from_raw, serve
 
 ROOT = Path(__file__).resolve().parent.parent
+refresh_module = importlib.import_module("builder.refresh")
 NOW = datetime.datetime(2026, 11, 5, 6, 0, tzinfo=datetime.UTC)
 SSA_AS_AGGREGATE = (b'"region": {"id": "SSF", "iso2code": "ZG", "value": "Sub-Saharan Africa "}',
                     b'"region": {"id": "NA", "iso2code": "NA", "value": "Aggregates"}')
@@ -198,3 +207,248 @@ def test_cli_refresh_needs_the_fcv_list(tmp_path: Path, capsys: pytest.CaptureFi
     with pytest.raises(SystemExit) as exited:
         main(["refresh", "--data-dir", str(tmp_path), "--work", str(tmp_path)])
     assert exited.value.code == 2 and "--fcv" in capsys.readouterr().err
+
+
+# --- issue 23: a re-run, two days of one month, the checks on a whole world, the log ------------
+
+KENYA_REVISED = (b'"countryiso3code": "KEN", "date": "2024", "value": 50.0',
+                 b'"countryiso3code": "KEN", "date": "2024", "value": 62.0')
+"""An edit of the electricity series: the source revised Kenya's 2024 value."""
+
+
+def revised(name: str, raw: bytes) -> bytes:
+    return raw.replace(*KENYA_REVISED) if name.startswith("EG.ELC.ACCS.ZS") else raw
+
+
+def on(day: int, hour: int = 6) -> Any:
+    """A clock stopped at ``day`` November 2026 (UTC)."""
+    return lambda: datetime.datetime(2026, 11, day, hour, 0, tzinfo=datetime.UTC)
+
+
+def cli(api: FakeWorldBank, tmp_path: Path, *extra: str) -> list[str]:
+    """The refresh's arguments as the CronJob gives them, with a hook that logs each warm-up."""
+    fcv = tmp_path / "fcv.csv"
+    fcv.write_text("iso3,fcv_type\nETH,Conflict\n")
+    hook = f'echo "$READINESS_SNAPSHOT_ID" >> {tmp_path / "warmed.log"}'
+    return ["refresh", "--snapshot", "2026-11", "--data-dir", str(tmp_path / "data"),
+            "--work", str(tmp_path / "work"), "--fcv", str(fcv), "--source-url", api.base_url,
+            "--backoff", "0", "--hook", hook, *extra]
+
+
+def manifest(tmp_path: Path, snapshot_id: str = "2026-11") -> Any:
+    return json.loads((tmp_path / "data" / "snapshots" / snapshot_id / "manifest.json").read_text())
+
+
+def test_refresh_rerun_on_a_later_day_of_the_month_changes_nothing(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(cli(api, tmp_path), clock=on(5)) == 0
+    assert manifest(tmp_path)["published"] == "2026-11-05"
+    published = (tmp_path / "data" / "snapshots" / "2026-11" / "manifest.json").read_bytes()
+    capsys.readouterr()
+
+    # The CronJob's retry the next day, or an operator checking: the same source.
+    assert main(cli(api, tmp_path), clock=on(6)) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == "2026-11 is already published with the same content and current: nothing changed"
+    assert (tmp_path / "data" / "snapshots" / "2026-11" / "manifest.json").read_bytes() == published
+    assert (tmp_path / "warmed.log").read_text() == "2026-11\n", "no second warm-up"
+    provenance = json.loads((tmp_path / "work" / "raw" / "2026-11" / "provenance.json").read_text())
+    assert provenance["fetched"] == "2026-11-06T06:00:00Z", "the raw tables are the latest fetch's"
+    assert publication_date(tmp_path / "data", "2026-11", datetime.date(2026, 11, 20)) == "2026-11-05"
+    assert publication_date(tmp_path / "data", "2026-12", datetime.date(2026, 12, 3)) == "2026-12-03"
+    assert publication_date(tmp_path / "data", "2026-12", datetime.date(2026, 11, 20)) == "2026-12-01"
+
+
+def test_refresh_other_content_under_a_published_month_is_a_conflict_unless_replaced(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(cli(api, tmp_path), clock=on(5)) == 0
+    api.edit = revised  # the source changed within the month
+    capsys.readouterr()
+    assert main(cli(api, tmp_path), clock=on(7)) == 1
+    err = capsys.readouterr().err
+    assert "error: refused: " in err and "is already published with different content (2026-11 against " \
+        "2026-11: 0 economies added, 0 removed; " in err
+    assert "1 reported values changed in 1 indicators" in err and err.rstrip().endswith("(use --replace to swap it)")
+    assert (tmp_path / "warmed.log").read_text() == "2026-11\n" and read_current_id(tmp_path / "data") == "2026-11"
+
+    assert main(cli(api, tmp_path, "--replace"), clock=on(7)) == 0
+    assert capsys.readouterr().out.splitlines()[-1].startswith("replaced 2026-11 in ")
+    assert manifest(tmp_path)["published"] == "2026-11-05", "the month keeps its publication date"
+    assert (tmp_path / "warmed.log").read_text() == "2026-11\n2026-11\n"
+    snapshot, _ = read_snapshot(tmp_path / "data" / "snapshots" / "2026-11")
+    assert snapshot is not None
+    (electricity,) = [e for e in snapshot.countries["KEN"].details if e["indicator_code"] == "EG.ELC.ACCS.ZS"]
+    assert electricity["reported_value"] == 62.0
+
+
+def test_refresh_rerun_after_a_rollback_makes_the_month_current_again(api: FakeWorldBank, tmp_path: Path) -> None:
+    refresh(plan(api, tmp_path, "2026-10"), NOW)
+    refresh(plan(api, tmp_path, "2026-11"), NOW)
+    publish(tmp_path / "data" / "snapshots" / "2026-10", tmp_path / "data")  # roll back
+    done = refresh(plan(api, tmp_path, "2026-11"), NOW)
+    assert done.already and done.outcome.placement is Placement.SAME and done.outcome.previous == "2026-10"
+    assert read_current_id(tmp_path / "data") == "2026-11"
+
+
+def test_refresh_command_log_says_each_step_and_series_as_it_goes(api: FakeWorldBank, tmp_path: Path) -> None:
+    api.faults["/v2/country/all/indicator/SP.POP.TOTL"] += [503]
+    result = run_refresh(api, tmp_path, "--snapshot", "2026-10")
+    assert result.returncode == 0, result.stderr
+    log = result.stderr.splitlines()
+    assert "\r" not in result.stderr, "not a terminal: no bar, only lines"
+    assert [line for line in log if not re.match(r"\d\d:\d\d:\d\d \w+: ", line)] == [
+        "warning: left out (no population in the window): GIB"]
+    series = [line[9:] for line in log if re.match(r"\d\d:\d\d:\d\d fetch: [A-Z.0-9a-z]+: \d+ rows", line)]
+    assert len(series) == 24, "the economy list and 23 series, one line each"
+    assert any(re.fullmatch(r"fetch: SP.POP.TOTL: 18 rows, 2 pages, \d+\.\d\d s, 1 retry \(\d+/24\)", line)
+               for line in series), series
+    steps = [line[9:].split(":")[0] for line in log if re.search(r": done in \d+\.\d s", line)]
+    assert steps == ["fetch", "build", "check", "copy", "warm", "flip"], log
+    assert re.search(r"^\d\d:\d\d:\d\d build: done in \d+\.\d s: 6 economies \(1 microstates, 5 ranked\)",
+                     result.stderr, re.MULTILINE)
+    assert result.stdout.index("warming 2026-10") < result.stdout.index("published 2026-10")
+
+
+def test_refresh_unit_change_refused_then_forced_and_recorded_in_the_manifest(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    refresh(plan(api, tmp_path, "2026-10"), NOW)
+    # Tertiary enrolment now comes as a share per mille, not per cent: every value tenfold.
+    api.world = api.world.values(lambda code, iso3, year, value: value * 10
+                                 if code == "SE.TER.ENRR" and isinstance(value, float) else value)
+    with pytest.raises(RefreshRefused) as refused:
+        refresh(plan(api, tmp_path, "2026-11"), NOW)
+    (reason,) = refused.value.reasons
+    assert reason.startswith("SE.TER.ENRR (School enrollment, tertiary (% gross)) changed scale: its median "
+                             "reported value is ")
+    assert "(x10; more than x3 either way): a unit change upstream?" in reason
+    assert not (tmp_path / "data" / "snapshots" / "2026-11").exists()
+
+    done = refresh(plan(api, tmp_path, "2026-11", force=True), NOW)
+    assert done.overridden == (reason,) and read_current_id(tmp_path / "data") == "2026-11"
+    assert manifest(tmp_path)["forced"] == [reason], "the manifest says it was forced, and why"
+    assert list(manifest(tmp_path))[-3:] == ["forced", "countries", "checksums"]
+    snapshot, problems = read_snapshot(tmp_path / "data" / "snapshots" / "2026-11")
+    assert snapshot is not None and problems == [], "servers load a forced manifest"
+    assert validate_main([str(tmp_path / "data" / "snapshots" / "2026-11")]) == 0
+    assert [entry.forced for entry in list_snapshots(tmp_path / "data")] == [False, True]
+    capsys.readouterr()
+    assert main(["list", "--data-dir", str(tmp_path / "data")]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "* 2026-11  published 2026-11-01  6 economies valid  forced past the checks  (current)")
+
+    again = refresh(plan(api, tmp_path, "2026-11"), NOW)
+    assert again.already and not again.outcome.changed, "a re-run of a forced month is the same month"
+    assert manifest(tmp_path)["forced"] == [reason]
+
+
+# --- a whole world: a source redrawn, and a real next month --------------------------------------
+
+ROOT_RAW = ROOT / "data" / "raw"
+
+
+def redrawn(world: World, source: str, seed: int = 23) -> World:
+    """Every value of ``source``'s series (not population) drawn again: each economy gets the
+    values of another economy of the same series, as a broken extract would serve them."""
+    economies = sorted(str(row["id"]) for row in world.countries if row["region"] != {
+        "id": "NA", "iso2code": "NA", "value": "Aggregates"})
+    rng = random.Random(seed)
+    donors: dict[str, dict[str, str]] = {}
+    for code in world.series:
+        shuffled = economies[:]
+        rng.shuffle(shuffled)
+        donors[code] = dict(zip(economies, shuffled, strict=True))
+    values = {(code, str(row["countryiso3code"]), str(row["date"])): row["value"]
+              for code, rows in world.series.items() for row in rows}
+
+    def draw(code: str, iso3: str, year: int, value: object) -> object:
+        if world.meta[code]["sourceid"] != source or code == POPULATION or iso3 not in donors[code]:
+            return value
+        return values[(code, donors[code][iso3], str(year))]
+
+    return world.values(draw)
+
+
+def next_month(world: World, seed: int = 11) -> World:
+    """A real month later: the source revised one value in twenty by up to 3 %, and one gap in
+    ten of the last two years got its value (the year before's, give or take 3 %)."""
+    rng = random.Random(seed)
+    values = {(code, str(row["countryiso3code"]), int(str(row["date"]))): row["value"]
+              for code, rows in world.series.items() for row in rows}
+
+    def month(code: str, iso3: str, year: int, value: object) -> object:
+        draw = rng.random()
+        if isinstance(value, (int, float)) and code != POPULATION and draw < 0.05:
+            return round(value * (1 + rng.uniform(-0.03, 0.03)), 4)
+        before = values.get((code, iso3, year - 1))
+        if value is None and year >= 2025 and draw < 0.1 and isinstance(before, (int, float)):
+            return round(before * (1 + rng.uniform(-0.03, 0.03)), 4)
+        return value
+
+    return world.values(month)
+
+
+@pytest.fixture(scope="module")
+def whole_world() -> World:
+    """The sample's 217 economies (data/raw, synthetic values) as the API would serve them."""
+    return from_raw(ROOT_RAW)
+
+
+def whole_plan(api: FakeWorldBank, tmp_path: Path, snapshot_id: str, **changes: Any) -> Plan:
+    fcv = {"AFG": "Conflict", "SSD": "Conflict"}
+    base = Plan(Release.parse(snapshot_id), SourceSettings(api.base_url, timeout=10, retries=1, backoff=0),
+                tmp_path / "work", tmp_path / "data", fcv)
+    return dataclasses.replace(base, **changes)
+
+
+def test_refresh_refuses_a_redrawn_source_and_publishes_the_next_real_month(
+    api: FakeWorldBank, whole_world: World, tmp_path: Path
+) -> None:
+    api.world = whole_world
+    first = refresh(whole_plan(api, tmp_path, "2026-10"), NOW)
+    assert len(first.fetched.tables.economies) == 217
+
+    api.world = redrawn(whole_world, source="2")  # every WDI value redrawn
+    with pytest.raises(RefreshRefused) as refused:
+        refresh(whole_plan(api, tmp_path, "2026-11"), NOW)
+    ranking, typical = refused.value.reasons
+    rho = float(re.findall(r"rank correlation (-?\d\.\d+)", ranking)[0])
+    assert rho < 0.9 and "with 2026-10 over 217 economies (below 0.98); largest moves: " in ranking
+    median = float(re.findall(r"moved (\d+\.\d+) points \(median", typical)[0])
+    assert median > 5 and re.search(r": 21\d of 217 moved; largest moves: [^,]+ [-+]\d+\.\d\d, ", typical)
+    assert read_current_id(tmp_path / "data") == "2026-10"
+    assert not (tmp_path / "data" / "snapshots" / "2026-11").exists()
+
+    api.world = next_month(whole_world)  # the same source, a month on
+    done = refresh(whole_plan(api, tmp_path, "2026-11"), NOW)
+    assert done.checked is not None and done.checked.reasons == []
+    assert done.checked.rank_correlation is not None and done.checked.rank_correlation > 0.99
+    assert done.checked.median_move is not None and done.checked.median_move < 0.5
+    assert done.checked.scale_change is not None and done.checked.scale_change[1] < 1.2
+    assert read_current_id(tmp_path / "data") == "2026-11"
+    assert done.report is not None and "composite score moved for" in str(done.report.document["summary"])
+
+
+def test_refresh_with_replace_checks_against_what_it_replaces(api: FakeWorldBank, tmp_path: Path) -> None:
+    refresh(plan(api, tmp_path, "2026-11"), NOW)
+    api.edit = revised
+    with pytest.raises(SnapshotConflict, match="already published with different content"):
+        refresh(plan(api, tmp_path, "2026-11"), NOW)
+    done = refresh(plan(api, tmp_path, "2026-11", conflict=Conflict.REPLACE), NOW)
+    assert done.outcome.placement is Placement.REPLACED and done.checked is not None
+    assert done.report is not None and done.report.previous == "2026-11"
+
+
+def test_refresh_on_a_full_disk_names_the_step(
+    api: FakeWorldBank, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full(*_: object) -> Path:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(refresh_module, "write_tables", full)
+    with pytest.raises(StepFailed, match=r"^2026-10: the fetch step failed on .*/work/raw/2026-10: No space left on "
+                                         r"device \(ENOSPC\); nothing was published$"):
+        refresh(plan(api, tmp_path, "2026-10"), NOW)
+    assert read_current_id(tmp_path / "data") is None
