@@ -745,6 +745,12 @@ def _edge(docs: list[Doc]) -> tuple[Doc, dict[str, str]]:
     return container, env
 
 
+def _edge_volumes(docs: list[Doc]) -> dict[str, Doc]:
+    """The edge pods' volumes by name."""
+    deployment = _one(docs, "Deployment", "readiness-edge")
+    return {volume["name"]: volume for volume in deployment["spec"]["template"]["spec"]["volumes"]}
+
+
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_edge_renders_the_shipped_template_into_writable_directories(
     manifests: dict[str, list[Doc]], overlay: str
@@ -753,8 +759,7 @@ def test_edge_renders_the_shipped_template_into_writable_directories(
 
     docs = manifests[overlay]
     container, env = _edge(docs)
-    deployment = _one(docs, "Deployment", "readiness-edge")
-    volumes = {volume["name"]: volume for volume in deployment["spec"]["template"]["spec"]["volumes"]}
+    volumes = _edge_volumes(docs)
     mounts = {mount["mountPath"]: mount for mount in container["volumeMounts"]}
     template = volumes[mounts["/etc/nginx/templates"]["name"]]["configMap"]["name"]
     assert _one(docs, "ConfigMap", template)["data"] == {"default.conf.template": TEMPLATE.read_text()}
@@ -781,8 +786,7 @@ def test_edge_mounts_its_key_rules_where_the_template_imports_them(
     # docs/OPERATIONS.md#one-key-per-answer: edge-keys.js in EDGE_JS_PATH, njs loaded.
     docs = manifests[overlay]
     container, env = _edge(docs)
-    deployment = _one(docs, "Deployment", "readiness-edge")
-    volumes = {volume["name"]: volume for volume in deployment["spec"]["template"]["spec"]["volumes"]}
+    volumes = _edge_volumes(docs)
     mount = {mount["mountPath"]: mount for mount in container["volumeMounts"]}[env["EDGE_JS_PATH"]]
     keys = _one(docs, "ConfigMap", volumes[mount["name"]]["configMap"]["name"])["data"]
     assert keys == {"edge-keys.js": (ROOT / "k8s" / "base" / "edge-keys.js").read_text()}

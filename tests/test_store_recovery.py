@@ -36,19 +36,10 @@ from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 
 from tests.conftest import access_lines, assert_error_envelope, gen_test, tiny_data
 from tests.processes import free_port
+from tests.test_store_faults import Clock
 
 ARCHIVES = ("2023-12", "2024-12", "2025-12")
 """The tiny data's snapshots before the current 2026-11: history's Decembers."""
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture
