@@ -110,11 +110,19 @@ separated_and_quoted = st.tuples(
 ).flatmap(st.permutations).map("".join)
 """Text holding a separator (comma, CR or LF) and a quote together, in any order."""
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+formulas = st.tuples(st.sampled_from(FORMULA_STARTS), st.one_of(st.text(max_size=6), separated_and_quoted)).map(
+    "".join
+)
+"""Text a spreadsheet would run as a formula, some with a separator and a quote too."""
+
 json_scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1),
-    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12), separated_and_quoted,
+    st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=12), separated_and_quoted, formulas,
+    st.integers(-(2**63), -1), st.floats(max_value=-1e-9, allow_nan=False, allow_infinity=False),
     st.sampled_from(["Korea, Rep.", 'say "hi"', "", ",", '"', "\r\n", "Côte d'Ivoire", "\x00",
-                     'Say "hi", friend']),
+                     'Say "hi", friend', '=HYPERLINK("x")', "-1.5", "@SUM(A1)", "+1", "\tx", "\r\n=1", "a=b"]),
 )
 
 
@@ -128,15 +136,40 @@ json_scalars = st.one_of(
     )
 )
 def test_to_csv_reads_back_as_the_cells_json_would_write(table: tuple[list[str], list[dict[str, Any]]]) -> None:
+    """Quotes, separators and formulas together: the csv module reads back every cell, a text cell
+    (header included) starting with a formula character with a ``'`` in front, numbers (negative
+    ones too) exactly as JSON writes them."""
     columns, rows = table
-    expected = [columns] + [[_text(row.get(name)) for name in columns] for row in rows]
+    expected = [[_text(name) for name in columns]] + [[_text(row.get(name)) for name in columns] for row in rows]
     assert read_back(to_csv(columns, rows)) == expected
 
 
 def _text(value: JsonValue) -> str:
     if isinstance(value, str):
-        return value
+        return "'" + value if value.startswith(FORMULA_STARTS) else value
     return "" if value is None else orjson.dumps(value).decode()
+
+
+@pytest.mark.parametrize(
+    ("text", "cell"),
+    [('=HYPERLINK("x")', b'"\'=HYPERLINK(""x"")"'), ("-1.5", b"'-1.5"), ("@SUM(A1)", b"'@SUM(A1)"),
+     ("+1", b"'+1"), ("\tx", b"'\tx"), ("\rx", b"\"'\rx\""), ("=1,2", b"\"'=1,2\""), ("a=b", b"a=b"),
+     ("", b""), ("'=x", b"'=x")],
+)
+def test_to_csv_text_that_looks_like_a_formula_gets_a_quote_mark_in_front(text: str, cell: bytes) -> None:
+    """OWASP's CSV injection advice, in both paths (a plain row and one the csv module writes)."""
+    for other in ("x", 'say "hi"'):
+        document = to_csv(["t", "o"], [{"t": text, "o": other}])
+        line = document.split(b"\r\n")[1]
+        assert line.startswith(cell + b","), (text, other, line)
+        assert read_back(document)[1][0] == (text if cell in (b"a=b", b"", b"'=x") else "'" + text)
+
+
+def test_to_csv_negative_numbers_are_numbers_not_formulas() -> None:
+    """A JSON number is never escaped (a negative governance estimate stays -1.5); the same text is."""
+    document = to_csv(["n", "t", "i"], [{"n": -1.5, "t": "-1.5", "i": -3}, {"n": -0.0, "t": "+1", "i": 0}])
+    assert document == BOM + b"n,t,i\r\n-1.5,'-1.5,-3\r\n-0.0,'+1,0\r\n"
+    assert read_back(document)[1:] == [["-1.5", "'-1.5", "-3"], ["-0.0", "'+1", "0"]]
 
 
 # --- pandas over a real server, on the bundled sample -------------------------------------

@@ -4,7 +4,9 @@ RFC 4180: comma-separated, CRLF line ends, a field quoted (with ``""`` for a quo
 holds a comma, a quote, CR or LF. UTF-8 with a byte-order mark, so that spreadsheets read
 "Côte d'Ivoire" as UTF-8 (pandas and Python's ``utf-8-sig`` strip it). A header row always,
 also with no rows. Cells: numbers exactly as the JSON answer writes them (orjson), ``true`` and
-``false`` for booleans, an empty cell for null or an absent key, text as it is.
+``false`` for booleans, an empty cell for null or an absent key, text as it is, except that text
+beginning with ``=``, ``+``, ``-``, ``@``, a tab or CR gets a ``'`` in front (OWASP's CSV
+injection advice: a spreadsheet would run it as a formula). A number is never text: -1.5 stays -1.5.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from loaders import JsonValue
 
 BOM = "\ufeff"
 """UTF-8's byte-order mark, first in every CSV body (docs/DECISIONS.md#csv)."""
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A text cell beginning with one of these gets a ``'`` in front (docs/DECISIONS.md#csv)."""
 
 BOM_BYTES = BOM.encode()
 CRLF = b"\r\n"
@@ -46,7 +51,9 @@ def to_csv(columns: Sequence[str], rows: Sequence[Mapping[str, JsonValue]]) -> b
     """
     table: list[Sequence[JsonValue | orjson.Fragment]] = [[_text(name) for name in columns]]
     table += [
-        [_EMPTY if value is None else _text(value) if isinstance(value, str) and "," in value else value
+        [_EMPTY if value is None
+         else _text(value) if isinstance(value, str) and ("," in value or value.startswith(FORMULA_STARTS))
+         else value
          for value in map(row.get, columns)]
         for row in rows
     ]
@@ -58,11 +65,18 @@ def to_csv(columns: Sequence[str], rows: Sequence[Mapping[str, JsonValue]]) -> b
     return BOM_BYTES + b"".join(_line(cells, line) + CRLF for cells, line in zip(originals, lines, strict=True))
 
 
+def _defused(text: str) -> str:
+    """The one formula rule, for both paths: text beginning with a ``FORMULA_STARTS`` character
+    with a ``'`` in front, so that a spreadsheet shows it instead of running it; other text as it is."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def _text(value: str) -> str | orjson.Fragment:
-    """Text as orjson should write it: as itself when it has no comma; with a comma, as its
-    JSON text (escapes and all) between two marks that become CSV's quotes instead of JSON's.
-    Either way a quote, backslash or control character in it is a JSON escape, which
+    """Text as orjson should write it (``_defused`` first): as itself when it has no comma; with a
+    comma, as its JSON text (escapes and all) between two marks that become CSV's quotes instead
+    of JSON's. Either way a quote, backslash or control character in it is a JSON escape, which
     ``_needs_csv_module`` sees."""
+    value = _defused(value)
     if "," not in value:
         return value
     return orjson.Fragment(_MARK + orjson.dumps(value)[1:-1] + _MARK)
@@ -92,7 +106,7 @@ def _line(cells: Sequence[JsonValue], json_line: bytes) -> bytes:
 
 
 def _cell(value: JsonValue) -> str:
-    """A cell's text for the csv module: text as it is, null as nothing, the rest as JSON."""
+    """A cell's text for the csv module: text ``_defused``, null as nothing, the rest as JSON."""
     if isinstance(value, str):
-        return value
+        return _defused(value)
     return "" if value is None else orjson.dumps(value).decode()

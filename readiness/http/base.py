@@ -18,6 +18,10 @@ from readiness.domain.errors import ALLOWED_METHODS, MethodNotAllowed, ProtocolE
 from readiness.http.lifecycle import CLOSE, close_when_sent
 from readiness.http.representation import JSON_HEADERS, represent_request
 
+ALLOWED_HEADERS = "If-None-Match, If-Modified-Since, Accept-Encoding"
+"""The request headers a browser script may send (CORS preflight; docs/API.md#headers): the two
+validators of a conditional request, and Accept-Encoding."""
+
 MAX_URL_BYTES = 8192
 """Longer request URLs get 414 before any parsing (docs/DECISIONS.md#requests-and-connections)."""
 
@@ -74,7 +78,7 @@ class BaseHandler(RequestHandler):
         """Answer a CORS preflight: 204 with the methods and headers a browser may use."""
         self.set_status(204)
         self.set_header("Access-Control-Allow-Methods", ALLOWED_METHODS)
-        self.set_header("Access-Control-Allow-Headers", "If-None-Match, Accept-Encoding")
+        self.set_header("Access-Control-Allow-Headers", ALLOWED_HEADERS)
         self.set_header("Access-Control-Max-Age", "86400")
         self.finish()
 
