@@ -9,18 +9,26 @@ rules that join two values, which OpenAPI cannot state (docs/DECISIONS.md#the-op
 
 Only a 400 whose message is exactly that rule's is excused (a HEAD answer has no body: the
 same request is sent as GET to read it); anything else fails as before.
+
+A second check replaces ``negative_data_rejection``: the same check, except for a malformed
+``code`` beside a well-formed ``codes``, which wins and leaves ``code`` unread
+(docs/DECISIONS.md#query-parameters). Excused only when the same request without ``code``
+gets the same status: the answer did not depend on it.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import requests
 import schemathesis
-from schemathesis.specs.openapi.checks import positive_data_acceptance
+from schemathesis.specs.openapi.checks import negative_data_rejection, positive_data_acceptance
 
 LEVEL_WITHOUT_CODE = "Invalid request. level=country needs code or codes"
 YEARS_REVERSED = "(first year not after the last)"
+CODES = re.compile(r"[A-Za-z]{3}(?:,[A-Za-z]{3})*")
 
 
 def _excused(case: Any, response: Any) -> bool:
@@ -53,3 +61,26 @@ def positive_data_acceptance_but_joint_rules(ctx: Any, response: Any, case: Any)
     if _excused(case, response):
         return None
     return positive_data_acceptance(ctx, response, case)
+
+
+def _losing_code_unread(response: Any) -> bool:
+    """True when a 2xx answered a request whose ``codes`` is well-formed, so that ``code`` was
+    not read, and the same request without ``code`` gets the same status."""
+    if not 200 <= response.status_code < 300:
+        return False
+    request = response.request
+    parts = urlsplit(str(request.url))
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    values = dict(pairs)
+    if "code" not in values or not CODES.fullmatch(values.get("codes", "").strip()):
+        return False
+    without = urlunsplit(parts._replace(query=urlencode([(k, v) for k, v in pairs if k != "code"])))
+    return requests.request(str(request.method), without, timeout=10).status_code == response.status_code
+
+
+@schemathesis.check
+def negative_data_rejection_but_losing_code(ctx: Any, response: Any, case: Any) -> bool | None:
+    """``negative_data_rejection``, except for the unread ``code`` of this module's docstring."""
+    if _losing_code_unread(response):
+        return None
+    return negative_data_rejection(ctx, response, case)

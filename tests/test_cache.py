@@ -160,6 +160,38 @@ def test_codec_round_trips_the_meta_and_rebuilds_the_headers() -> None:
     assert AnswerCodec().unpack("k", AnswerCodec().pack("k", plain)) == plain
 
 
+def test_codec_round_trips_the_next_page_link() -> None:
+    following = "/api/v1/readiness?region=Latin%20America%20%26%20Caribbean&limit=2&offset=4"
+    answer = Answer.of(b'{"a":1}', AnswerMeta(Format.JSON, "2026-11", "2026-11-05", 30, "readiness", following))
+    unpacked = AnswerCodec().unpack("k", AnswerCodec().pack("k", answer))
+    assert unpacked == answer
+    assert unpacked is not None and unpacked.headers == answer.headers
+    assert ("Link", f'<{following}>; rel="next"') in unpacked.headers
+
+
+def test_codec_refuses_a_signed_next_page_no_answer_could_have() -> None:
+    codec = AnswerCodec()
+    following = "/api/v1/readiness?limit=2&offset=2"
+    packed = codec.pack("k", Answer.of(b'{"a":1}', AnswerMeta(Format.JSON, "2026-11", None, 3, None, following)))
+
+    def signed_with_next(text: bytes) -> bytes:
+        assert len(text) == len(following)  # refused for what it says, not for its length
+        forged = packed[: -len(following)] + text
+        etag_start = _HEADER.size + 32
+        return forged[:_HEADER.size] + codec._mac(forged[:_HEADER.size], "k", forged[etag_start:]) + forged[etag_start:]
+
+    unpacked = codec.unpack("k", signed_with_next(b"/api/v1/readiness?limit=2&offset=9"))
+    assert unpacked is not None and unpacked.meta.next == "/api/v1/readiness?limit=2&offset=9"
+    assert codec.unpack("k", signed_with_next(b'/api/v1/readiness?a>;"\r\nX: 1234567')) is None
+    assert codec.unpack("k", signed_with_next(b"https://evil.example/?limit=2&off=")) is None
+
+
+def test_meta_refuses_a_next_page_that_is_not_a_v1_relative_url() -> None:
+    for bad in ("", "/api/readiness?limit=2", "/api/v1/readiness?a=<b>", "/api/v1/readiness?a\r\nb", "//x/api/v1/a?b"):
+        with pytest.raises(ValueError, match="next-page"):
+            AnswerMeta(next=bad)
+
+
 def test_codec_value_with_altered_meta_or_older_format_is_none() -> None:
     codec = AnswerCodec()
     packed = codec.pack("k", Answer.of(b'{"a":1}', META))

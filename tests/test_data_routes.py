@@ -141,6 +141,60 @@ async def test_indicators_limit_cuts_rows_and_total_counts_all(http_client: Asyn
     assert body(response)["count"] == 3 and response.headers["X-Total-Count"] == str(EVERY)
 
 
+def next_link(response: HTTPResponse) -> str | None:
+    """The target of a ``Link: <...>; rel="next"`` header, None without one."""
+    link = response.headers.get("Link")
+    if link is None:
+        return None
+    assert link.startswith("</api/v1/") and link.endswith('>; rel="next"'), link
+    return link[1 : -len('>; rel="next"')]
+
+
+async def follow(client: AsyncHTTPClient, base_url: str, path: str) -> tuple[list[HTTPResponse], int]:
+    """Every page from ``path`` on, following ``Link: rel="next"``; and X-Total-Count (the same on each)."""
+    pages = [await get(client, base_url, path)]
+    while (following := next_link(pages[-1])) is not None:
+        pages.append(await get(client, base_url, following))
+    totals = {page.headers["X-Total-Count"] for page in pages}
+    assert len(totals) == 1
+    assert "Link" not in pages[-1].headers
+    return pages, int(totals.pop())
+
+
+@gen_test
+@pytest.mark.parametrize(("route", "query"), [
+    ("/api/v1/indicators", "limit=7"), ("/api/v1/indicators", "region=ECA&indicators=GE.EST,IT.NET.USER.ZS&limit=1"),
+    ("/api/v1/history", "limit=5&fields=score"), ("/api/v1/history", "limit=2&years=2025:2026&code=AAA,BBB,CCC"),
+])
+async def test_data_routes_following_next_links_gives_every_row(
+    http_client: AsyncHTTPClient, base_url: str, route: str, query: str
+) -> None:
+    unpaged = "&".join(part for part in query.split("&") if not part.startswith("limit="))
+    full = rows(await get(http_client, base_url, f"{route}?{unpaged}"))
+    pages, total = await follow(http_client, base_url, f"{route}?{query}")
+    assert [row for page in pages for row in rows(page)] == full and total == len(full)
+    limit = int(query.partition("limit=")[2].partition("&")[0])
+    assert len(pages) == max(1, -(-total // limit))
+    csv_pages, csv_total = await follow(http_client, base_url, f"{route}?{query}&format=csv")
+    full_csv = csv_rows(await get(http_client, base_url, f"{route}?{unpaged}&format=csv"))
+    assert csv_total == total and len(csv_pages) == len(pages)
+    assert [csv_rows(csv_pages[0])[0]] + [line for page in csv_pages for line in csv_rows(page)[1:]] == full_csv
+
+
+@gen_test
+async def test_data_routes_offset_link_and_bad_offset(http_client: AsyncHTTPClient, base_url: str) -> None:
+    response = await get(http_client, base_url, "/api/v1/indicators?code=ccc&limit=3&offset=3")
+    assert [row["indicator_code"] for row in rows(response)] == [indicator.code for indicator in INDICATORS[3:6]]
+    assert response.headers["Link"] == '</api/v1/indicators?codes=CCC&limit=3&offset=6>; rel="next"'
+    assert response.headers["X-Total-Count"] == str(EVERY)
+    last = await get(http_client, base_url, "/api/v1/history?offset=15")
+    assert len(rows(last)) == 1 and "Link" not in last.headers and last.headers["X-Total-Count"] == "16"
+    for route in ("/api/v1/indicators", "/api/v1/history"):
+        assert_error_envelope(await get(http_client, base_url, f"{route}?offset=-3"), 400, "offset=", "0 to 9999999")
+    for route in ("/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"):
+        assert_error_envelope(await get(http_client, base_url, f"{route}?offset=3"), 400, "Unknown parameter 'offset'")
+
+
 @gen_test
 async def test_indicators_year_reads_the_december_archive(http_client: AsyncHTTPClient, base_url: str) -> None:
     response = await get(http_client, base_url, "/api/v1/indicators?year=2023&code=DDD&indicators=GE.EST")
@@ -411,6 +465,8 @@ async def test_changes_damaged_report_is_404(
 
 ROUTES = [
     "/api/v1/indicators?code=AAA",
+    "/api/v1/indicators?limit=5&offset=5",
+    "/api/v1/history?limit=3&format=csv",
     "/api/v1/indicators?format=csv",
     "/api/v1/history",
     "/api/v1/history?format=csv",
@@ -491,8 +547,10 @@ async def test_every_route_through_redis_gives_identical_answers(
         await eventually(written, "the first app's Redis write")
         shared = await client.fetch(urls[1] + path)
         assert shared.body == computed.body
-        for name in ("Etag", "Content-Type", "X-Readiness-Snapshot", "Last-Modified"):
+        for name in ("Etag", "Content-Type", "X-Readiness-Snapshot", "Last-Modified", "X-Total-Count", "Link"):
             assert shared.headers.get(name) == computed.headers.get(name), name
+        if "limit=" in path:  # the next page's Link survives the Redis round trip
+            assert shared.headers["Link"].endswith('>; rel="next"')
         assert [line["cache"] for line in access_lines(other)] == ["redis"]
     finally:
         for server in servers:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import logging
+import re
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
@@ -295,6 +296,20 @@ async def test_readiness_options_is_cors_preflight_204(fetch: Any) -> None:
 
 
 @gen_test
+@pytest.mark.parametrize("path", [V1, LEGACY, V1 + "?format=csv"])
+async def test_preflight_allows_both_validators_and_accept_encoding(fetch: Any, path: str) -> None:
+    """A browser script may send a conditional request (either validator) and Accept-Encoding."""
+    response = await fetch(path, method="OPTIONS", headers={
+        "Origin": "https://example.org", "Access-Control-Request-Method": "GET",
+        "Access-Control-Request-Headers": "if-modified-since, if-none-match",
+    })
+    assert response.code == 204
+    allowed = {name.strip().lower() for name in response.headers["Access-Control-Allow-Headers"].split(",")}
+    assert allowed == {"if-none-match", "if-modified-since", "accept-encoding"}
+    assert response.headers["Access-Control-Max-Age"] == "86400"
+
+
+@gen_test
 async def test_readiness_head_same_headers_no_body(fetch: Any) -> None:
     for encoding in ("identity", "gzip"):
         options = {"headers": {"Accept-Encoding": encoding}, "decompress_response": False}
@@ -462,6 +477,29 @@ async def test_readiness_cors_exposes_validators_and_legacy_headers(fetch: Any) 
     }
 
 
+CORS_READABLE = {"ETag", "Last-Modified", "Link", "X-Total-Count", "X-Readiness-Snapshot"}
+"""What a browser script must be able to read of an answer: validators, paging and the snapshot."""
+
+
+@gen_test
+@pytest.mark.parametrize("target", [V1 + "?code=KEN", V1 + "?format=csv&limit=3", LEGACY])
+async def test_cors_exposes_validators_paging_and_snapshot_on_a_computed_answer_and_a_lane_hit(
+    fetch: Any, handlers_built: list[str], target: str
+) -> None:
+    path = target.split("?")[0]
+    computed = await fetch(target)
+    assert handlers_built == [path]
+    hit = await fetch(target)
+    assert handlers_built == [path], "the second request was not answered by the hit lane"
+    for response in (computed, hit):
+        assert response.code == 200
+        assert response.headers["Access-Control-Allow-Origin"] == "*"
+        exposed = {name.strip() for name in response.headers["Access-Control-Expose-Headers"].split(",")}
+        assert CORS_READABLE <= exposed
+        assert {"Etag", "Last-Modified", "X-Total-Count", "X-Readiness-Snapshot"} <= set(response.headers)
+    assert hit.headers["Access-Control-Expose-Headers"] == computed.headers["Access-Control-Expose-Headers"]
+
+
 @gen_test
 async def test_metrics_requests_cache_outcomes_and_snapshot(fetch: Any, app: Application) -> None:
     await fetch(V1 + "?code=KEN")
@@ -564,7 +602,7 @@ async def test_readiness_v1_unknown_name_400_did_you_mean(fetch: Any, query: str
     response = await fetch(V1 + query)
     assert_error_envelope(response, 400, f"Invalid request. Unknown parameter '{name}'.", hint,
                           "Accepted parameters: code, codes, level, region, income, fcv, year, sort, order, "
-                          "fields, shortnames, indicators, limit, format.")
+                          "fields, shortnames, indicators, limit, offset, format.")
     assert response.headers["Cache-Control"] == "no-store"
     legacy = await fetch(LEGACY + query)
     assert legacy.code == 200  # the legacy route ignores unknown names, as it always did
@@ -603,6 +641,76 @@ async def test_readiness_limit_cuts_after_sorting_total_in_header(fetch: Any, ro
     assert top.headers["X-Total-Count"] == full.headers["X-Total-Count"] == str(body(full)["count"])
     everything = await fetch(route + "?limit=1000")
     assert body(everything)["count"] == 217 and everything.headers["X-Total-Count"] == "217"
+
+
+def next_link(response: HTTPResponse) -> str | None:
+    """The target of a ``Link: <...>; rel="next"`` header, None without one."""
+    match = re.fullmatch(r'<(/api/v1/[^>]+)>; rel="next"', response.headers.get("Link", ""))
+    return match.group(1) if match else None
+
+
+@gen_test
+@pytest.mark.parametrize("query", ["?sort=score&region=SSA&limit=7", "?limit=50", "?codes=KEN,BRA,USA&limit=2"])
+async def test_readiness_following_next_links_pages_through_every_row(fetch: Any, query: str) -> None:
+    full = await fetch(V1 + "?" + "&".join(part for part in query[1:].split("&") if not part.startswith("limit=")))
+    total = full.headers["X-Total-Count"]
+    rows: list[dict[str, JsonValue]] = []
+    path: str | None = V1 + query
+    pages = 0
+    while path is not None:
+        page = await fetch(path)
+        assert page.code == 200, page.body
+        assert page.headers["X-Total-Count"] == total  # unchanged by paging
+        rows += data_list(page)
+        path = next_link(page)
+        pages += 1
+        if path is not None:
+            assert path.startswith(V1 + "?") and f"offset={len(rows)}" in path
+            assert body(page)["count"] == int(query.rpartition("limit=")[2])  # full pages while rows remain
+        else:
+            assert "Link" not in page.headers  # the last page links nowhere
+    assert rows == data_list(full) and len(rows) == int(total)
+    assert pages == -(-int(total) // int(query.rpartition("limit=")[2]))
+
+
+@gen_test
+async def test_readiness_offset_past_the_end_and_without_limit(fetch: Any) -> None:
+    past = await fetch(V1 + "?offset=217&limit=10")
+    assert body(past)["count"] == 0 and past.headers["X-Total-Count"] == "217" and "Link" not in past.headers
+    rest = await fetch(V1 + "?offset=210")
+    assert body(rest)["count"] == 7 and "Link" not in rest.headers
+    assert data_list(rest) == data_list(await fetch(V1))[210:]
+    first = await fetch(V1 + "?limit=100&offset=0")
+    assert first.headers["Link"] == '</api/v1/readiness?limit=100&offset=100>; rel="next"'
+    assert first.body == (await fetch(V1 + "?limit=100")).body
+
+
+@gen_test
+async def test_readiness_csv_pages_link_on_and_concatenate(fetch: Any) -> None:
+    full = await fetch(V1 + "?format=csv&region=lac&sort=score")
+    first = await fetch(V1 + "?format=csv&region=lac&sort=score&limit=20")
+    assert first.headers["Link"] == (
+        "</api/v1/readiness?region=Latin%20America%20%26%20Caribbean&sort=Composite%20Readiness%20Score"
+        '&order=desc&limit=20&offset=20&format=csv>; rel="next"'
+    )
+    lines = first.body.decode("utf-8-sig").split("\r\n")[:-1]
+    path = next_link(first)
+    while path is not None:
+        page = await fetch(path)
+        assert page.headers["Content-Type"] == "text/csv; charset=utf-8"
+        assert page.headers["X-Total-Count"] == first.headers["X-Total-Count"]
+        lines += page.body.decode("utf-8-sig").split("\r\n")[1:-1]  # each page has the header row
+        path = next_link(page)
+    assert lines == full.body.decode("utf-8-sig").split("\r\n")[:-1]
+
+
+@gen_test
+async def test_readiness_bad_offset_is_400_and_legacy_ignores_offset(fetch: Any) -> None:
+    for bad in ("-1", "x", "1.5", "10000000"):
+        assert_error_envelope(await fetch(V1 + f"?offset={bad}"), 400, f"offset='{bad}'", "0 to 9999999")
+    legacy = await fetch(LEGACY + "?limit=5&offset=5")
+    assert legacy.body == (await fetch(LEGACY + "?limit=5")).body
+    assert next_link(legacy) is None  # the legacy route keeps its successor Link
 
 
 @gen_test

@@ -261,7 +261,7 @@ def test_parse_unknown_name_message_is_the_contract_text() -> None:
     assert raised.value.message == (
         "Invalid request. Unknown parameter 'regoin'. Did you mean 'region'? Accepted parameters: "
         "code, codes, level, region, income, fcv, year, sort, order, fields, shortnames, indicators, "
-        "limit, format."
+        "limit, offset, format."
     )
 
 
@@ -293,13 +293,17 @@ def test_parse_each_route_refuses_names_it_does_not_take(route: Route, name: str
 
 def test_route_parameters_are_the_contract() -> None:
     assert ROUTE_PARAMETERS[Route.V1] == tuple(
+        "code codes level region income fcv year sort order fields shortnames indicators limit offset format".split()
+    )
+    assert ROUTE_PARAMETERS[Route.LEGACY] == tuple(
         "code codes level region income fcv year sort order fields shortnames indicators limit format".split()
     )
-    assert ROUTE_PARAMETERS[Route.LEGACY] == ROUTE_PARAMETERS[Route.V1]
     assert set(ROUTE_PARAMETERS[Route.INDICATORS]) == set(
-        "code codes region income fcv indicators year limit format".split()
+        "code codes region income fcv indicators year limit offset format".split()
     )
-    assert set(ROUTE_PARAMETERS[Route.HISTORY]) == set("code codes region income fcv fields years limit format".split())
+    assert set(ROUTE_PARAMETERS[Route.HISTORY]) == set(
+        "code codes region income fcv fields years limit offset format".split()
+    )
     assert ROUTE_PARAMETERS[Route.SNAPSHOTS] == ()
     assert ROUTE_PARAMETERS[Route.CHANGES] == ("format",)
     assert [route for route in Route if not route.strict] == [Route.LEGACY]
@@ -470,3 +474,44 @@ def test_parse_query_string_raw_non_ascii_names_are_unknown() -> None:
     with pytest.raises(UnknownParameter) as raised:
         parse_query_string("c\xc3\xb6de=KEN&code=BRA")
     assert raised.value.message.startswith("Invalid request. Unknown parameter 'cöde'. Did you mean 'code'?")
+
+
+# --- offset: paging the v1 list routes (docs/API.md#parameters: offset) -------------------------
+
+
+@pytest.mark.parametrize("route", [Route.V1, Route.INDICATORS, Route.HISTORY])
+@pytest.mark.parametrize(
+    ("raw", "offset"), [("0", 0), ("50", 50), ("007", 7), (" 12 ", 12), ("", 0), ("9999999", 9999999)]
+)
+def test_parse_offset_non_negative_whole_number(route: Route, raw: str, offset: int) -> None:
+    assert Query.parse({"offset": raw}, route).offset == offset
+
+
+@pytest.mark.parametrize("raw", ["-1", "1.5", "ten", "1e3", "10000000", "+5", "٣"])
+def test_parse_bad_offset_is_400_naming_it_and_what_it_accepts(raw: str) -> None:
+    with pytest.raises(InvalidParameter) as raised:
+        Query.parse({"offset": raw})
+    assert raised.value.status == 400
+    assert raised.value.name == "offset" and raised.value.message.startswith("Invalid request. offset=")
+    assert raised.value.message.endswith("use a whole number of rows to skip from 0 to 9999999.")
+
+
+def test_offset_is_not_a_legacy_parameter() -> None:
+    assert "offset" not in Route.LEGACY.accepted
+    assert Query.parse({"offset": "5", "limit": "2"}, Route.LEGACY).offset == 0  # ignored, as unknown names are
+    assert Query.parse({"offset": "5"}, Route.LEGACY).canonical() == ""
+    with pytest.raises(UnknownParameter):
+        Query.parse({"offset": "5"}, Route.SNAPSHOTS)
+    with pytest.raises(UnknownParameter):
+        Query.parse({"offset": "5"}, Route.CHANGES)
+
+
+def test_canonical_includes_offset_only_when_non_zero() -> None:
+    assert Query.parse({"limit": "50", "offset": "0"}).canonical() == "limit=50"
+    assert Query.parse({"limit": "50", "offset": "0050"}).canonical() == "limit=50&offset=50"
+    assert Query.parse({"offset": "3"}).canonical() == "offset=3"
+    paged = Query.parse({"region": "lac", "limit": "5", "offset": "10", "format": "csv"}, Route.INDICATORS)
+    assert paged.canonical() == "region=Latin%20America%20%26%20Caribbean&limit=5&offset=10&format=csv"
+    assert parse_query_string(paged.canonical(), Route.INDICATORS) == paged
+    assert Query.parse({"offset": "1"}) != Query.parse({"offset": "2"})
+

@@ -162,6 +162,17 @@ def test_limited_cuts_after_sorting_and_keeps_everything_without_a_limit() -> No
     assert codes(limited(matched, None)) == codes(matched)
 
 
+def test_limited_applies_offset_then_limit() -> None:
+    matched = select(filters_world(), Query.parse({"sort": "score", "limit": "2", "offset": "1"}))
+    assert codes(limited(matched, 2, 1)) == ["RWA", "MLI"]
+    assert codes(limited(matched, 2, 4)) == ["VEN"]
+    assert codes(limited(matched, 2, 5)) == [] and codes(limited(matched, None, 9)) == []
+    assert codes(limited(matched, None, 3)) == ["SOM", "VEN"]
+    assert codes(limited(matched, 2, 0)) == codes(limited(matched, 2))
+    pages = [codes(limited(matched, 2, start)) for start in range(0, len(matched), 2)]
+    assert sum(pages, []) == codes(matched)
+
+
 def test_columns_are_the_keys_project_gives_without_details(sample_current: Snapshot) -> None:
     kenya = sample_current.countries["KEN"]  # a loaded record: its keys in serving order
     for params in [{}, {"shortnames": "true"}, {"fields": "score,Region"},

@@ -21,7 +21,7 @@ from readiness.domain.csv_table import to_csv
 from readiness.domain.envelope import API_VERSION, answer_body
 from readiness.domain.errors import ChangeReportNotFound, CountryNotFound, InvalidParameter, NotFound
 from readiness.domain.meta import AnswerMeta, Format
-from readiness.domain.query import Query, Route
+from readiness.domain.query import PAGED_ROUTES, Query, Route
 from readiness.domain.select import columns, limited, missing_codes, project, select
 from readiness.domain.tables import (
     HISTORY_FIELDS,
@@ -56,11 +56,24 @@ HISTORY_ROW_BYTES = 220
 """About how many bytes one history row serializes to."""
 
 
-def answer_meta(snapshot: Snapshot, query: Query, download: str, total: int | None) -> AnswerMeta:
+def answer_meta(
+    snapshot: Snapshot, query: Query, download: str, total: int | None, next_page: str | None = None
+) -> AnswerMeta:
     """What an answer from ``snapshot`` says in its headers (docs/API.md#headers): the
     query's format, the snapshot's id and publication date, ``total`` rows before ``limit``,
-    and ``download`` (the route's name) to name a CSV file."""
-    return AnswerMeta(query.format, snapshot.id, snapshot.published, total, download)
+    ``download`` (the route's name) to name a CSV file, and the ``next_page`` URL."""
+    return AnswerMeta(query.format, snapshot.id, snapshot.published, total, download, next_page)
+
+
+def next_page(query: Query, route: Route, shown: int, total: int) -> str | None:
+    """The relative URL of the page after the ``shown`` rows ``query`` served on a paged
+    route (``PAGED_ROUTES``), while rows remain: the canonical query with ``offset`` advanced
+    past them, so the next page's cache key is the canonical one. None on the last page and on
+    routes that do not page (the legacy route keeps its headers)."""
+    path = PAGED_ROUTES.get(route)
+    if path is None or query.offset + shown >= total or not shown:
+        return None
+    return f"{path}?{replace(query, offset=query.offset + shown).canonical()}"
 
 
 def table_body(snapshot_id: str | None, rows: Sequence[Record]) -> bytes:
@@ -71,7 +84,8 @@ def table_body(snapshot_id: str | None, rows: Sequence[Record]) -> bytes:
 
 def compute_readiness(snapshot: Snapshot, query: Query, route: Route) -> Answer:
     """The answer of ``/api/v1/readiness`` and ``/api/readiness``: JSON or CSV, ``limit`` rows
-    of the countries that match, ``X-Total-Count`` all of them.
+    of the countries that match after ``offset`` (v1), ``X-Total-Count`` all of them, ``Link``
+    the next page while rows remain (v1).
 
     On the legacy route an unmatched code is an error (docs/DECISIONS.md#the-legacy-route); on
     v1 it only lowers the count (docs/API.md#the-response).
@@ -81,8 +95,8 @@ def compute_readiness(snapshot: Snapshot, query: Query, route: Route) -> Answer:
         if missing:
             raise CountryNotFound(missing)
     matched = select(snapshot, query)
-    rows = project(limited(matched, query.limit), query)
-    meta = answer_meta(snapshot, query, "readiness", len(matched))
+    rows = project(limited(matched, query.limit, query.offset), query)
+    meta = answer_meta(snapshot, query, "readiness", len(matched), next_page(query, route, len(rows), len(matched)))
     if query.format is Format.CSV:
         return Answer.of(to_csv(columns(query), rows), meta)
     label = "current" if query.year is None else snapshot.id
@@ -94,8 +108,10 @@ def compute_indicators(snapshot: Snapshot, query: Query, route: Route) -> Answer
     Country Code after the code, region, income and FCV filters, details filtered by
     ``indicators``; ``limit`` rows, ``X-Total-Count`` all of them."""
     matched = indicator_rows(snapshot.id, select(snapshot, _by_code(query)), query.indicators)
-    rows = limited(matched, query.limit)
-    meta = answer_meta(snapshot, query, "indicators", len(matched))
+    rows = limited(matched, query.limit, query.offset)
+    meta = answer_meta(
+        snapshot, query, "indicators", len(matched), next_page(query, route, len(rows), len(matched))
+    )
     if query.format is Format.CSV:
         return Answer.of(to_csv(INDICATOR_COLUMNS, rows), meta)
     return Answer.of(table_body(snapshot.id, rows), meta)
@@ -173,10 +189,11 @@ def compute_history(
     by_code = _by_code(query)
     selected = [(series, select(series, by_code)) for series in chosen]
     matched = history_rows(selected, history_columns(query.fields), rows_of)
-    rows = limited(matched, query.limit)
+    rows = limited(matched, query.limit, query.offset)
     newest = chosen[-1] if chosen else None
     meta = AnswerMeta(
-        query.format, newest.id if newest else None, newest.published if newest else None, len(matched), "history"
+        query.format, newest.id if newest else None, newest.published if newest else None, len(matched), "history",
+        next_page(query, Route.HISTORY, len(rows), len(matched)),
     )
     if query.format is Format.CSV:
         return Answer.of(to_csv(history_columns(query.fields), rows), meta)

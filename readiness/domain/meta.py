@@ -38,6 +38,9 @@ PUBLISHED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 """A publication date, ``YYYY-MM-DD`` (docs/DATA.md#manifestjson)."""
 DOWNLOAD_NAME = re.compile(r"[a-z]{1,32}")
 """What a CSV download's name starts with: the route's name, lower-case ASCII letters only."""
+NEXT_PAGE = re.compile(r"/api/v1/[a-z]{1,32}\?[A-Za-z0-9_.~%,:=&-]{1,8192}")
+"""The next page's relative URL (``Link: <...>; rel="next"``): a v1 path and a canonical query,
+percent-encoded ASCII only, so no quote, angle bracket or line break can reach the header."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +49,8 @@ class AnswerMeta:
 
     ``snapshot`` is the id of the snapshot the data comes from (``YYYY-MM``), ``published``
     its publication date (``YYYY-MM-DD``), ``total`` the rows that matched before ``limit``
-    (list answers), ``download`` the first part of a CSV file name (the route: "readiness").
+    (list answers), ``download`` the first part of a CSV file name (the route: "readiness"),
+    ``next`` the relative URL of the next page while rows remain (``NEXT_PAGE``).
     Raises ValueError for a value the headers could not carry safely.
     """
 
@@ -55,6 +59,7 @@ class AnswerMeta:
     published: str | None = None
     total: int | None = None
     download: str | None = None
+    next: str | None = None
 
     def __post_init__(self) -> None:
         # Checked here, once per computed answer, so every header value is known to be plain.
@@ -66,6 +71,8 @@ class AnswerMeta:
             raise ValueError(f"total out of range: {self.total}")
         if self.download is not None and not DOWNLOAD_NAME.fullmatch(self.download):
             raise ValueError(f"not a download name: {self.download!r}")
+        if self.next is not None and not NEXT_PAGE.fullmatch(self.next):
+            raise ValueError(f"not a next-page URL: {self.next!r}")
 
     @property
     def modified(self) -> int | None:
@@ -96,6 +103,8 @@ def meta_headers(meta: AnswerMeta) -> Headers:
         headers.append(("X-Readiness-Snapshot", meta.snapshot))
     if meta.total is not None:
         headers.append(("X-Total-Count", str(meta.total)))
+    if meta.next is not None:
+        headers.append(("Link", f'<{meta.next}>; rel="next"'))
     return tuple(headers)
 
 

@@ -55,42 +55,58 @@ _READINESS_PARAMETERS: tuple[str, ...] = (
     "code", "codes", "level", "region", "income", "fcv", "year", "sort", "order", "fields",
     "shortnames", "indicators", "limit", "format",
 )
+_V1_READINESS_PARAMETERS: tuple[str, ...] = (*_READINESS_PARAMETERS[:-1], "offset", "format")
 
 ROUTE_PARAMETERS: dict[Route, tuple[str, ...]] = {
-    Route.V1: _READINESS_PARAMETERS,
+    Route.V1: _V1_READINESS_PARAMETERS,
     Route.LEGACY: _READINESS_PARAMETERS,
-    Route.INDICATORS: ("code", "codes", "region", "income", "fcv", "indicators", "year", "limit", "format"),
-    Route.HISTORY: ("code", "codes", "region", "income", "fcv", "fields", "years", "limit", "format"),
+    Route.INDICATORS: (
+        "code", "codes", "region", "income", "fcv", "indicators", "year", "limit", "offset", "format",
+    ),
+    Route.HISTORY: ("code", "codes", "region", "income", "fcv", "fields", "years", "limit", "offset", "format"),
     Route.SNAPSHOTS: (),
     Route.CHANGES: ("format",),
 }
 """The parameters each route takes (docs/API.md#parameters). Names beginning with ``_`` are
-ignored everywhere and never reach the cache key (cache busters)."""
+ignored everywhere and never reach the cache key (cache busters). ``offset`` pages the v1 list
+routes only: the legacy route keeps its parameters (docs/DECISIONS.md#the-legacy-route)."""
 
 READINESS_ROUTES: tuple[Route, ...] = (Route.V1, Route.LEGACY)
 """The routes of the country query: on them ``indicators`` filters country mode only."""
 
 PARAMETERS: tuple[str, ...] = _READINESS_PARAMETERS
-"""Every name the country query routes read (docs/API.md#parameters)."""
+"""Every name the legacy country query route reads (docs/API.md#parameters)."""
+
+PAGED_ROUTES: dict[Route, str] = {
+    Route.V1: "/api/v1/readiness",
+    Route.INDICATORS: "/api/v1/indicators",
+    Route.HISTORY: "/api/v1/history",
+}
+"""The list routes that take ``offset``, with their paths: their answers link to the next page."""
 
 
 MAX_CODES = 300
 MAX_INDICATORS = 100
 MAX_LIMIT = 1000
 """``limit`` accepts 1..MAX_LIMIT rows (docs/API.md#parameters: limit)."""
+MAX_OFFSET = 9_999_999
+"""``offset`` accepts 0..MAX_OFFSET rows skipped (docs/API.md#parameters: offset)."""
 
 CODE_PATTERN = "[A-Za-z]{3}"
 INDICATOR_PATTERN = "[A-Za-z0-9._]{1,40}"
 YEAR_PATTERN = "[0-9]{4}"
 YEARS_PATTERN = "[0-9]{4}(:[0-9]{4})?"
 LIMIT_PATTERN = "[0-9]{1,4}"
+OFFSET_PATTERN = "[0-9]{1,7}"
 """What one code, indicator code, year, year range and limit look like: ASCII only, so nothing
-a client sends can become a path or an unbounded key (the OpenAPI document reuses these)."""
+a client sends can become a path or an unbounded key (the OpenAPI document reuses these); offset
+likewise."""
 
 _CODE = re.compile(CODE_PATTERN)
 _YEAR = re.compile(YEAR_PATTERN)
 _YEARS = re.compile(YEARS_PATTERN)
 _LIMIT = re.compile(LIMIT_PATTERN)
+_OFFSET = re.compile(OFFSET_PATTERN)
 _INDICATOR = re.compile(INDICATOR_PATTERN)
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _FORMATS = {member.value: member for member in Format}
@@ -106,8 +122,8 @@ class Query:
     top-level fields to keep in serving order (indicator_details is always kept where present,
     so it never appears here). ``indicators`` is None unless details are filtered (on the
     country query routes, only in country mode). ``income`` is a full income group name,
-    ``fcv`` the wanted FCV Status, ``limit`` the most rows served (after sorting), ``years``
-    an inclusive range of snapshot years (history).
+    ``fcv`` the wanted FCV Status, ``limit`` the most rows served (after sorting and skipping
+    ``offset`` rows), ``years`` an inclusive range of snapshot years (history).
     """
 
     codes: tuple[str, ...] = ()
@@ -122,6 +138,7 @@ class Query:
     shortnames: bool = False
     indicators: tuple[str, ...] | None = None
     limit: int | None = None
+    offset: int = 0
     format: Format = Format.JSON
     _canonical: str = field(default="", init=False, repr=False, compare=False)
 
@@ -175,6 +192,7 @@ class Query:
             shortnames=_boolean("shortnames", values["shortnames"]) if "shortnames" in values else False,
             indicators=indicators if details_filtered else None,
             limit=_limit(values["limit"]) if "limit" in values else None,
+            offset=_offset(values["offset"]) if "offset" in values else 0,
             format=_format(values["format"]) if "format" in values else Format.JSON,
         )
 
@@ -211,6 +229,8 @@ class Query:
             pairs.append(("indicators", ",".join(self.indicators)))
         if self.limit is not None:
             pairs.append(("limit", str(self.limit)))
+        if self.offset:
+            pairs.append(("offset", str(self.offset)))
         if self.format is not Format.JSON:
             pairs.append(("format", self.format.value))
         return urlencode(pairs, quote_via=quote, safe=",:")
@@ -315,6 +335,12 @@ def _limit(value: str) -> int:
     if not 1 <= limit <= MAX_LIMIT:
         raise InvalidParameter("limit", value, f"a whole number of rows from 1 to {MAX_LIMIT}")
     return limit
+
+
+def _offset(value: str) -> int:
+    if not _OFFSET.fullmatch(value):
+        raise InvalidParameter("offset", value, f"a whole number of rows to skip from 0 to {MAX_OFFSET}")
+    return int(value)
 
 
 def _format(value: str) -> Format:

@@ -41,9 +41,11 @@ def select(snapshot: Snapshot, query: Query) -> list[Country]:
     return sort_countries(found, query.sort, query.descending)
 
 
-def limited(rows: Sequence[T], limit: int | None) -> Sequence[T]:
-    """The first ``limit`` rows (all without a limit): ``limit`` applies after sorting
-    (docs/API.md#parameters: limit)."""
+def limited(rows: Sequence[T], limit: int | None, offset: int = 0) -> Sequence[T]:
+    """The first ``limit`` rows (all without a limit) after skipping ``offset`` rows: both
+    apply after sorting (docs/API.md#parameters: limit, offset)."""
+    if offset:
+        rows = rows[offset:]
     return rows if limit is None else rows[:limit]
 
 

@@ -103,12 +103,14 @@ _DATA: Json = {
 }
 """Headers of an answer that holds data of one snapshot (docs/API.md#headers)."""
 _LIST: Json = {**_DATA, "X-Total-Count": ref("headers", "X-Total-Count")}
+_PAGED: Json = {**_LIST, "Link": ref("headers", "NextLink")}
+"""Headers of a v1 list answer: a list's, and the next page's ``Link`` while rows remain."""
 _OPTIONAL_SNAPSHOT_HEADERS: tuple[tuple[str, Json], ...] = (
     ("Last-Modified", {"type": "string"}),
     ("X-Readiness-Snapshot", {"type": "string", "pattern": SNAPSHOT_ID}),
 )
 _HISTORY: Json = {
-    **_LIST,
+    **_PAGED,
     **{name: {"description": "As on the other data routes, for the newest snapshot included; absent "
                              "when `years` selects no snapshot.", "required": False, "schema": schema}
        for name, schema in _OPTIONAL_SNAPSHOT_HEADERS},
@@ -141,7 +143,7 @@ def _paths() -> Json:
         V1_PATH: _operations(
             "getReadiness", Route.V1,
             {"tags": ["data"], "summary": "Query the readiness index", "description": _USAGE},
-            _data_responses(_json_or_csv(ref("schemas", "Envelope")), _LIST, archive, error)),
+            _data_responses(_json_or_csv(ref("schemas", "Envelope")), _PAGED, archive, error)),
         LEGACY_PATH: _operations(
             "getReadinessLegacy", Route.LEGACY,
             {"tags": ["data"], "deprecated": True, "summary": "Query the readiness index (deprecated route)",
@@ -155,7 +157,7 @@ def _paths() -> Json:
              "description": ("One row per economy and indicator of one snapshot, ordered by "
                              "`Country Code`, then the economy's indicator order. With no parameters: "
                              "every indicator of every economy of the current snapshot.")},
-            _data_responses(_json_or_csv(ref("schemas", "IndicatorTable")), _LIST, archive, error)),
+            _data_responses(_json_or_csv(ref("schemas", "IndicatorTable")), _PAGED, archive, error)),
         HISTORY_PATH: _operations(
             "getHistory", Route.HISTORY,
             {"tags": ["data"], "summary": "Scores and ranks across snapshots",

@@ -26,6 +26,7 @@ from readiness.domain.query import (
     MAX_CODES,
     MAX_INDICATORS,
     MAX_LIMIT,
+    MAX_OFFSET,
     YEAR_PATTERN,
     YEARS_PATTERN,
     Route,
@@ -59,6 +60,8 @@ _YEAR = f"^(?:{YEAR_PATTERN})?$"
 _YEARS = f"^(?:{YEARS_PATTERN})?$"
 _LIMIT = f"^(?:[1-9][0-9]{{0,{len(str(MAX_LIMIT)) - 2}}}|{MAX_LIMIT})?$"
 """1 to MAX_LIMIT without leading zeros: stricter than the parser (which reads ``007``), never looser."""
+_OFFSET = f"^(?:0|[1-9][0-9]{{0,{len(str(MAX_OFFSET)) - 1}}})?$"
+"""0 to MAX_OFFSET (all nines) without leading zeros: stricter than the parser, never looser."""
 
 
 def _enum(values: tuple[str, ...]) -> Json:
@@ -126,7 +129,12 @@ def _text(name: str, route: Route) -> str:
                           "ignored, at the global level)." if readiness else
                           "Keeps only those indicators' rows.")),
         "limit": (f"At most this many rows, 1 to {MAX_LIMIT}, applied after sorting. `count` is the "
-                  "number of rows served; the `X-Total-Count` header, the number that matched."),
+                  "number of rows served; the `X-Total-Count` header, the number that matched."
+                  + (" While rows remain, the `Link` header (RFC 8288, `rel=\"next\"`) gives the "
+                     "next page's URL." if route is not Route.LEGACY else "")),
+        "offset": (f"Skips this many rows, 0 to {MAX_OFFSET}, after sorting and before `limit`. "
+                   "Default 0. Follow the `Link` header (`rel=\"next\"`) rather than counting: "
+                   "it is there while rows remain and absent on the last page."),
         "format": ("`json` (default) or `csv`: `text/csv; charset=utf-8` (RFC 4180, CRLF line "
                    "ends, UTF-8 with a byte order mark, a header row even without rows)"
                    + (f", one row per economy, `{DETAILS}` left out." if readiness else ".")
@@ -151,6 +159,7 @@ def _schema(name: str, route: Route) -> Json:
         "shortnames": _enum(BOOLEANS),
         "indicators": _pattern(_INDICATORS),
         "limit": _pattern(_LIMIT),
+        "offset": _pattern(_OFFSET),
         "format": _enum(("json", "csv")),
     }
     return schemas[name]

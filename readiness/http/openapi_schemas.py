@@ -88,6 +88,10 @@ def headers() -> Json:
         "X-Content-Type-Options": header("No MIME sniffing.", {"const": "nosniff"}),
         "Deprecation": header("RFC 9745: the route is deprecated from 2027-01-01.", {"const": DEPRECATION}),
         "Link": header("RFC 8288: the successor-version route.", {"const": SUCCESSOR_LINK}),
+        "NextLink": header("RFC 8288: the next page (the same query, `offset` past the rows served), "
+                           "while rows remain; absent on the last page.",
+                           {"type": "string", "pattern": '^</api/v1/[a-z]+\\?[A-Za-z0-9_.~%,:=&-]+>; rel="next"$'},
+                           required=False),
         "Retry-After": header("Seconds to wait before asking again (a busy service).",
                               {"type": "string", "pattern": "^[0-9]+$"}, required=False),
     }
@@ -97,7 +101,7 @@ def _described(schema: Mapping[str, JsonValue], text: str) -> Json:
     return {**copy.deepcopy(dict(schema)), "description": text}
 
 
-def _list_envelope(row: str, text: str) -> Json:
+def _list_envelope(row: str, text: str, snapshotless: bool = False) -> Json:
     """The envelope of the list routes: ``apiVersion``, ``snapshot``, ``count`` and the rows."""
     return {
         "type": "object",
@@ -106,8 +110,9 @@ def _list_envelope(row: str, text: str) -> Json:
         "additionalProperties": False,
         "properties": {
             "apiVersion": {"const": API_VERSION},
-            "snapshot": {"type": "string", "pattern": SNAPSHOT_ID,
-                         "description": "The id of the snapshot the rows come from (history: the newest)."},
+            "snapshot": {"type": ["string", "null"] if snapshotless else "string", "pattern": SNAPSHOT_ID,
+                         "description": "The id of the snapshot the rows come from (history: the newest; "
+                                        "null when `years` selects no snapshot)."},
             "count": {"type": "integer", "minimum": 0, "description": "Number of rows in `data`."},
             "data": {"type": "array", "items": ref("schemas", row)},
         },
@@ -220,7 +225,9 @@ def schemas() -> Json:
                 **indicator,
             },
         },
-        "History": _list_envelope("HistoryRow", "One row per economy and snapshot, oldest snapshot first."),
+        "History": _list_envelope(
+            "HistoryRow", "One row per economy and snapshot, oldest snapshot first.", snapshotless=True
+        ),
         "HistoryRow": {
             "type": "object",
             "description": "An economy's scores and ranks in one snapshot; `fields` may leave keys out.",
