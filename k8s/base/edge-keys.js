@@ -22,14 +22,14 @@
 var ROUTES = {
     '/api/v1/readiness': {strict: true, names: {code: true, codes: true, level: true, region: true, income: true,
         fcv: true, year: true, sort: true, order: true, fields: true, shortnames: true, indicators: true,
-        limit: true, format: true}},
+        limit: true, offset: true, format: true}},
     '/api/readiness': {strict: false, names: {code: true, codes: true, level: true, region: true, income: true,
         fcv: true, year: true, sort: true, order: true, fields: true, shortnames: true, indicators: true,
         limit: true, format: true}},
     '/api/v1/indicators': {strict: true, names: {code: true, codes: true, region: true, income: true, fcv: true,
-        indicators: true, year: true, limit: true, format: true}},
+        indicators: true, year: true, limit: true, offset: true, format: true}},
     '/api/v1/history': {strict: true, names: {code: true, codes: true, region: true, income: true, fcv: true,
-        fields: true, years: true, limit: true, format: true}},
+        fields: true, years: true, limit: true, offset: true, format: true}},
     '/api/v1/snapshots': {strict: true, names: {}},
 };
 var CHANGES = {strict: true, names: {format: true}};
