@@ -202,6 +202,16 @@ def assert_error_envelope(response: HTTPResponse, status: int, *fragments: str) 
         assert fragment in message, message
 
 
+class Clock:
+    """A clock the test moves by hand (``clock.now += 5``), for code that takes a clock."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def copy_tree(source: Path, target: Path) -> Path:
     """Copy a data directory so a test can damage it."""
     shutil.copytree(source, target)

@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from readiness.cache.breaker import CircuitBreaker
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.conftest import Clock
 
 
 def test_breaker_closed_allows_calls_until_threshold() -> None:
-    breaker = CircuitBreaker(failures=3, pause=5, clock=Clock())
+    breaker = CircuitBreaker(failures=3, pause=5, clock=Clock(100.0))
     for _ in range(2):
         breaker.failure()
         assert breaker.allow() and not breaker.is_open
@@ -23,7 +17,7 @@ def test_breaker_closed_allows_calls_until_threshold() -> None:
 
 
 def test_breaker_success_resets_the_count() -> None:
-    breaker = CircuitBreaker(failures=2, pause=5, clock=Clock())
+    breaker = CircuitBreaker(failures=2, pause=5, clock=Clock(100.0))
     breaker.failure()
     breaker.success()
     breaker.failure()
@@ -31,7 +25,7 @@ def test_breaker_success_resets_the_count() -> None:
 
 
 def test_breaker_open_lets_one_probe_per_pause() -> None:
-    clock = Clock()
+    clock = Clock(100.0)
     breaker = CircuitBreaker(failures=1, pause=5, clock=clock)
     breaker.failure()
     clock.now += 4.9
@@ -44,7 +38,7 @@ def test_breaker_open_lets_one_probe_per_pause() -> None:
 
 
 def test_breaker_failed_probe_reopens_successful_probe_closes() -> None:
-    clock = Clock()
+    clock = Clock(100.0)
     breaker = CircuitBreaker(failures=1, pause=5, clock=clock)
     breaker.failure()
     clock.now += 5

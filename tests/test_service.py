@@ -26,7 +26,7 @@ from readiness.domain.query import Route
 from readiness.cache.keys import cache_key
 from readiness.domain.compute import compute
 
-from tests.conftest import SAMPLE, eventually, gen_test
+from tests.conftest import SAMPLE, Clock, eventually, gen_test
 
 
 def metrics() -> Metrics:
@@ -162,14 +162,6 @@ async def test_service_lane_lookup_joining_a_failing_leader_leaves_the_error_to_
 
 
 # --- Redis admission: an answer reaches Redis once asked for again -------------------------
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def admitting(

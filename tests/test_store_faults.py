@@ -19,23 +19,13 @@ from readiness.domain.query import Query
 from readiness.domain.query import Route
 from readiness.domain.compute import compute
 
-from tests.conftest import SAMPLE, copy_tree
+from tests.conftest import SAMPLE, Clock, copy_tree
 from tests.test_swap import rewrite_kenya
 from tests.conftest import add_snapshot, flip, gen_test
 
 
 LOAD_TIMEOUT = 5.0
 """Timeout for stores that must also read a whole snapshot: a loaded machine needs seconds."""
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 @pytest.fixture

@@ -34,9 +34,8 @@ from readiness.http.logs import AccessLog
 from readiness.metrics import Metrics
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 
-from tests.conftest import access_lines, assert_error_envelope, gen_test, tiny_data
+from tests.conftest import Clock, access_lines, assert_error_envelope, gen_test, tiny_data
 from tests.processes import free_port
-from tests.test_store_faults import Clock
 
 ARCHIVES = ("2023-12", "2024-12", "2025-12")
 """The tiny data's snapshots before the current 2026-11: history's Decembers."""

@@ -33,7 +33,7 @@ from readiness.domain.compute import compute
 from readiness.work import ComputeBudget, ComputeLimits, ComputePool
 from readiness.domain.compute import DETAILS_BYTES, RECORD_BYTES, estimated_bytes
 
-from tests.conftest import assert_error_envelope, body, gen_test, scrape
+from tests.conftest import Clock, assert_error_envelope, body, gen_test, scrape
 from tests.test_openapi import DOCUMENT, assert_conforms
 from tests.processes import Start, fetch, launch
 
@@ -181,18 +181,8 @@ async def test_pool_cancelled_caller_keeps_its_place_until_the_thread_ends(gate:
 # --- the budget: estimated bytes per second, inline and in threads alike ----------------------
 
 
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_budget_sheds_beyond_its_rate_and_refills() -> None:
-    clock = Clock()
+    clock = Clock(100.0)
     budget = ComputeBudget(1000, clock)
     assert [budget.admit(300) for _ in range(5)] == [True, True, True, True, False]  # 1200 > 1000: the 4th overdraws
     clock.now += 0.1  # 100 back: the overdraft (200) is not paid yet
@@ -204,7 +194,7 @@ def test_budget_sheds_beyond_its_rate_and_refills() -> None:
 
 
 def test_budget_holds_its_rate_over_time() -> None:
-    clock = Clock()
+    clock = Clock(100.0)
     budget = ComputeBudget(10_000, clock)
     admitted = 0
     for _ in range(1000):  # ten seconds of a request every 10 ms, each asking for 1,000
@@ -214,7 +204,7 @@ def test_budget_holds_its_rate_over_time() -> None:
 
 
 def test_budget_of_an_idle_server_admits_one_computation_however_large() -> None:
-    clock = Clock()
+    clock = Clock(100.0)
     budget = ComputeBudget(1000, clock)
     assert budget.admit(50_000)  # fifty seconds' worth, on a full bucket
     assert not budget.admit(1)
