@@ -34,7 +34,7 @@ from readiness.domain.errors import (
     NotReady,
     SnapshotNotFound,
 )
-from readiness.domain.query import Query, Route, archive_id
+from readiness.domain.query import Query, Route
 from readiness.domain.tables import Record, default_history_rows
 from readiness.metrics import Metrics
 from readiness.singleflight import SingleFlight
@@ -116,7 +116,7 @@ class ReadinessService:
         path, kept as short as possible. None for a miss and for archives (use ``answer``).
         ``path`` is the request's, for the change report route (its id is in the path)."""
         snapshot = self.store.current
-        if snapshot is None or query.year is not None:
+        if snapshot is None or query.pinned:
             return None
         if route in COLLECTION_ROUTES or route is Route.CHANGES:
             return self._data_from_memory(snapshot, query, route, path)
@@ -135,7 +135,7 @@ class ReadinessService:
         """Whether ``from_redis`` looks for this query: a current-snapshot answer of a route
         answered from one snapshot, with Redis configured."""
         return (self.redis is not None and self.store.current is not None
-                and query.year is None and route in SHARED_ROUTES)
+                and not query.pinned and route in SHARED_ROUTES)
 
     async def from_redis(self, query: Query, route: Route) -> Found | None:
         """The current snapshot's answer from tier 2, for the hit lane after a tier-1 miss
@@ -261,7 +261,7 @@ class ReadinessService:
         snapshot = await self._snapshot(query)
         request = request_key(route, query)
         produce = partial(self.pool.run, cost(snapshot, query, route), partial(compute, snapshot, query, route))
-        ttl = self.ttl.current if query.year is None else self.ttl.archive
+        ttl = self.ttl.archive if query.pinned else self.ttl.current
         return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl,
                                          ask_redis=not redis_checked)
 
@@ -357,11 +357,12 @@ class ReadinessService:
 
     async def _snapshot(self, query: Query) -> Snapshot:
         current = self._current()  # no archive is served without a current snapshot: NotReady, not 404
-        if query.year is None:
+        wanted = query.snapshot_id
+        if wanted is None:
             return current
-        archive = await self.store.archive(archive_id(query.year))
+        archive = await self.store.archive(wanted)
         if archive is None:
-            raise ArchiveNotFound(query.year)
+            raise ArchiveNotFound(query.year) if query.year is not None else SnapshotNotFound(wanted)
         return archive
 
 

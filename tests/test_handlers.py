@@ -601,8 +601,8 @@ async def test_readiness_unexpected_exception_500_envelope_logged_counted(
 async def test_readiness_v1_unknown_name_400_did_you_mean(fetch: Any, query: str, name: str, hint: str) -> None:
     response = await fetch(V1 + query)
     assert_error_envelope(response, 400, f"Invalid request. Unknown parameter '{name}'.", hint,
-                          "Accepted parameters: code, codes, level, region, income, fcv, year, sort, order, "
-                          "fields, shortnames, indicators, limit, offset, format.")
+                          "Accepted parameters: code, codes, level, region, income, fcv, year, snapshot, sort, "
+                          "order, fields, shortnames, indicators, limit, weights, offset, format.")
     assert response.headers["Cache-Control"] == "no-store"
     legacy = await fetch(LEGACY + query)
     assert legacy.code == 200  # the legacy route ignores unknown names, as it always did

@@ -17,6 +17,8 @@ from readiness.domain.query import (
     ROUTE_PARAMETERS,
     Query,
     Route,
+    Grouping,
+    Shape,
     archive_id,
     parse_query_string,
 )
@@ -260,8 +262,8 @@ def test_parse_unknown_name_message_is_the_contract_text() -> None:
         Query.parse({"regoin": "LAC"})
     assert raised.value.message == (
         "Invalid request. Unknown parameter 'regoin'. Did you mean 'region'? Accepted parameters: "
-        "code, codes, level, region, income, fcv, year, sort, order, fields, shortnames, indicators, "
-        "limit, offset, format."
+        "code, codes, level, region, income, fcv, year, snapshot, sort, order, fields, shortnames, indicators, "
+        "limit, weights, offset, format."
     )
 
 
@@ -293,17 +295,19 @@ def test_parse_each_route_refuses_names_it_does_not_take(route: Route, name: str
 
 def test_route_parameters_are_the_contract() -> None:
     assert ROUTE_PARAMETERS[Route.V1] == tuple(
-        "code codes level region income fcv year sort order fields shortnames indicators limit offset format".split()
+        "code codes level region income fcv year snapshot sort order fields shortnames indicators limit weights offset "
+        "format".split()
     )
     assert ROUTE_PARAMETERS[Route.LEGACY] == tuple(
         "code codes level region income fcv year sort order fields shortnames indicators limit format".split()
     )
     assert set(ROUTE_PARAMETERS[Route.INDICATORS]) == set(
-        "code codes region income fcv indicators year limit offset format".split()
+        "code codes region income fcv indicators year years snapshot shape limit offset format".split()
     )
     assert set(ROUTE_PARAMETERS[Route.HISTORY]) == set(
-        "code codes region income fcv fields years limit offset format".split()
+        "code codes region income fcv fields years shape limit offset format".split()
     )
+    assert set(ROUTE_PARAMETERS[Route.AGGREGATES]) == set("by region income fcv year years snapshot format".split())
     assert ROUTE_PARAMETERS[Route.SNAPSHOTS] == ()
     assert ROUTE_PARAMETERS[Route.CHANGES] == ("format",)
     assert [route for route in Route if not route.strict] == [Route.LEGACY]
@@ -515,3 +519,93 @@ def test_canonical_includes_offset_only_when_non_zero() -> None:
     assert parse_query_string(paged.canonical(), Route.INDICATORS) == paged
     assert Query.parse({"offset": "1"}) != Query.parse({"offset": "2"})
 
+
+
+def test_parse_query_string_repeated_list_parameters_are_merged() -> None:
+    """Generated clients send arrays exploded (``fields=A&fields=B``): every value counts."""
+    query = parse_query_string("fields=score&fields=Country%20Code&codes=KEN&codes=bra&indicators=GE.EST&indicators=x")
+    assert query.fields == ("Country Code", "Composite Readiness Score")
+    assert query.codes == ("BRA", "KEN")
+    assert query.indicators == ("GE.EST", "X")
+    assert query == parse_query_string("fields=score,Country%20Code&codes=KEN,bra&indicators=GE.EST,x")
+    assert parse_query_string("limit=5&limit=7").limit == 7  # a scalar: the last wins
+    assert parse_query_string("fields=&fields=score").fields == ("Composite Readiness Score",)
+
+
+@pytest.mark.parametrize(
+    ("raw", "weights"),
+    [
+        ("1,1,1,1,1", (1, 1, 1, 1, 1)),
+        ("2,2,2,2,2", (1, 1, 1, 1, 1)),  # proportional weightings are one weighting
+        ("0.5,1,0,0,0", (1, 2, 0, 0, 0)),
+        ("infrastructure:2,human:1", (2, 1, 0, 0, 0)),
+        ("Human Capital:1, INFRA:2", (2, 1, 0, 0, 0)),
+        ("governance score:0.25", (0, 0, 0, 0, 1)),
+        ("access:3,innovation:3,governance:0", (0, 0, 1, 1, 0)),
+    ],
+)
+def test_parse_weights_are_whole_numbers_without_common_divisor(raw: str, weights: tuple[int, ...]) -> None:
+    query = Query.parse({"weights": raw})
+    assert query.weights == weights
+    assert parse_query_string(query.canonical()) == query
+
+
+@pytest.mark.parametrize(
+    "raw", ["0,0,0,0,0", "1,1,1,1", "1,1,1,1,1,1", "infra:1,infrastructure:2", "bogus:1", "human", "-1,1,1,1,1",
+            "1e3,1,1,1,1", "10000,1,1,1,1", "1.00001,1,1,1,1", "human:1,2"],
+)
+def test_parse_bad_weights_is_400_naming_it(raw: str) -> None:
+    with pytest.raises(InvalidParameter) as raised:
+        Query.parse({"weights": raw})
+    assert raised.value.message.startswith("Invalid request. weights=")
+    assert "dimension order" in raised.value.message
+
+
+def test_weights_are_v1_only() -> None:
+    with pytest.raises(UnknownParameter):
+        Query.parse({"weights": "1,1,1,1,1"}, Route.INDICATORS)
+    assert Query.parse({"weights": "1,1,1,1,1"}, Route.LEGACY).weights is None  # ignored there
+
+
+@pytest.mark.parametrize("route", [Route.V1, Route.INDICATORS, Route.AGGREGATES])
+def test_parse_snapshot_pins_the_answer(route: Route) -> None:
+    query = Query.parse({"snapshot": "2024-06"}, route)
+    assert (query.snapshot, query.snapshot_id, query.pinned) == ("2024-06", "2024-06", True)
+    assert Query.parse({"year": "2024"}, route).snapshot_id == "2024-12"
+    assert not Query.parse({}, route).pinned
+    assert parse_query_string(query.canonical(), route) == query
+
+
+@pytest.mark.parametrize("raw", ["2024-13", "2024-00", "2024-6", "202406", "2024-06-01", "current"])
+def test_parse_bad_snapshot_is_400_naming_it(raw: str) -> None:
+    with pytest.raises(InvalidParameter) as raised:
+        Query.parse({"snapshot": raw})
+    assert "snapshot id YYYY-MM" in raised.value.message
+
+
+@pytest.mark.parametrize(
+    ("params", "route"),
+    [
+        ({"year": "2024", "snapshot": "2024-06"}, Route.V1),
+        ({"years": "2023:2024", "snapshot": "2024-06"}, Route.AGGREGATES),
+        ({"year": "2024", "years": "2023:2024"}, Route.INDICATORS),
+    ],
+)
+def test_parse_two_snapshot_choices_are_a_400(params: dict[str, str], route: Route) -> None:
+    with pytest.raises(InvalidRequest) as raised:
+        Query.parse(params, route)
+    assert "give one of them" in raised.value.message
+
+
+def test_parse_shape_and_by_any_case_with_canonical_defaults_left_out() -> None:
+    query = Query.parse({"shape": "LONG"}, Route.HISTORY)
+    assert query.shape is Shape.LONG and query.canonical() == "shape=long"
+    assert Query.parse({"shape": "wide"}, Route.HISTORY).canonical() == ""
+    grouped = Query.parse({"by": "Income"}, Route.AGGREGATES)
+    assert grouped.by is Grouping.INCOME and grouped.canonical() == "by=income"
+    assert Query.parse({"by": "world"}, Route.AGGREGATES).canonical() == ""
+    for name, value in (("shape", "tall"), ("by", "continent")):
+        route = Route.HISTORY if name == "shape" else Route.AGGREGATES
+        with pytest.raises(InvalidParameter) as raised:
+            Query.parse({name: value}, route)
+        assert raised.value.message.startswith(f"Invalid request. {name}=")

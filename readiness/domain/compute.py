@@ -99,7 +99,7 @@ def compute_readiness(snapshot: Snapshot, query: Query, route: Route) -> Answer:
     meta = answer_meta(snapshot, query, "readiness", len(matched), next_page(query, route, len(rows), len(matched)))
     if query.format is Format.CSV:
         return Answer.of(to_csv(columns(query), rows), meta)
-    label = "current" if query.year is None else snapshot.id
+    label = snapshot.id if query.pinned else "current"
     return Answer.of(answer_body(query, label, rows, len(matched)), meta)
 
 

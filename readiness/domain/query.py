@@ -6,14 +6,16 @@ cache key's query part (docs/CACHING.md). Parsing is pure: no I/O, no clock, no 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
 from collections.abc import Mapping
+from typing import TypeVar
 from urllib.parse import parse_qsl, quote, urlencode
 
-from loaders import COUNTRY_FIELDS, DETAILS, FIELD_BY_NAME, Kind
+from loaders import COUNTRY_FIELDS, DETAILS, DIMENSIONS, FIELD_BY_NAME, Kind
 
 from readiness.domain.errors import InvalidParameter, InvalidRequest, UnknownParameter
 from readiness.domain.meta import Format
@@ -38,6 +40,7 @@ class Route(Enum):
     HISTORY = "history"
     SNAPSHOTS = "snapshots"
     CHANGES = "changes"
+    AGGREGATES = "aggregates"
 
     @property
     def accepted(self) -> tuple[str, ...]:
@@ -55,21 +58,33 @@ _READINESS_PARAMETERS: tuple[str, ...] = (
     "code", "codes", "level", "region", "income", "fcv", "year", "sort", "order", "fields",
     "shortnames", "indicators", "limit", "format",
 )
-_V1_READINESS_PARAMETERS: tuple[str, ...] = (*_READINESS_PARAMETERS[:-1], "offset", "format")
+_V1_READINESS_PARAMETERS: tuple[str, ...] = (
+    *_READINESS_PARAMETERS[:7], "snapshot", *_READINESS_PARAMETERS[7:-1], "weights", "offset", "format",
+)
 
 ROUTE_PARAMETERS: dict[Route, tuple[str, ...]] = {
     Route.V1: _V1_READINESS_PARAMETERS,
     Route.LEGACY: _READINESS_PARAMETERS,
     Route.INDICATORS: (
-        "code", "codes", "region", "income", "fcv", "indicators", "year", "limit", "offset", "format",
+        "code", "codes", "region", "income", "fcv", "indicators", "year", "years", "snapshot", "shape", "limit",
+        "offset", "format",
     ),
-    Route.HISTORY: ("code", "codes", "region", "income", "fcv", "fields", "years", "limit", "offset", "format"),
+    Route.HISTORY: (
+        "code", "codes", "region", "income", "fcv", "fields", "years", "shape", "limit", "offset", "format",
+    ),
     Route.SNAPSHOTS: (),
     Route.CHANGES: ("format",),
+    Route.AGGREGATES: ("by", "region", "income", "fcv", "year", "years", "snapshot", "format"),
 }
 """The parameters each route takes (docs/API.md#parameters). Names beginning with ``_`` are
-ignored everywhere and never reach the cache key (cache busters). ``offset`` pages the v1 list
-routes only: the legacy route keeps its parameters (docs/DECISIONS.md#the-legacy-route)."""
+ignored everywhere and never reach the cache key (cache busters). ``offset``, ``snapshot``,
+``weights`` and ``shape`` are v1's only: the legacy route keeps its parameters
+(docs/DECISIONS.md#the-legacy-route)."""
+
+LIST_PARAMETERS: frozenset[str] = frozenset({"codes", "fields", "indicators"})
+"""The comma-separated list parameters: repeated, their values are merged (``fields=A&fields=B``
+is ``fields=A,B``, as generated clients send arrays); any other repeated name keeps its last
+value (docs/DECISIONS.md#parameter-rules)."""
 
 READINESS_ROUTES: tuple[Route, ...] = (Route.V1, Route.LEGACY)
 """The routes of the country query: on them ``indicators`` filters country mode only."""
@@ -98,9 +113,11 @@ YEAR_PATTERN = "[0-9]{4}"
 YEARS_PATTERN = "[0-9]{4}(:[0-9]{4})?"
 LIMIT_PATTERN = "[0-9]{1,4}"
 OFFSET_PATTERN = "[0-9]{1,7}"
+SNAPSHOT_PATTERN = "[0-9]{4}-[0-9]{2}"
+WEIGHT_PATTERN = "[0-9]{1,4}(\\.[0-9]{1,4})?"
 """What one code, indicator code, year, year range and limit look like: ASCII only, so nothing
-a client sends can become a path or an unbounded key (the OpenAPI document reuses these); offset
-likewise."""
+a client sends can become a path or an unbounded key (the OpenAPI document reuses these); offset,
+a snapshot id and one weight likewise."""
 
 _CODE = re.compile(CODE_PATTERN)
 _YEAR = re.compile(YEAR_PATTERN)
@@ -108,9 +125,48 @@ _YEARS = re.compile(YEARS_PATTERN)
 _LIMIT = re.compile(LIMIT_PATTERN)
 _OFFSET = re.compile(OFFSET_PATTERN)
 _INDICATOR = re.compile(INDICATOR_PATTERN)
+_SNAPSHOT = re.compile(SNAPSHOT_PATTERN)
+_WEIGHT = re.compile(WEIGHT_PATTERN)
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _FORMATS = {member.value: member for member in Format}
 _DEFAULT_SORT = "Country Name"
+
+DIMENSION_KEYS: tuple[str, ...] = ("infrastructure", "human", "access", "innovation", "governance")
+"""How ``weights`` names the five dimensions, in DIMENSIONS order (docs/METHOD.md#your-own-weights)."""
+_DIMENSION_NAMES: dict[str, int] = {
+    **{key: position for position, key in enumerate(DIMENSION_KEYS)},
+    **{folded(name): position for position, name in enumerate(DIMENSIONS)},
+    **{folded(f"{name} Score"): position for position, name in enumerate(DIMENSIONS)},
+    "infra": 0,
+}
+_ACCEPTED_WEIGHTS = (
+    "five weights in dimension order (e.g. 1,1,1,1,1) or dimension:weight pairs (e.g. infrastructure:2,human:1; "
+    f"dimensions {', '.join(DIMENSION_KEYS)}; one not named weighs 0), each weight a number from 0 to 9999 "
+    "with at most four decimals, not all 0"
+)
+_WEIGHT_SCALE = 10_000
+"""Weights are read as whole ten-thousandths, so they are exact and their canonical form is too."""
+
+
+class Shape(Enum):
+    """How the table routes lay out their rows (docs/API.md#parameters: shape): ``wide`` one row
+    per economy and snapshot (per indicator, on ``/indicators``), ``long`` one row per measure."""
+
+    WIDE = "wide"
+    LONG = "long"
+
+
+class Grouping(Enum):
+    """What ``/api/v1/aggregates`` groups economies by (docs/API.md#parameters: by)."""
+
+    WORLD = "world"
+    REGION = "region"
+    INCOME = "income"
+    FCV = "fcv"
+
+
+_SHAPES = {member.value: member for member in Shape}
+_GROUPINGS = {member.value: member for member in Grouping}
 _FIELD_ORDER = {field.name: position for position, field in enumerate(COUNTRY_FIELDS)}
 
 
@@ -123,7 +179,11 @@ class Query:
     so it never appears here). ``indicators`` is None unless details are filtered (on the
     country query routes, only in country mode). ``income`` is a full income group name,
     ``fcv`` the wanted FCV Status, ``limit`` the most rows served (after sorting and skipping
-    ``offset`` rows), ``years`` an inclusive range of snapshot years (history).
+    ``offset`` rows), ``years`` an inclusive range of snapshot years (history, indicators,
+    aggregates). ``snapshot`` is a snapshot id (``YYYY-MM``) as ``year`` is a December's: either
+    pins the answer to that snapshot (``pinned``). ``weights`` are the custom composite's dimension
+    weights in DIMENSIONS order, whole numbers with no common divisor (so equal weightings are
+    equal), None for none; ``shape`` the table layout, ``by`` the aggregates' grouping.
     """
 
     codes: tuple[str, ...] = ()
@@ -132,6 +192,7 @@ class Query:
     fcv: bool | None = None
     year: int | None = None
     years: tuple[int, int] | None = None
+    snapshot: str | None = None
     sort: str = _DEFAULT_SORT
     descending: bool = False
     fields: tuple[str, ...] | None = None
@@ -139,6 +200,9 @@ class Query:
     indicators: tuple[str, ...] | None = None
     limit: int | None = None
     offset: int = 0
+    weights: tuple[int, ...] | None = None
+    shape: Shape = Shape.WIDE
+    by: Grouping = Grouping.WORLD
     format: Format = Format.JSON
     _canonical: str = field(default="", init=False, repr=False, compare=False)
 
@@ -151,6 +215,17 @@ class Query:
         """True when code or codes selected countries (docs/API.md#the-response)."""
         return bool(self.codes)
 
+    @property
+    def pinned(self) -> bool:
+        """True when ``year`` or ``snapshot`` names the snapshot to answer from: not necessarily
+        the current one, so not an answer the hit lane looks for."""
+        return self.year is not None or self.snapshot is not None
+
+    @property
+    def snapshot_id(self) -> str | None:
+        """The id of the snapshot ``year`` (its December) or ``snapshot`` pins, if either does."""
+        return archive_id(self.year) if self.year is not None else self.snapshot
+
     @classmethod
     def parse(cls, params: Mapping[str, str], route: Route = Route.V1) -> Query:
         """Validate and canonicalize request parameters (one value per name) for ``route``.
@@ -158,7 +233,8 @@ class Query:
         Names beginning with ``_`` are ignored; another name the route does not take is a 400
         on a strict (v1) route and ignored on the legacy one. An empty value counts as absent
         (docs/DECISIONS.md#query-parameters). Raises UnknownParameter, InvalidParameter naming the parameter and
-        what it accepts, or InvalidRequest for level=country without a code.
+        what it accepts, or InvalidRequest for level=country without a code and for two
+        parameters that each choose the snapshots (``year``, ``years``, ``snapshot``).
         """
         accepted = route.accepted
         if route.strict:
@@ -179,6 +255,9 @@ class Query:
         # query), so that a malformed value is always a 400 (docs/DECISIONS.md#parameter-rules).
         indicators = _indicators(values["indicators"]) if "indicators" in values else None
         details_filtered = bool(codes) or route not in READINESS_ROUTES
+        chosen = [name for name in ("year", "years", "snapshot") if name in values]
+        if len(chosen) > 1:
+            raise InvalidRequest(f"{' and '.join(chosen)} each choose the snapshots to answer from; give one of them.")
         return cls(
             codes=codes,
             region=canonical_region(values["region"]) if "region" in values else None,
@@ -186,6 +265,7 @@ class Query:
             fcv=_boolean("fcv", values["fcv"]) if "fcv" in values else None,
             year=_year(values["year"]) if "year" in values else None,
             years=_years(values["years"]) if "years" in values else None,
+            snapshot=_snapshot(values["snapshot"]) if "snapshot" in values else None,
             sort=sort,
             descending=_descending(values.get("order"), sort),
             fields=_fields(values["fields"]) if "fields" in values else None,
@@ -193,7 +273,10 @@ class Query:
             indicators=indicators if details_filtered else None,
             limit=_limit(values["limit"]) if "limit" in values else None,
             offset=_offset(values["offset"]) if "offset" in values else 0,
-            format=_format(values["format"]) if "format" in values else Format.JSON,
+            weights=_weights(values["weights"]) if "weights" in values else None,
+            shape=_choice("shape", values["shape"], _SHAPES) if "shape" in values else Shape.WIDE,
+            by=_choice("by", values["by"], _GROUPINGS) if "by" in values else Grouping.WORLD,
+            format=_choice("format", values["format"], _FORMATS) if "format" in values else Format.JSON,
         )
 
     def canonical(self) -> str:
@@ -219,6 +302,8 @@ class Query:
         if self.years is not None:
             first, last = self.years
             pairs.append(("years", f"{first:04d}" if first == last else f"{first:04d}:{last:04d}"))
+        if self.snapshot is not None:
+            pairs.append(("snapshot", self.snapshot))
         if (self.sort, self.descending) != (_DEFAULT_SORT, False):
             pairs += [("sort", self.sort), ("order", "desc" if self.descending else "asc")]
         if self.fields is not None:
@@ -231,6 +316,12 @@ class Query:
             pairs.append(("limit", str(self.limit)))
         if self.offset:
             pairs.append(("offset", str(self.offset)))
+        if self.weights is not None:
+            pairs.append(("weights", ",".join(str(weight) for weight in self.weights)))
+        if self.shape is not Shape.WIDE:
+            pairs.append(("shape", self.shape.value))
+        if self.by is not Grouping.WORLD:
+            pairs.append(("by", self.by.value))
         if self.format is not Format.JSON:
             pairs.append(("format", self.format.value))
         return urlencode(pairs, quote_via=quote, safe=",:")
@@ -238,8 +329,9 @@ class Query:
 
 @lru_cache(maxsize=1024)
 def parse_query_string(raw: str, route: Route = Route.V1) -> Query:
-    """``Query.parse`` of a URL query string for ``route``; the last value of a repeated
-    parameter wins.
+    """``Query.parse`` of a URL query string for ``route``: the values of a repeated list
+    parameter (``LIST_PARAMETERS``) are joined with commas, in order; for any other name the
+    last value wins.
 
     ``raw`` is the query as Tornado gives it: one character per byte of the request line
     (Tornado decodes it as Latin-1). Its bytes, sent raw or percent-encoded, are decoded as
@@ -250,7 +342,13 @@ def parse_query_string(raw: str, route: Route = Route.V1) -> Query:
     """
     # Percent-escapes decoded as Latin-1 too: every character of every pair is then one byte.
     pairs = parse_qsl(raw, keep_blank_values=True, encoding="latin-1")
-    return Query.parse({_text(name): _text(value) for name, value in pairs}, route)
+    params: dict[str, str] = {}
+    for raw_name, raw_value in pairs:
+        name, value = _text(raw_name), _text(raw_value)
+        if name in LIST_PARAMETERS and name in params:
+            value = f"{params[name]},{value}"
+        params[name] = value
+    return Query.parse(params, route)
 
 
 def _check_names(params: Mapping[str, str], accepted: tuple[str, ...]) -> None:
@@ -343,10 +441,53 @@ def _offset(value: str) -> int:
     return int(value)
 
 
-def _format(value: str) -> Format:
-    chosen = _FORMATS.get(folded(value))
+def _snapshot(value: str) -> str:
+    if not _SNAPSHOT.fullmatch(value) or not 1 <= int(value[5:]) <= 12:
+        raise InvalidParameter(
+            "snapshot", value, "a snapshot id YYYY-MM such as 2024-06 (GET /api/v1/snapshots lists them)"
+        )
+    return value
+
+
+def _weights(value: str) -> tuple[int, ...]:
+    """Five weights (positional or named) as whole numbers with no common divisor."""
+    pieces = [trimmed(piece) for piece in value.split(",")]
+    scaled = [0] * len(DIMENSIONS)
+    if all(":" not in piece for piece in pieces):
+        if len(pieces) != len(DIMENSIONS):
+            raise InvalidParameter("weights", value, _ACCEPTED_WEIGHTS)
+        for position, piece in enumerate(pieces):
+            scaled[position] = _weight(value, piece)
+    else:
+        named: set[int] = set()
+        for piece in pieces:
+            name, colon, number = piece.partition(":")
+            dimension = _DIMENSION_NAMES.get(folded(trimmed(name)))
+            if not colon or dimension is None or dimension in named:
+                raise InvalidParameter("weights", value, _ACCEPTED_WEIGHTS)
+            named.add(dimension)
+            scaled[dimension] = _weight(value, trimmed(number))
+    divisor = math.gcd(*scaled)
+    if divisor == 0:
+        raise InvalidParameter("weights", value, _ACCEPTED_WEIGHTS)
+    return tuple(weight // divisor for weight in scaled)
+
+
+def _weight(value: str, piece: str) -> int:
+    if not _WEIGHT.fullmatch(piece):
+        raise InvalidParameter("weights", value, _ACCEPTED_WEIGHTS)
+    whole, _, decimals = piece.partition(".")
+    return int(whole) * _WEIGHT_SCALE + int(decimals.ljust(4, "0") or 0)
+
+
+Choice = TypeVar("Choice", bound=Enum)
+
+
+def _choice(name: str, value: str, choices: Mapping[str, Choice]) -> Choice:
+    """The member ``value`` names (any ASCII case), or InvalidParameter listing them."""
+    chosen = choices.get(folded(value))
     if chosen is None:
-        raise InvalidParameter("format", value, "json or csv")
+        raise InvalidParameter(name, value, " or ".join(choices))
     return chosen
 
 

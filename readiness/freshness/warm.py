@@ -39,7 +39,7 @@ from redis.exceptions import RedisError
 from readiness.cache.answers import AnswerCodec
 from readiness.domain.answer import Answer
 from readiness.domain.errors import ReadinessError
-from readiness.domain.query import READINESS_ROUTES, Query, Route, archive_id
+from readiness.domain.query import READINESS_ROUTES, Query, Route
 from readiness.cache.redis_tier import connect, popular_key, store_answers, warmed_key
 from readiness.cache.keys import cache_key, request_key
 from readiness.domain.compute import compute
@@ -184,7 +184,7 @@ class _Work:
     ) -> list[tuple[str, Answer, int]]:
         entries: list[tuple[str, Answer, int]] = []
         for (route, query), standard in batch:
-            source = self.current if query.year is None else self._archive(archive_id(query.year))
+            source = self.current if query.snapshot_id is None else self._archive(query.snapshot_id)
             if source is None:
                 summary.skipped += 1
                 continue
@@ -200,7 +200,7 @@ class _Work:
             if not standard and len(answer.body) + len(answer.gzipped or b"") > self.settings.max_answer_bytes:
                 summary.skipped += 1
                 continue
-            ttl = self.settings.ttl_current if query.year is None else self.settings.ttl_archive
+            ttl = self.settings.ttl_archive if query.pinned else self.settings.ttl_current
             entries.append((key, answer, ttl))
             summary.written.append(key)
         return entries

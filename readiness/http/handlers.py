@@ -49,7 +49,7 @@ class QueryHandler(BaseHandler):
         checked = getattr(self.request, REDIS_CHECKED, False)
         answer, outcome = await self.service.answer(query, self.route, redis_checked=checked)
         self.cache_outcome = outcome.value
-        policy = self.policy.current if query.year is None else self.policy.archive
+        policy = self.policy.archive if query.pinned else self.policy.current
         self.write_answer(answer, INCOMPLETE_CACHE_CONTROL if outcome is CacheOutcome.INCOMPLETE else policy)
 
     head = get

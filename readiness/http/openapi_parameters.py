@@ -27,6 +27,8 @@ from readiness.domain.query import (
     MAX_INDICATORS,
     MAX_LIMIT,
     MAX_OFFSET,
+    DIMENSION_KEYS,
+    WEIGHT_PATTERN,
     YEAR_PATTERN,
     YEARS_PATTERN,
     Route,
@@ -60,6 +62,14 @@ _YEAR = f"^(?:{YEAR_PATTERN})?$"
 _YEARS = f"^(?:{YEARS_PATTERN})?$"
 _LIMIT = f"^(?:[1-9][0-9]{{0,{len(str(MAX_LIMIT)) - 2}}}|{MAX_LIMIT})?$"
 """1 to MAX_LIMIT without leading zeros: stricter than the parser (which reads ``007``), never looser."""
+_SNAPSHOT = "^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$"
+"""A snapshot id with a month from 01 to 12, as the parser accepts."""
+_WEIGHTS = (
+    f"^(?:{WEIGHT_PATTERN}(?:,{WEIGHT_PATTERN}){{4}}"
+    f"|(?:{'|'.join(DIMENSION_KEYS)}):{WEIGHT_PATTERN}(?:,(?:{'|'.join(DIMENSION_KEYS)}):{WEIGHT_PATTERN}){{0,4}})?$"
+)
+"""Five weights, or one to five dimension:weight pairs (the parser also takes long names and any
+case; all weights 0 or a dimension named twice is a 400, a joint rule the pattern cannot state)."""
 _OFFSET = f"^(?:0|[1-9][0-9]{{0,{len(str(MAX_OFFSET)) - 1}}})?$"
 """0 to MAX_OFFSET (all nines) without leading zeros: stricter than the parser, never looser."""
 
@@ -135,6 +145,19 @@ def _text(name: str, route: Route) -> str:
         "offset": (f"Skips this many rows, 0 to {MAX_OFFSET}, after sorting and before `limit`. "
                    "Default 0. Follow the `Link` header (`rel=\"next\"`) rather than counting: "
                    "it is there while rows remain and absent on the last page."),
+        "snapshot": ("A snapshot id `YYYY-MM` from `/api/v1/snapshots` (any listed one, June archives "
+                     "included): the answer comes from that snapshot, and `X-Readiness-Snapshot` names "
+                     "it. An id not listed gives 404. Give one of `year`, `years` and `snapshot`."),
+        "weights": ("Your own composite: dimension weights, five numbers in the order "
+                    + ", ".join(f"`{key}`" for key in DIMENSION_KEYS)
+                    + " (`1,1,1,1,1`), or `dimension:weight` pairs (`infrastructure:2,human:1`; a "
+                    "dimension not named weighs 0). Each weight 0 to 9999, at most four decimals, "
+                    "not all 0. Adds `Custom Score` and `Custom Rank` beside the published values; "
+                    "they are not the published index. See docs/METHOD.md."),
+        "shape": ("`wide` (default) or `long`: one row per economy, snapshot and measure (`measure`, "
+                  "`value`), as tidy-data tools read it." + ANY_CASE),
+        "by": ("Groups the economies: `world` (default, one group), `region`, `income` or `fcv`."
+               + ANY_CASE),
         "format": ("`json` (default) or `csv`: `text/csv; charset=utf-8` (RFC 4180, CRLF line "
                    "ends, UTF-8 with a byte order mark, a header row even without rows)"
                    + (f", one row per economy, `{DETAILS}` left out." if readiness else ".")
@@ -160,6 +183,10 @@ def _schema(name: str, route: Route) -> Json:
         "indicators": _pattern(_INDICATORS),
         "limit": _pattern(_LIMIT),
         "offset": _pattern(_OFFSET),
+        "snapshot": _pattern(_SNAPSHOT),
+        "weights": _pattern(_WEIGHTS),
+        "shape": _enum(("wide", "long")),
+        "by": _enum(("world", "region", "income", "fcv")),
         "format": _enum(("json", "csv")),
     }
     return schemas[name]
