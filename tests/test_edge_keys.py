@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from loaders import COUNTRY_FIELDS, REGION_SHORT
 from readiness.domain.errors import ReadinessError
-from readiness.domain.query import ROUTE_PARAMETERS, Query, Route, parse_query_string
+from readiness.domain.query import LIST_PARAMETERS, ROUTE_PARAMETERS, Query, Route, parse_query_string
 from readiness.domain.vocabulary import FIELD_ALIASES
 from tests.conftest import unavailable
 from tests.edge_nginx import MISSING, Nginx, _free_port, nginx_executable
@@ -38,6 +38,7 @@ PATHS = {
     Route.HISTORY: "/api/v1/history",
     Route.SNAPSHOTS: "/api/v1/snapshots",
     Route.CHANGES: "/api/v1/snapshots/2026-11/changes",
+    Route.AGGREGATES: "/api/v1/aggregates",
 }
 """A path of every query route (readiness/app.py)."""
 
@@ -113,6 +114,10 @@ RAW_VALUES: dict[str, st.SearchStrategy[str]] = {
     .map(",".join),
     "limit": st.integers(1, 1000).map(str),
     "format": st.sampled_from(["csv", "json"]),
+    "snapshot": st.sampled_from(["2024-06", "2026-11", "2019-12"]),
+    "weights": st.sampled_from(["1,1,1,1,1", "2,2,2,2,2", "infrastructure:2,human:1", "INFRA:0.5", "0,0,0,0,1"]),
+    "shape": st.sampled_from(["long", "WIDE"]),
+    "by": st.sampled_from(["region", "Income", "fcv", "world"]),
 }
 JUNK = st.text(st.sampled_from("aZ09 _-.,:;!*'()&=+%~/?é\t"), max_size=12)
 """Values a client might send that the API never reads (encoded by ``encoded``)."""
@@ -174,10 +179,11 @@ def variants(draw: st.DrawFn, route: Route, canonical: str) -> str:
     if not route.strict:
         items += draw(st.lists(st.sampled_from(["other=1", "callback=x", "Code=KEN", "%zz=%zz"]), max_size=2))
     items = draw(st.permutations(items))
-    # A repeated name: an earlier value, valid or not, that the later one overrides.
+    # A repeated name: an earlier value, valid or not, that the later one overrides (a list
+    # parameter's values are merged instead: test_repeated_list_parameters_are_joined).
     for position, item in enumerate(list(items)):
         name = item.split("=", 1)[0]
-        if name in given_names and draw(st.booleans()):
+        if name in given_names and name not in LIST_PARAMETERS and draw(st.booleans()):
             earlier = draw(st.integers(0, position))
             items.insert(earlier, f"{name}=" + draw(st.one_of(JUNK.flatmap(encoded), ESCAPES)))
             break
@@ -265,6 +271,12 @@ def test_the_names_each_route_takes_are_the_apis(keys: Keys, route: Route) -> No
         ("/api/v1/snapshots/2026-11/changes/?format=csv&_=1", "/api/v1/snapshots/2026-11/changes?format=csv"),
         ("/api/v1/snapshots?_=1", "/api/v1/snapshots"),
         ("/api/v1/history?years=2020:2024&&&", "/api/v1/history?years=2020:2024"),
+        # Repeated list parameters are joined, as the API merges them (exploded arrays).
+        ("/api/v1/readiness?fields=score&codes=KEN&fields=Region&codes=bra",
+         "/api/v1/readiness?codes=KEN,bra&fields=score,Region"),
+        ("/api/v1/indicators?indicators=GE.EST&indicators=&_=1", "/api/v1/indicators?indicators=GE.EST,"),
+        ("/api/v1/readiness?fields=%FF&fields=score", "/api/v1/readiness?fields=%FF&fields=score"),  # the API's 400
+        ("/api/v1/aggregates?by=region&_=1&years=2023:2025", "/api/v1/aggregates?by=region&years=2023:2025"),
         # As they came: the API refuses them (an unknown name, bytes that are not UTF-8) ...
         ("/api/v1/readiness?zz=1&_=2", "/api/v1/readiness?zz=1&_=2"),
         ("/api/v1/readiness?region=%FF&_=2", "/api/v1/readiness?region=%FF&_=2"),

@@ -3,8 +3,9 @@
 // (docs/OPERATIONS.md#one-key-per-answer). edge.conf.template imports it (js_set $edge_uri).
 //
 // The rules mirror the API's parser (parse_query_string, readiness/domain/query.py) and nothing
-// more: drop names beginning with `_`, drop the names the legacy route ignores, keep the last
-// value of a repeated name, trim ASCII whitespace, drop empty values, drop `code` when `codes`
+// more: drop names beginning with `_`, drop the names the legacy route ignores, join the values
+// of a repeated list name (codes, fields, indicators) with commas and keep the last value of
+// any other repeated name, trim ASCII whitespace, drop empty values, drop `code` when `codes`
 // is given, sort by name, decode (`+`, %XX, UTF-8) and re-encode one way (Query.canonical()'s:
 // unreserved characters, `,` and `:` as they are, every other byte %XX in upper case).
 // What the API would refuse (an unknown name on a v1 route, bytes that are not UTF-8) and any
@@ -21,17 +22,22 @@
 // code costs njs 0.7 microseconds on every request (the VM is cloned per request).
 var ROUTES = {
     '/api/v1/readiness': {strict: true, names: {code: true, codes: true, level: true, region: true, income: true,
-        fcv: true, year: true, sort: true, order: true, fields: true, shortnames: true, indicators: true,
-        limit: true, offset: true, format: true}},
+        fcv: true, year: true, snapshot: true, sort: true, order: true, fields: true, shortnames: true,
+        indicators: true, limit: true, weights: true, offset: true, format: true}},
     '/api/readiness': {strict: false, names: {code: true, codes: true, level: true, region: true, income: true,
         fcv: true, year: true, sort: true, order: true, fields: true, shortnames: true, indicators: true,
         limit: true, format: true}},
     '/api/v1/indicators': {strict: true, names: {code: true, codes: true, region: true, income: true, fcv: true,
-        indicators: true, year: true, limit: true, offset: true, format: true}},
+        indicators: true, year: true, years: true, snapshot: true, shape: true, limit: true, offset: true,
+        format: true}},
     '/api/v1/history': {strict: true, names: {code: true, codes: true, region: true, income: true, fcv: true,
-        fields: true, years: true, limit: true, offset: true, format: true}},
+        fields: true, years: true, shape: true, limit: true, offset: true, format: true}},
     '/api/v1/snapshots': {strict: true, names: {}},
+    '/api/v1/aggregates': {strict: true, names: {by: true, region: true, income: true, fcv: true, year: true,
+        years: true, snapshot: true, format: true}},
 };
+// The list parameters (LIST_PARAMETERS): repeated, their values are joined with commas.
+var LISTS = {codes: true, fields: true, indicators: true};
 var CHANGES = {strict: true, names: {format: true}};
 var SNAPSHOTS = '/api/v1/snapshots/';
 
@@ -138,8 +144,13 @@ function normalized(route, args) {
                 continue;
             }
         }
-        // The last value wins; one that is not UTF-8 is decided on below, if it is kept.
-        values[name] = at < 0 ? '' : decoded(pair.slice(at + 1));
+        // A list's values are joined, in order; otherwise the last value wins. One that is not
+        // UTF-8 is decided on below, if it is kept.
+        var given = at < 0 ? '' : decoded(pair.slice(at + 1));
+        if (LISTS[name] === true && values[name] !== undefined) {
+            given = values[name] === null || given === null ? null : values[name] + ',' + given;
+        }
+        values[name] = given;
     }
     var names = Object.keys(values);
     var kept = [];
