@@ -1,5 +1,5 @@
-"""The service's own pages: the landing page, the API reference (Swagger UI) and the data
-explorer, with their static files (docs/PAGES.md)."""
+"""The service's own pages: the landing page, the API reference (Swagger UI), the data
+explorer and the method, with their static files (docs/PAGES.md)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ def page_routes(store: SnapshotStore) -> list[tuple[str, type, dict[str, Any]]]:
         (r"/", PageHandler, {"site": site, "template": "index.html"}),
         (r"/docs/?", PageHandler, {"site": site, "template": "docs.html"}),
         (r"/explore/?", PageHandler, {"site": site, "template": "explore.html"}),
+        (r"/method/?", PageHandler, {"site": site, "template": "method.html"}),
         (r"/explore/([A-Za-z]{3})/?", CountryPageHandler, {"site": site, "template": "country.html"}),
         (r"/static/[A-Za-z0-9_.-]+", AssetHandler, {"assets": assets}),
     ]

@@ -77,7 +77,7 @@ class HtmlHandler(FileHandler):
 
 
 class PageHandler(HtmlHandler):
-    """``/``, ``/docs`` and ``/explore``: a page of the current snapshot."""
+    """``/``, ``/docs``, ``/explore`` and ``/method``: a page of the current snapshot."""
 
     def get(self) -> None:
         self.write_file(self.site.page(self.template), HTML, PAGE_CACHE)

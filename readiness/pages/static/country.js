@@ -1,7 +1,7 @@
 // One economy's view: its record with indicators (GET /api/v1/readiness?code=...), the means
 // of its region and of the world from the table (GET /api/v1/readiness?fields=...), and its
 // scores across snapshots (GET /api/v1/history?code=...), each drawn as the API answered.
-import { COMPOSITE, DIMENSIONS, bar, el, getJson, number, say } from "./api.js";
+import { COMPOSITE, DIMENSIONS, bar, el, getJson, number, say, score } from "./api.js";
 import { lineChart } from "./chart.js";
 
 const IMPUTED_PREFIX = "Imputed"; // builder/changes.py: data_source of an imputed value
@@ -9,6 +9,8 @@ const SCORES = [[COMPOSITE, "Composite"], ...DIMENSIONS];
 const heading = document.getElementById("country");
 const code = heading.dataset.code;
 const status = document.getElementById("status");
+// The bands, as the server wrote them into the page from their one definition (readiness/domain/bands.py).
+const BANDS = JSON.parse(document.getElementById("bands-data").textContent);
 
 function mean(records, field) {
   const values = records.map((record) => record[field]).filter((value) => typeof value === "number");
@@ -54,6 +56,66 @@ function drawIndicators(details) {
       el("td", {}, `${item.global_percentile || "–"}, ${item.regional_percentile || "–"}`),
       sourceCell);
   }));
+}
+
+// The band of a composite: the first band, from the top, whose floor the score reaches.
+function bandOf(value) {
+  if (typeof value !== "number") return null;
+  return BANDS.find((band) => value >= band.floor) ?? BANDS.at(-1);
+}
+
+// One of ``parts`` equal shares, as the method page writes it: "1/4 (25%)".
+function share(parts) {
+  return `1/${parts} (${number(100 / parts)}%)`;
+}
+
+// The arithmetic of a mean, as a reader checks it: "mean of 4 values: (a + b + c + d) ÷ 4 = ".
+function meanOf(values, noun) {
+  if (!values.length) return `no ${noun} to average: `;
+  const plural = values.length === 1 ? noun : `${noun}s`;
+  return `mean of ${values.length} ${plural}: (${values.map(score).join(" + ")}) ÷ ${values.length} = `;
+}
+
+// How the composite is built: each dimension's normalized values (imputed ones marked), their
+// mean (the published dimension score), then the mean of the five scores and its band.
+function drawBuild(country) {
+  const details = country.indicator_details || [];
+  const groups = DIMENSIONS.map(([field, label]) => {
+    const dimension = field.replace(/ Score$/, ""); // indicator_details name it by its component
+    const items = details.filter((item) => item.component === dimension);
+    const counted = items.filter((item) => typeof item.normalized_value === "number").map((item) => item.normalized_value);
+    const rows = items.map((item) => {
+      const imputed = String(item.data_source || "").startsWith(IMPUTED_PREFIX);
+      const counts = typeof item.normalized_value === "number";
+      return el("tr", { class: imputed ? "imputed" : null },
+        el("th", { scope: "row" }, item.indicator_name, imputed ? [" ", el("span", { class: "imputed-mark" }, "Imputed")] : null,
+          el("span", { class: "code" }, item.indicator_code)),
+        el("td", { class: "num", "data-value": counts ? item.normalized_value : null }, score(item.normalized_value)),
+        el("td", { class: "num" }, counts ? share(counted.length) : "not counted"),
+        el("td", { class: "num" }, counts ? share(DIMENSIONS.length * counted.length) : "not counted"));
+    });
+    return el("tbody", { "data-dimension": dimension },
+      el("tr", { class: "group" }, el("th", { scope: "rowgroup", colspan: 4 }, label)),
+      rows,
+      el("tr", { class: "mean" }, el("th", { scope: "row" }, `${label} score`),
+        el("td", { colspan: 3 }, meanOf(counted, "value"), el("strong", { "data-score": "" }, score(country[field])))));
+  });
+  document.querySelectorAll("#build tbody").forEach((old) => old.remove());
+  document.getElementById("build").append(...groups);
+
+  const scores = DIMENSIONS.map(([field]) => country[field]);
+  const complete = scores.every((value) => typeof value === "number");
+  document.querySelector("#composite tbody").replaceChildren(
+    ...DIMENSIONS.map(([field, label]) => el("tr", {}, el("th", { scope: "row" }, `${label} score`),
+      el("td", { class: "num", "data-value": country[field] ?? null }, score(country[field])),
+      el("td", { class: "num" }, share(DIMENSIONS.length)))),
+    el("tr", { class: "mean" }, el("th", { scope: "row" }, "Composite"),
+      el("td", { colspan: 2 }, complete ? meanOf(scores, "dimension score") : "no composite: a dimension has no score ",
+        el("strong", { "data-score": "" }, score(country[COMPOSITE])))));
+  const band = bandOf(country[COMPOSITE]);
+  document.getElementById("band").replaceChildren(...(band
+    ? ["Band: ", el("strong", {}, band.name), ` (a composite ${band.range})`]
+    : ["No band: there is no composite."]));
 }
 
 function drawHistory(rows) {
@@ -103,6 +165,7 @@ async function load() {
     drawSummary(country);
     drawScores(country, all.data);
     drawIndicators(country.indicator_details || []);
+    drawBuild(country);
     say(status, `Snapshot ${one.snapshot === "current" ? document.querySelector("[data-snapshot]").textContent : one.snapshot}.`);
   } catch (error) {
     say(status, `The API refused the request: ${error.message}`, true);
