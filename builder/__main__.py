@@ -40,7 +40,7 @@ from builder.publish import (
 from builder.fetch import fetch_raw, requests_of
 from builder.progress import Progress
 from builder.rawtables import FcvError, read_fcv, write_tables
-from builder.refresh import Plan, Refreshed, built_summary, publication_date, refresh
+from builder.refresh import Plan, Refreshed, built_summary, inherited_provenance, publication_date, refresh
 from builder.release import Release, ReleaseError
 from builder.sanity import Limits
 from builder.wdi import WdiError, import_wdi
@@ -100,6 +100,7 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--published", help="publication date in that month (default: its 1st)")
     build.add_argument("--synthetic-notice", metavar="TEXT",
                        help='mark the values as synthetic: "synthetic": true and this notice')
+    _provenance_arguments(build, "")
 
     publish_ = commands.add_parser("publish", help="validate a snapshot, put it in place, flip CURRENT")
     publish_.add_argument("snapshot", type=Path, help="built snapshot directory, named YYYY-MM")
@@ -147,6 +148,8 @@ def _parser() -> argparse.ArgumentParser:
                           help="if the month is published with other content, swap it atomically "
                                "(otherwise that is refused)")
     refresh_.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    _provenance_arguments(refresh_, " (default: as the month's manifest if it is published, else "
+                                    "the current snapshot's)")
     _source_arguments(refresh_)
 
     list_ = commands.add_parser("list", help="list snapshots and which one is current")
@@ -156,6 +159,15 @@ def _parser() -> argparse.ArgumentParser:
 
 _FCV_HELP = ("CSV of the FCV list with columns iso3 and fcv_type (a previous raw countries.csv "
              "works as is); no World Bank API serves it")
+
+
+def _provenance_arguments(parser: argparse.ArgumentParser, default: str) -> None:
+    """The manifest's publisher and licence, which the citation names (docs/DATA.md#manifestjson)."""
+    parser.add_argument("--publisher", metavar="TEXT",
+                        help=f'who publishes the snapshot, for the citation: "publisher" in the manifest{default}')
+    parser.add_argument("--license", metavar="TEXT",
+                        help='the licence of the data, e.g. an SPDX id such as CC-BY-4.0: "license" in '
+                             f'the manifest (null when only --publisher is given: none granted){default}')
 
 
 def _source_arguments(parser: argparse.ArgumentParser) -> None:
@@ -245,8 +257,11 @@ def _refresh(args: argparse.Namespace) -> int:
     today = now.astimezone(datetime.UTC).date()
     snapshot_id = args.snapshot or today.strftime("%Y-%m")
     published = args.published or publication_date(args.data_dir, snapshot_id, today)
+    publisher, license_ = inherited_provenance(args.data_dir, snapshot_id)
+    if args.publisher is not None or args.license is not None:
+        publisher, license_ = args.publisher, args.license  # named: the release says both anew
     plan = Plan(
-        release=Release.parse(snapshot_id, published),
+        release=Release.parse(snapshot_id, published, publisher=publisher, license=license_),
         source=_source(args),
         work=args.work,
         data_dir=args.data_dir,
@@ -274,7 +289,7 @@ def _refreshed_lines(done: Refreshed) -> str:
 
 
 def _build(args: argparse.Namespace) -> int:
-    release = Release.parse(args.snapshot, args.published, args.synthetic_notice)
+    release = Release.parse(args.snapshot, args.published, args.synthetic_notice, args.publisher, args.license)
     built = build_snapshot(read_raw(args.raw), release, args.out)
     print(_built_line(built))
     return 0

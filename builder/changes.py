@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from collections.abc import Mapping
 
 from loaders import CHANGES_FILE as CHANGES_FILE  # where the publisher writes the report
-from loaders import COMPOSITE, DIMENSIONS, Country, JsonValue, Snapshot
+from loaders import COMPOSITE, DIMENSIONS, RANK_MEASURE, Country, JsonValue, Snapshot, mover_direction
 FORMAT = 1
 TOP = 10
 """How many of the largest movers the report lists per score."""
 
 SCORES: tuple[str, ...] = (COMPOSITE, *(f"{dimension} Score" for dimension in DIMENSIONS))
 IMPUTED_PREFIX = "Imputed"
-_RANK = "Global Rank"
+_RANK = RANK_MEASURE
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +107,12 @@ def _score_changes(
         if old is not None and new is not None:
             changes.append((round(new - old, 2), code, old, new))
     moved = [change for change in changes if change[0] != 0]
-    # For ranks a smaller number is better; "largest" still means the largest jump either way.
+    # For ranks a smaller number is better; "largest" still means the largest jump either way,
+    # and "direction" says which way in words (a positive rank change is a worse rank).
     moved.sort(key=lambda change: (-abs(change[0]), change[1]))
     largest: list[JsonValue] = [
-        {**_named(now[code]), "previous": _plain(old), "current": _plain(new), "change": _plain(delta)}
+        {**_named(now[code]), "previous": _plain(old), "current": _plain(new), "change": _plain(delta),
+         "direction": mover_direction(key, delta)}
         for delta, code, old, new in moved[:top]
     ]
     smallest = min((abs(change[0]) for change in changes), default=None)

@@ -117,6 +117,25 @@ def publication_date(data_dir: Path, snapshot_id: str, today: datetime.date) -> 
     return today.isoformat() if today.strftime("%Y-%m") == snapshot_id else f"{snapshot_id}-01"
 
 
+def inherited_provenance(data_dir: Path, snapshot_id: str) -> tuple[str | None, str | None]:
+    """The publisher and licence a refresh of ``snapshot_id`` names when not told: those of its
+    own manifest if it is published, else of the snapshot CURRENT names, so that the monthly job
+    carries them forward once a release has named them (docs/PUBLISHING.md#the-monthly-refresh-one-command).
+    (None, None) when neither manifest can be read or names them."""
+    for candidate in (snapshot_id, read_current_id(data_dir)):
+        if candidate is None:
+            continue
+        try:
+            manifest = json.loads((data_dir / SNAPSHOTS / candidate / MANIFEST).read_bytes())
+        except (OSError, ValueError):
+            continue
+        if isinstance(manifest, dict):
+            publisher, license_ = manifest.get("publisher"), manifest.get("license")
+            return (publisher if isinstance(publisher, str) else None,
+                    license_ if isinstance(license_, str) else None)
+    return None, None
+
+
 def refresh(
     plan: Plan, now: datetime.datetime, *, progress: Progress | None = None, wait: Wait = time.sleep
 ) -> Refreshed:

@@ -129,7 +129,9 @@ def _transform(indicator: Indicator) -> tuple[str, ...]:
 
 
 def manifest_document(release: Release, checksums: Mapping[str, str]) -> dict[str, JsonValue]:
-    """The manifest: id, dates, schema version, provenance, codes and checksums."""
+    """The manifest: id, dates, schema version, provenance, codes and checksums. ``publisher``
+    is written when the release names one, ``license`` when it names either
+    (docs/DATA.md#manifestjson)."""
     manifest: dict[str, JsonValue] = {
         "id": release.id,
         "published": release.published,
@@ -138,6 +140,10 @@ def manifest_document(release: Release, checksums: Mapping[str, str]) -> dict[st
     }
     if release.notice is not None:
         manifest["notice"] = release.notice
+    if release.publisher is not None:
+        manifest["publisher"] = release.publisher
+    if release.names_provenance:  # a named publisher states its licence: null grants none
+        manifest["license"] = release.license
     manifest["countries"] = list[JsonValue](sorted(checksums))
     manifest["checksums"] = {code: checksums[code] for code in sorted(checksums)}
     return manifest

@@ -3,7 +3,8 @@
 Every snapshot of the sample is built by ``builder.build_snapshot`` from the synthetic raw
 tables (``data/make_raw.py``), each from the data up to its own year, so scores move from one
 snapshot to the next. The values are synthetic and are not the published index: every
-manifest says so (``"synthetic": true`` and a notice).
+manifest says so (``"synthetic": true`` and a notice), names this project as its publisher
+and grants no licence (``"license": null``).
 
     .venv/bin/python data/make_sample.py [--raw data/raw] [--out data/sample]
 
@@ -37,6 +38,10 @@ NOTICE = (
     "and tests; they are not the published index and must not be cited."
 )
 
+PUBLISHER = "Readiness Index Data Service (synthetic sample)"
+"""Who publishes the sample: this project. Its licence is null (none granted): the values are
+not data, and the notice says they must not be cited (docs/DATA.md#manifestjson)."""
+
 
 def build_sample(raw_dir: Path, out: Path) -> None:
     """Rebuild ``out/snapshots`` from ``raw_dir`` and point ``out/CURRENT`` at CURRENT."""
@@ -44,7 +49,7 @@ def build_sample(raw_dir: Path, out: Path) -> None:
     shutil.rmtree(out / "snapshots", ignore_errors=True)
     previous: Snapshot | None = None
     for snapshot_id in SNAPSHOTS:
-        release = Release.parse(snapshot_id, f"{snapshot_id}-{PUBLISHED_DAY:02d}", NOTICE)
+        release = Release.parse(snapshot_id, f"{snapshot_id}-{PUBLISHED_DAY:02d}", NOTICE, PUBLISHER)
         directory = build_snapshot(raw, release, out / "snapshots").directory
         built = load_snapshot(directory)
         (directory / CHANGES_FILE).write_bytes(compare(previous, built).encode())

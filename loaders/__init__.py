@@ -24,8 +24,10 @@ from loaders.summary import (
     CATALOGUE_KEYS,
     CHANGES_FILE,
     INDICATORS_FILE,
+    RANK_MEASURE,
     SERIES_FIELDS,
     Summary,
+    mover_direction,
     series_of,
     summarize,
 )
@@ -60,6 +62,8 @@ contract's users (the pure query modules) must not load."""
 __all__ = [
     "CHANGES_FILE",
     "INDICATORS_FILE",
+    "RANK_MEASURE",
+    "mover_direction",
     "SERIES_FIELDS",
     "CATALOGUE_KEYS",
     "Summary",

@@ -41,13 +41,17 @@ class Packed:
             snapshot.skipped,
             snapshot.synthetic,
             snapshot.notice,
+            snapshot.publisher,
+            snapshot.license,
             [[country.code, country.record, list(country.details)] for country in snapshot.countries.values()],
         ]
         return cls(identity, zlib.compress(orjson.dumps(document), _LEVEL))
 
     def unpack(self) -> Snapshot:
         """The snapshot as it was packed: equal records, in the same order."""
-        snapshot_id, published, digest, skipped, synthetic, notice, countries = orjson.loads(zlib.decompress(self.data))
+        snapshot_id, published, digest, skipped, synthetic, notice, publisher, license_, countries = orjson.loads(
+            zlib.decompress(self.data)
+        )
         return Snapshot(
             snapshot_id,
             published,
@@ -59,4 +63,6 @@ class Packed:
             skipped,
             synthetic,
             notice,
+            publisher,
+            license_,
         )

@@ -38,6 +38,8 @@ class Snapshot:
     the country files the manifest lists but the reader could not serve (docs/DATA.md).
     ``synthetic`` and ``notice`` are the manifest's own words about what the data is
     (the bundled sample says it is synthetic); the catalogue serves them (docs/API.md).
+    ``publisher`` and ``license`` are the manifest's too, for the citation (None when an older
+    manifest does not say; docs/DATA.md#manifestjson).
     """
 
     id: str
@@ -47,6 +49,8 @@ class Snapshot:
     skipped: int = 0
     synthetic: bool = False
     notice: str | None = None
+    publisher: str | None = None
+    license: str | None = None
 
     @property
     def skipped_percent(self) -> float:

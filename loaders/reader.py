@@ -104,10 +104,12 @@ def read_snapshot(directory: Path) -> tuple[Snapshot | None, list[Problem]]:
     skipped = len({str(code) for code in _as_list(manifest["countries"])}) - len(countries)
     # The manifest holds every file's checksum; the codes loaded tell apart a copy with a bad file.
     digest = hashlib.sha256(raw_manifest + b"\n" + ",".join(countries).encode()).hexdigest()
-    notice = manifest.get("notice")
+    notice, publisher, license_ = (manifest.get(key) for key in ("notice", "publisher", "license"))
     snapshot = Snapshot(
         str(manifest["id"]), str(manifest["published"]), countries, digest, skipped,
         synthetic=manifest.get("synthetic") is True, notice=notice if isinstance(notice, str) else None,
+        publisher=publisher if isinstance(publisher, str) else None,
+        license=license_ if isinstance(license_, str) else None,
     )
     return snapshot, problems
 

@@ -57,6 +57,10 @@ MANIFEST_SCHEMA: dict[str, JsonValue] = {
         # overrode (docs/PUBLISHING.md#the-monthly-refresh-one-command). Manifests without it
         # are as before; servers older than this key refuse a manifest that has it.
         "forced": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        # Optional, for the citation (docs/DATA.md#manifestjson): who publishes the snapshot and
+        # under which licence (null: none granted). Same rule as "forced" for older servers.
+        "publisher": {"type": "string", "minLength": 1},
+        "license": {"type": ["string", "null"], "minLength": 1},
         "countries": {
             "type": "array",
             "items": {"type": "string", "pattern": "^[A-Z]{3}$"},

@@ -29,6 +29,21 @@ CHANGES_FILE = "changes.json"
 INDICATORS_FILE = "indicators.json"
 """The indicator catalogue the builder writes into a snapshot directory (docs/DATA.md)."""
 
+RANK_MEASURE = "Global Rank"
+"""The change report's ranked measure (its ``ranks``), whose smaller number is the better one."""
+
+
+def mover_direction(measure: str, change: float) -> str:
+    """Which way one change-report mover went, in words (docs/PUBLISHING.md#what-changed-changesjson):
+    for ``RANK_MEASURE`` a positive ``change`` is a worse rank ("worse", "better", "same"); for
+    a score, "up", "down" or "same". The builder writes it and the service derives it for a
+    report written without it, so the rule lives here, below both. Pure."""
+    if change == 0:
+        return "same"
+    if measure == RANK_MEASURE:
+        return "worse" if change > 0 else "better"
+    return "up" if change > 0 else "down"
+
 _SERIES_NAMES = frozenset(
     {
         "Country Name",
@@ -82,6 +97,8 @@ def series_of(snapshot: Snapshot) -> Snapshot:
         snapshot.skipped,
         snapshot.synthetic,
         snapshot.notice,
+        snapshot.publisher,
+        snapshot.license,
     )
 
 

@@ -66,7 +66,7 @@ def test_compare_lists_added_removed_movers_and_changed_values(tmp_path: Path) -
     }
     infrastructure = document["scores"]["Infrastructure Score"]
     assert infrastructure["largest"][0] == {
-        "code": "BBB", "name": "Economy BBB", "previous": 50, "current": 75, "change": 25}
+        "code": "BBB", "name": "Economy BBB", "previous": 50, "current": 75, "change": 25, "direction": "up"}
     ranks = document["ranks"]
     assert ranks["compared"] == 4
     changed = {item["indicator_code"]: item["economies"] for item in document["indicators"]}
@@ -87,8 +87,10 @@ def test_compare_orders_movers_by_size_so_a_large_fall_comes_first(tmp_path: Pat
     infrastructure = document["scores"]["Infrastructure Score"]["largest"]
     assert [m["code"] for m in infrastructure] == ["CCC", "BBB", "DDD"]
     assert infrastructure[0]["change"] < 0
-    ranks = [(m["code"], m["change"]) for m in document["ranks"]["largest"]]
-    assert ranks == [("CCC", 2), ("BBB", -1), ("DDD", -1)]
+    ranks = [(m["code"], m["change"], m["direction"]) for m in document["ranks"]["largest"]]
+    # A positive rank change is a worse rank (a larger number): the direction says so in words.
+    assert ranks == [("CCC", 2, "worse"), ("BBB", -1, "better"), ("DDD", -1, "better")]
+    assert [m["direction"] for m in infrastructure] == ["down", "up", "up"]
     assert report.movements[COMPOSITE].top == ("Economy CCC", -70.0)
     assert "(largest: Economy CCC -70.00)" in str(document["summary"])
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import importlib
+import json
 import os
 import re
 import shutil
@@ -410,6 +411,16 @@ def test_cli_build_publish_list(tmp_path: Path, capsys: pytest.CaptureFixture[st
         "2024-12 is already published with the same content and current: nothing changed\n")
     assert main(["list", "--data-dir", str(data)]) == 0
     assert capsys.readouterr().out == "* 2024-12  published 2024-12-05  5 economies valid  (current)\n"
+
+
+def test_cli_build_writes_publisher_and_licence(tmp_path: Path) -> None:
+    raw = write_raw(tmp_path / "raw", world(STANDARD))
+    assert main(["build", "--raw", str(raw), "--snapshot", "2024-12", "--out", str(tmp_path / "build"),
+                 "--publisher", "Example Institute", "--license", "CC-BY-4.0"]) == 0
+    manifest = json.loads((tmp_path / "build" / "2024-12" / "manifest.json").read_bytes())
+    assert (manifest["publisher"], manifest["license"]) == ("Example Institute", "CC-BY-4.0")
+    assert main(["build", "--raw", str(raw), "--snapshot", "2025-12", "--out", str(tmp_path / "build"),
+                 "--publisher", " "]) == 1
 
 
 def test_cli_publish_replace(data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,7 +28,7 @@ from builder.changes import CHANGES_FILE
 from builder.datadir import list_snapshots
 from builder.method import POPULATION
 from builder.publish import Conflict, HookFailed, Placement, SnapshotConflict, StepFailed, publish
-from builder.refresh import Plan, RefreshRefused, publication_date, refresh
+from builder.refresh import Plan, RefreshRefused, inherited_provenance, publication_date, refresh
 from builder.worldbank import SourceSettings
 
 from tests.worldbank_fake import FakeWorldBank, World, from_raw, serve
@@ -258,6 +258,20 @@ def test_refresh_rerun_on_a_later_day_of_the_month_changes_nothing(
     assert publication_date(tmp_path / "data", "2026-11", datetime.date(2026, 11, 20)) == "2026-11-05"
     assert publication_date(tmp_path / "data", "2026-12", datetime.date(2026, 12, 3)) == "2026-12-03"
     assert publication_date(tmp_path / "data", "2026-12", datetime.date(2026, 11, 20)) == "2026-12-01"
+
+
+def test_refresh_names_publisher_and_licence_and_later_months_inherit_them(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    assert inherited_provenance(data, "2026-11") == (None, None)  # nothing published yet
+    assert main(cli(api, tmp_path, "--publisher", "Example Institute", "--license", "CC-BY-4.0"), clock=on(5)) == 0
+    assert (manifest(tmp_path)["publisher"], manifest(tmp_path)["license"]) == ("Example Institute", "CC-BY-4.0")
+    # The next month's refresh, told nothing, carries them forward from the current snapshot,
+    # and a re-run of this month keeps its own (the same bytes: nothing to publish).
+    assert inherited_provenance(data, "2026-12") == ("Example Institute", "CC-BY-4.0")
+    assert main(cli(api, tmp_path), clock=on(6)) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("nothing changed")
 
 
 def test_refresh_other_content_under_a_published_month_is_a_conflict_unless_replaced(

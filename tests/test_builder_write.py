@@ -90,6 +90,30 @@ def test_manifest_document_real_data_has_no_notice() -> None:
     assert manifest["synthetic"] is False and "notice" not in manifest
 
 
+def test_manifest_document_names_publisher_and_licence_before_the_codes() -> None:
+    release = Release.parse("2024-12", publisher="Example Institute", license="CC-BY-4.0")
+    manifest = manifest_document(release, {"AAA": "sha256:a"})
+    assert list(manifest) == ["id", "published", "schema_version", "synthetic", "publisher", "license",
+                              "countries", "checksums"]
+    assert (manifest["publisher"], manifest["license"]) == ("Example Institute", "CC-BY-4.0")
+
+
+def test_manifest_document_publisher_alone_states_no_licence_and_neither_writes_none() -> None:
+    alone = manifest_document(Release.parse("2024-12", publisher="Example Institute"), {})
+    assert alone["publisher"] == "Example Institute" and "license" in alone and alone["license"] is None
+    licensed = manifest_document(Release.parse("2024-12", license="CC0-1.0"), {})
+    assert "publisher" not in licensed and licensed["license"] == "CC0-1.0"
+    neither = manifest_document(Release.parse("2024-12"), {})
+    assert "publisher" not in neither and "license" not in neither
+
+
+def test_build_snapshot_with_publisher_and_licence_loads_them(tmp_path: Path) -> None:
+    release = Release.parse("2024-12", publisher="Example & Co", license="CC-BY-4.0")
+    snapshot, problems = read_snapshot(build_snapshot(world(STANDARD), release, tmp_path).directory)
+    assert problems == [] and snapshot is not None
+    assert (snapshot.publisher, snapshot.license) == ("Example & Co", "CC-BY-4.0")
+
+
 def test_encode_is_stable_indented_utf8() -> None:
     assert encode({"b": "Côte", "a": [1, None]}) == '{\n  "b": "Côte",\n  "a": [\n    1,\n    null\n  ]\n}\n'.encode()
 
@@ -149,6 +173,14 @@ def test_build_snapshot_invalid_output_leaves_nothing(tmp_path: Path, monkeypatc
 def test_release_parse_defaults_to_first_of_month() -> None:
     assert Release.parse("2026-11") == Release("2026-11", "2026-11-01", None)
     assert (RELEASE.year, RELEASE.synthetic) == (2024, True)
+
+
+@pytest.mark.parametrize(("publisher", "license_", "fragment"), [(" ", None, "publisher is empty"),
+                                                               (None, "", "licence is empty")])
+def test_release_parse_empty_publisher_or_licence_named(publisher: str | None, license_: str | None,
+                                                        fragment: str) -> None:
+    with pytest.raises(ReleaseError, match=fragment):
+        Release.parse("2026-11", publisher=publisher, license=license_)
 
 
 @pytest.mark.parametrize(

@@ -9,13 +9,18 @@ import csv
 import io
 import json
 import urllib.request
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Locator, Page, expect
 
-from tests.browser import OpenPage, PageServer, Watch, screenshot, skip_module_without_chromium
+from loaders import DIMENSIONS, INDICATORS_FILE
+from readiness.domain.bands import band_of
+from tests.browser import SCREENSHOTS, OpenPage, PageServer, Watch, screenshot, skip_module_without_chromium
+from tests.conftest import SAMPLE
 
 skip_module_without_chromium()
 
@@ -86,7 +91,12 @@ def test_landing_page_reads_the_same_without_javascript(pages: OpenPage, page_se
     expect(page.locator(".facts")).to_contain_text("2026-11")
     expect(page.locator(".examples code").first).to_have_text("curl '/api/v1/readiness?code=KEN'")
     expect(page.get_by_role("button", name="Copy")).to_have_count(0)  # hidden: they need the script
-    expect(page.get_by_text("cite the publisher of the index").first).to_be_visible()
+    cite = page.get_by_role("heading", name="Cite this")
+    expect(cite).to_be_visible()
+    expect(page.locator("blockquote").first).to_contain_text("Readiness Index, snapshot 2026-11")
+    expect(page.get_by_role("link", name="BibTeX")).to_have_attribute(
+        "href", "/api/v1/citation?format=bibtex&snapshot=2026-11"
+    )
     screenshot(page, "landing-no-javascript")
 
 
@@ -210,6 +220,94 @@ def test_country_view_marks_imputed_values(page: Page, page_server: PageServer) 
     expect(marked).to_have_count(len(imputed))
     expect(marked.first).to_contain_text(imputed[0]["indicator_name"])
     expect(marked.first.locator(".imputed-mark")).to_have_text("Imputed")
+
+
+def shown(text: str) -> Decimal:
+    """A score as a page shows it ("63.21") as the exact decimal a reader would add up."""
+    return Decimal(text.replace(",", ""))
+
+
+def rounds_to(values: list[Decimal], published: Decimal) -> bool:
+    """Whether ``published`` is the mean of ``values`` rounded to two decimals: within half a
+    hundredth of the exact mean (the builder rounds binary floats, so an exact tie such as
+    20.435 may have gone either way; docs/METHOD.md#the-steps-in-order)."""
+    return abs(sum(values, Decimal(0)) / len(values) - published) <= Decimal("0.005")
+
+
+def element_screenshot(element: Locator, name: str) -> Path:
+    """Save what ``element`` shows as ``SCREENSHOTS/<name>.png`` (``screenshot``, one element)."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    element.screenshot(path=str(path))
+    return path
+
+
+@pytest.mark.parametrize("code", ["KEN", "AGO"])
+def test_country_view_shows_how_its_score_is_built_and_the_numbers_recompute(
+    page: Page, page_server: PageServer, code: str
+) -> None:
+    record = api(page_server, f"/api/v1/readiness?code={code}")["data"]
+    page.goto(page_server.url(f"/explore/{code}"))
+    build = page.locator("#build")
+    expect(build.locator("tbody")).to_have_count(5)
+    dimension_scores = []
+    for dimension in DIMENSIONS:
+        group = build.locator(f'tbody[data-dimension="{dimension}"]')
+        values = [shown(value) for value in group.locator("td[data-value]").all_inner_texts()]
+        details = [item for item in record["indicator_details"] if item["component"] == dimension]
+        assert values == [shown(f"{item['normalized_value']:.2f}") for item in details
+                          if item["normalized_value"] is not None]
+        score = shown(group.locator("[data-score]").inner_text())
+        assert rounds_to(values, score) and score == shown(f"{record[dimension + ' Score']:.2f}")  # recomputed
+        expect(group.locator("tr.mean")).to_contain_text(f"mean of {len(values)} values")
+        expect(group.locator("tr").nth(1)).to_contain_text(f"1/{len(values)} (")  # its weight in the dimension
+        imputed = [item for item in details if item["data_source"].startswith("Imputed")]
+        expect(group.locator(".imputed-mark")).to_have_count(len(imputed))
+        dimension_scores.append(score)
+    composite = page.locator("#composite")
+    assert [shown(value) for value in composite.locator("td[data-value]").all_inner_texts()] == dimension_scores
+    total = shown(composite.locator("[data-score]").inner_text())
+    assert rounds_to(dimension_scores, total) and total == shown(f"{record['Composite Readiness Score']:.2f}")
+    expect(composite.locator("tr.mean")).to_contain_text("mean of 5 dimension scores")
+    band = band_of(float(total))
+    assert band is not None
+    expect(page.locator("#band")).to_have_text(f"Band: {band.name} (a composite {band.range})")
+    if code == "KEN":
+        page.locator("#build-section details summary").click()  # the legend of the bands, opened
+        element_screenshot(page.locator("#build-section"), "country-build")
+        assert serious_violations(page, {"include": [["#build-section"]]}) == []
+
+
+def test_method_page_reads_without_javascript_and_passes_axe(pages: OpenPage, page_server: PageServer) -> None:
+    current = (SAMPLE / "CURRENT").read_text().strip()
+    catalogue = json.loads((SAMPLE / "snapshots" / current / INDICATORS_FILE).read_bytes())["indicators"]
+    page = pages(java_script_enabled=False)
+    page.goto(page_server.url("/method"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("How the index is built")
+    notice = page.get_by_role("note", name="Synthetic data")
+    expect(notice).to_be_visible()
+    assert notice.evaluate("e => !!e.closest('header, main, footer, nav, aside, section[aria-label], [role=region]')")
+    for dimension in DIMENSIONS:
+        expect(page.get_by_role("heading", level=3, name=dimension, exact=True)).to_be_visible()
+    codes = page.locator("table.catalogue .code").all_inner_texts()
+    assert sorted(codes) == sorted(entry["code"] for entry in catalogue)
+    bands = page.get_by_role("table", name="The bands of the composite score")
+    expect(bands.locator("tbody tr")).to_have_count(4)
+    expect(bands.locator("tbody tr").first).to_contain_text("Leading75 and above")
+    page.get_by_role("navigation", name="Site").get_by_role("link", name="Method").click()
+    expect(page).to_have_url(page_server.url("/method"))
+    screenshot(page, "method")
+    screenshot(page, "method-top", full_page=False)
+    scripted = pages()  # axe runs as a script: not in the page without JavaScript
+    scripted.goto(page_server.url("/method"))
+    assert serious_violations(scripted) == []
+
+
+def test_method_page_is_readable_400_px_wide(pages: OpenPage, page_server: PageServer) -> None:
+    page = pages(width=400)
+    page.goto(page_server.url("/method"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 400
+    screenshot(page, "method-400px", full_page=False)
 
 
 def test_explorer_links_to_the_country_view(page: Page, page_server: PageServer) -> None:

@@ -9,9 +9,20 @@ from pathlib import Path
 import orjson
 import pytest
 
-from loaders import CHANGES_FILE, INDICATORS_FILE, SnapshotStore, load_snapshot, summarize
+from builder import Release, build_snapshot
+from loaders import (
+    CHANGES_FILE,
+    INDICATORS_FILE,
+    SnapshotStore,
+    load_snapshot,
+    mover_direction,
+    read_snapshot,
+    series_of,
+    summarize,
+)
 from loaders.compact import Packed
 
+from tests.builder_world import STANDARD, world
 from tests.conftest import flip, gen_test, place_snapshot, tiny_data
 
 
@@ -40,6 +51,50 @@ def test_snapshot_without_the_flag_is_not_synthetic(data: Path) -> None:
     (directory / "manifest.json").write_bytes(orjson.dumps(manifest))
     snapshot = load_snapshot(directory)
     assert (snapshot.synthetic, snapshot.notice) == (False, None)
+
+
+def test_snapshot_carries_the_manifests_publisher_and_licence_through_packing_and_its_series(tmp_path: Path) -> None:
+    release = Release.parse("2026-11", publisher="Example Institute", license="CC-BY-4.0")
+    snapshot = load_snapshot(build_snapshot(world(STANDARD), release, tmp_path).directory)
+    assert (snapshot.publisher, snapshot.license) == ("Example Institute", "CC-BY-4.0")
+    revived = Packed.of(snapshot, "x").unpack()
+    assert revived == snapshot
+    assert (series_of(snapshot).publisher, series_of(snapshot).license) == ("Example Institute", "CC-BY-4.0")
+
+
+def test_older_manifest_without_publisher_or_licence_stays_valid(data: Path) -> None:
+    directory = data / "snapshots" / "2026-11"
+    manifest = orjson.loads((directory / "manifest.json").read_bytes())
+    assert "publisher" not in manifest and "license" not in manifest  # as builders wrote them before
+    snapshot, problems = read_snapshot(directory)
+    assert problems == [] and snapshot is not None
+    assert (snapshot.publisher, snapshot.license) == (None, None)
+
+
+@pytest.mark.parametrize(("extra", "valid"), [
+    ({"publisher": "Example Institute", "license": None}, True),
+    ({"license": "CC-BY-4.0"}, True),
+    ({"publisher": ""}, False),
+    ({"publisher": None}, False),
+    ({"license": ""}, False),
+    ({"license": 4}, False),
+])
+def test_manifest_publisher_and_licence_schema(data: Path, extra: dict[str, object], valid: bool) -> None:
+    directory = data / "snapshots" / "2026-11"
+    manifest = orjson.loads((directory / "manifest.json").read_bytes())
+    (directory / "manifest.json").write_bytes(orjson.dumps({**manifest, **extra}))
+    snapshot, problems = read_snapshot(directory)
+    assert (snapshot is not None) is valid, problems
+    if valid:
+        assert snapshot is not None and snapshot.license == extra.get("license")
+
+
+@pytest.mark.parametrize(("measure", "change", "direction"), [
+    ("Global Rank", 3, "worse"), ("Global Rank", -2, "better"), ("Global Rank", 0, "same"),
+    ("Composite Readiness Score", 0.79, "up"), ("Governance Score", -1.5, "down"), ("Governance Score", 0, "same"),
+])
+def test_mover_direction_a_positive_rank_change_is_worse(measure: str, change: float, direction: str) -> None:
+    assert mover_direction(measure, change) == direction
 
 
 def test_summarize_reads_the_builders_indicator_catalogue_and_sees_the_change_report(data: Path) -> None:

@@ -3,8 +3,8 @@
 A page depends on the release (its templates and asset names) and on the current snapshot
 (id, date, synthetic notice, the economies' names): it is rendered on its first request after
 either changes and then served like a cached API answer, with its ETag and gzip copy. Nothing
-a client sends is part of a page, so the pages held are bounded: the four named pages and at
-most one country view per economy of the current snapshot.
+a client sends is part of a page, so the pages held are bounded: the named pages (PAGES) and
+at most one country view per economy of the current snapshot.
 """
 
 from __future__ import annotations
@@ -14,19 +14,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loaders import Snapshot, SnapshotStore
+import orjson
+from loaders import JsonValue, Snapshot, SnapshotStore
 from loaders.contract import REGION_SHORT
+from loaders.summary import derived_catalogue
 from tornado.template import Loader
 
 from readiness.domain.answer import Answer
+from readiness.domain.bands import BANDS, bands_document
 from readiness.domain.errors import NotReady
 from readiness.pages.assets import Assets
-from readiness.domain.tables import CITATION
+from readiness.pages.method import Catalogue
+from readiness.domain.citation import Citation
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
-
-DO_NOT_CITE = " Do not cite this snapshot: its data is synthetic."
-"""Added to the citation request when the manifest says the data is synthetic."""
 
 INCOME_GROUPS: tuple[tuple[str, str], ...] = (
     ("LIC", "Low income"),
@@ -44,7 +45,11 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
 )
 """The landing page's three copyable example requests."""
 
-PAGES = ("index.html", "docs.html", "explore.html", "not_found.html")
+BANDS_JSON = orjson.dumps(bands_document()).decode().replace("<", "\\u003c")
+"""The bands (``readiness.domain.bands``) for the country page's script, in a JSON block of
+the page: ``<`` escaped, so no value could close the block."""
+
+PAGES = ("index.html", "docs.html", "explore.html", "method.html", "not_found.html")
 """The templates of the named pages (the country view is ``country.html``)."""
 
 
@@ -57,16 +62,13 @@ class Facts:
     economies: int
     synthetic: bool
     notice: str | None
+    citation: Citation
+    """The catalogue's citation of the snapshot (``readiness.domain.citation``), for "Cite this"."""
 
     @classmethod
     def of(cls, snapshot: Snapshot) -> Facts:
-        return cls(snapshot.id, snapshot.published, len(snapshot.countries), snapshot.synthetic, snapshot.notice)
-
-    @property
-    def citation(self) -> str:
-        """The citation request, the catalogue's words (``readiness.domain.tables.CITATION``)."""
-        text = CITATION.format(id=self.snapshot_id, published=self.published)
-        return text + DO_NOT_CITE if self.synthetic else text
+        return cls(snapshot.id, snapshot.published, len(snapshot.countries), snapshot.synthetic, snapshot.notice,
+                   Citation.of(snapshot))
 
 
 class Site:
@@ -85,7 +87,8 @@ class Site:
         pages, snapshot = self._current()
         answer = pages.get(template)
         if answer is None:
-            answer = pages[template] = self._render(template, snapshot)
+            values = {"catalogue": Catalogue.of(self._catalogue(snapshot))} if template == "method.html" else {}
+            answer = pages[template] = self._render(template, snapshot, **values)
         return answer
 
     def country(self, code: str) -> Answer | None:
@@ -111,6 +114,15 @@ class Site:
             self._snapshot, self._pages = snapshot, {}
         return self._pages, snapshot
 
+    def _catalogue(self, snapshot: Snapshot) -> tuple[dict[str, JsonValue], ...]:
+        """The indicator catalogue ``/api/v1/snapshots`` serves for ``snapshot``: its summary's,
+        held by the store since it became current; derived from its data for a snapshot the
+        store holds no summary of (one set as current by hand, in tests)."""
+        summary = self.store.summary(snapshot.id)
+        if summary is not None and summary.series.digest == snapshot.digest:
+            return summary.indicators
+        return derived_catalogue(snapshot)
+
     def _render(self, template: str, snapshot: Snapshot, **values: Any) -> Answer:
         facts = Facts.of(snapshot)
         namespace: Mapping[str, Any] = {
@@ -120,6 +132,8 @@ class Site:
             "regions": sorted(REGION_SHORT),
             "region_short": REGION_SHORT,
             "incomes": INCOME_GROUPS,
+            "bands": BANDS,
+            "bands_json": BANDS_JSON,
             **values,
         }
         return Answer.of(self.loader.load(template).generate(**namespace))

@@ -1,0 +1,300 @@
+"""How to cite a snapshot: the catalogue's ``citation`` object and the downloads of
+``/api/v1/citation`` as BibTeX, RIS and CSL-JSON (docs/API.md#get-apiv1citation-the-citation-as-a-file).
+
+Everything comes from the snapshot's manifest (``publisher``, ``license``, ``published``,
+``synthetic``: docs/DATA.md#manifestjson), so the citation names whoever published the data,
+not whoever runs this service. ``url`` is relative (``/api/v1/readiness?snapshot=2026-11``):
+the answers are cached and shared by every host name the service is reached under, and no
+setting names a public address
+(docs/DECISIONS.md#the-data-routes-indicators-history-the-catalogue-change-reports).
+Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from urllib.parse import parse_qsl
+
+import orjson
+
+from loaders import JsonValue, Snapshot
+
+from readiness.domain.answer import Answer
+from readiness.domain.errors import InvalidParameter, UnknownParameter
+from readiness.domain.meta import AnswerMeta
+from readiness.domain.vocabulary import folded, nearest_name, trimmed
+
+TITLE = "Readiness Index"
+"""The data set's name; a snapshot's title adds its id."""
+
+DATA_PATH = "/api/v1/readiness"
+"""Where the service serves a snapshot's data: with ``snapshot=<id>``, pinned to it."""
+
+CITATION_PATH = "/api/v1/citation"
+"""Where the citation downloads are served."""
+
+DO_NOT_CITE = "Do not cite this snapshot: its data is synthetic, not the published index."
+"""What a synthetic snapshot's citation says instead of being citable."""
+
+NO_LICENSE = "No licence stated."
+"""The citation text's words for a manifest whose ``license`` is null or absent."""
+
+PARAMETERS: tuple[str, ...] = ("format", "snapshot")
+"""The names ``/api/v1/citation`` takes, in the order error messages list them."""
+
+_SNAPSHOT_ID = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+"""BibTeX's month macros, unquoted in the ``month`` field."""
+
+
+class CitationFormat(Enum):
+    """A download format of ``/api/v1/citation``, with its media type and file extension."""
+
+    BIBTEX = "bibtex"
+    RIS = "ris"
+    CSL = "csl"
+
+    @property
+    def content_type(self) -> str:
+        """The ``Content-Type`` of a download in this format."""
+        return _CONTENT_TYPES[self]
+
+    @property
+    def extension(self) -> str:
+        """The downloaded file's extension, with its dot."""
+        return _EXTENSIONS[self]
+
+
+_CONTENT_TYPES = {
+    CitationFormat.BIBTEX: "application/x-bibtex; charset=utf-8",
+    CitationFormat.RIS: "application/x-research-info-systems; charset=utf-8",
+    CitationFormat.CSL: "application/vnd.citationstyles.csl+json",
+}
+_EXTENSIONS = {CitationFormat.BIBTEX: ".bib", CitationFormat.RIS: ".ris", CitationFormat.CSL: ".json"}
+ACCEPTED_FORMATS = ", ".join(item.value for item in CitationFormat)
+
+
+@dataclass(frozen=True, slots=True)
+class CitationRequest:
+    """A parsed ``/api/v1/citation`` query: the format (BibTeX by default) and the snapshot id
+    (None: the current snapshot)."""
+
+    format: CitationFormat = CitationFormat.BIBTEX
+    snapshot: str | None = None
+
+    @classmethod
+    def parse(cls, raw: str) -> CitationRequest:
+        """Parse a URL query string by the v1 rules (docs/DECISIONS.md#parameter-rules): names
+        beginning with ``_`` ignored, any other unknown name refused, the last value of a
+        repeated name kept, values trimmed and an empty one absent, ``format`` in any case.
+
+        Raises UnknownParameter for a name it does not take, InvalidParameter naming ``format``
+        or ``snapshot`` and what each accepts.
+        """
+        params: dict[str, str] = {}
+        for raw_name, raw_value in parse_qsl(raw, keep_blank_values=True, encoding="latin-1"):
+            name, value = _text(raw_name), trimmed(_text(raw_value))
+            if name.startswith("_"):
+                continue
+            if name not in PARAMETERS:
+                raise UnknownParameter(name, nearest_name(name, PARAMETERS), PARAMETERS)
+            params[name] = value
+        chosen = CitationFormat.BIBTEX
+        if params.get("format"):
+            found = {item.value: item for item in CitationFormat}.get(folded(params["format"]))
+            if found is None:
+                raise InvalidParameter("format", params["format"], ACCEPTED_FORMATS)
+            chosen = found
+        snapshot = params.get("snapshot") or None
+        if snapshot is not None and not _SNAPSHOT_ID.fullmatch(snapshot):
+            raise InvalidParameter(
+                "snapshot", snapshot, "a snapshot id YYYY-MM such as 2024-06 (GET /api/v1/snapshots lists them)"
+            )
+        return cls(chosen, snapshot)
+
+
+def _text(as_bytes: str) -> str:
+    """Bytes held one per character (Latin-1) as UTF-8 text, as the query parser reads them."""
+    return as_bytes if as_bytes.isascii() else as_bytes.encode("latin-1").decode("utf-8", "replace")
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """What a citation of one snapshot says, from its manifest's words (``Citation.of``)."""
+
+    snapshot: str
+    published: str
+    publisher: str | None
+    license: str | None
+    synthetic: bool
+
+    @classmethod
+    def of(cls, snapshot: Snapshot) -> Citation:
+        """The citation of ``snapshot`` (a loaded snapshot or a summary's series)."""
+        return cls(snapshot.id, snapshot.published, snapshot.publisher, snapshot.license, snapshot.synthetic)
+
+    @property
+    def title(self) -> str:
+        """``Readiness Index, snapshot 2026-11``."""
+        return f"{TITLE}, snapshot {self.snapshot}"
+
+    @property
+    def url(self) -> str:
+        """The service's relative URL of the snapshot's data (module docstring: why relative)."""
+        return f"{DATA_PATH}?snapshot={self.snapshot}"
+
+    @property
+    def year(self) -> int:
+        """The publication year."""
+        return int(self.published[:4])
+
+    @property
+    def key(self) -> str:
+        """The BibTeX key and CSL id: ``readiness_2026_11``."""
+        return "readiness_" + self.snapshot.replace("-", "_")
+
+    @property
+    def filename(self) -> str:
+        """A download's file name without extension, ``-synthetic`` for synthetic data."""
+        return f"readiness-{self.snapshot}" + ("-synthetic" if self.synthetic else "")
+
+    @property
+    def license_text(self) -> str:
+        """``Licence: CC-BY-4.0.``, or NO_LICENSE."""
+        return NO_LICENSE if self.license is None else f"Licence: {self.license}."
+
+    @property
+    def text(self) -> str:
+        """A ready-to-paste citation; a synthetic snapshot's says not to cite it.
+
+        ``Publisher (2026). Readiness Index, snapshot 2026-11 [Data set]. Published 2026-11-05.
+        Licence: CC-BY-4.0. /api/v1/readiness?snapshot=2026-11.`` The publisher part is left
+        out when the manifest names none; the URL is relative: put the service's address before
+        it. No retrieval date: the snapshot id and its publication date name the data.
+        """
+        author = f"{self.publisher} ({self.year}). " if self.publisher is not None else ""
+        text = f"{author}{self.title} [Data set]. Published {self.published}. {self.license_text} {self.url}."
+        return f"{text} {DO_NOT_CITE}" if self.synthetic else text
+
+    def document(self) -> dict[str, JsonValue]:
+        """The catalogue's ``citation`` object (docs/API.md#get-apiv1snapshots-what-data-exists)."""
+        return {
+            "publisher": self.publisher,
+            "title": self.title,
+            "snapshot": self.snapshot,
+            "published": self.published,
+            "url": self.url,
+            "license": self.license,
+            "text": self.text,
+        }
+
+    @property
+    def note(self) -> str:
+        """The downloads' note: the licence, and for synthetic data not to cite it."""
+        return f"{self.license_text} {DO_NOT_CITE}" if self.synthetic else self.license_text
+
+
+def bibtex_escaped(text: str) -> str:
+    """``text`` with BibTeX's special characters escaped (``{ } \\ & % $ # _ ^ ~``), so a
+    field's braces stay balanced and LaTeX prints the characters as written."""
+    return "".join(_BIBTEX_ESCAPES.get(character, character) for character in text)
+
+
+_BIBTEX_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "^": r"\^{}",
+    "~": r"\~{}",
+}
+
+
+def to_bibtex(citation: Citation) -> str:
+    """The citation as one BibTeX ``@misc`` entry (biblatex reads ``date`` and ``url`` too).
+
+    The publisher is a corporate author: doubly braced, so BibTeX does not split it into
+    names. ``url`` is left as it is: it is built from a validated snapshot id."""
+    fields: list[tuple[str, str]] = []
+    if citation.publisher is not None:
+        publisher = bibtex_escaped(citation.publisher)
+        fields += [("author", f"{{{{{publisher}}}}}"), ("publisher", f"{{{publisher}}}")]
+    fields += [
+        ("title", f"{{{{{bibtex_escaped(citation.title)}}}}}"),
+        ("year", f"{{{citation.year}}}"),
+        ("month", _MONTHS[int(citation.published[5:7]) - 1]),
+        ("date", f"{{{citation.published}}}"),
+        ("version", f"{{{citation.snapshot}}}"),
+        ("howpublished", "{Data set}"),
+        ("url", f"{{{citation.url}}}"),
+        ("note", f"{{{bibtex_escaped(citation.note)}}}"),
+    ]
+    body = ",\n".join(f"  {name} = {value}" for name, value in fields)
+    return f"@misc{{{citation.key},\n{body}\n}}\n"
+
+
+def to_ris(citation: Citation) -> str:
+    """The citation as one RIS record (``TY  - DATA`` ... ``ER  - ``), CRLF line ends."""
+    lines = [("TY", "DATA")]
+    if citation.publisher is not None:
+        lines.append(("AU", citation.publisher))
+    lines += [("TI", citation.title), ("PY", str(citation.year)), ("DA", citation.published.replace("-", "/"))]
+    if citation.publisher is not None:
+        lines.append(("PB", citation.publisher))
+    lines += [("ET", citation.snapshot), ("UR", citation.url), ("N1", citation.note), ("ER", "")]
+    return "".join(f"{tag}  - {_one_line(value)}\r\n" for tag, value in lines)
+
+
+def _one_line(value: str) -> str:
+    """A RIS value on one line: a line break in a manifest's words would end the tag."""
+    return " ".join(value.split())
+
+
+def to_csl(citation: Citation) -> bytes:
+    """The citation as CSL-JSON: an array of one item of type ``dataset``."""
+    item: dict[str, JsonValue] = {"id": citation.key, "type": "dataset", "title": citation.title}
+    if citation.publisher is not None:
+        item["author"] = [{"literal": citation.publisher}]
+        item["publisher"] = citation.publisher
+    year, month, day = (int(part) for part in citation.published.split("-"))
+    item.update(
+        {
+            "issued": {"date-parts": [[year, month, day]]},
+            "version": citation.snapshot,
+            "URL": citation.url,
+            "note": citation.note,
+        }
+    )
+    if citation.license is not None:
+        item["license"] = citation.license
+    return orjson.dumps([item], option=orjson.OPT_INDENT_2) + b"\n"
+
+
+def rendered(citation: Citation, chosen: CitationFormat) -> bytes:
+    """The download's bytes in ``chosen`` format, UTF-8."""
+    if chosen is CitationFormat.BIBTEX:
+        return to_bibtex(citation).encode()
+    if chosen is CitationFormat.RIS:
+        return to_ris(citation).encode()
+    return to_csl(citation)
+
+
+def citation_answer(citation: Citation, chosen: CitationFormat) -> Answer:
+    """The download as an ``Answer`` (ETag, Last-Modified and X-Readiness-Snapshot of its
+    snapshot). Its meta's JSON content type is replaced when sent: the handler sets
+    ``chosen.content_type`` and the attachment's file name (``download_headers``)."""
+    return Answer.of(rendered(citation, chosen), AnswerMeta(snapshot=citation.snapshot, published=citation.published))
+
+
+def download_headers(citation: Citation, chosen: CitationFormat) -> tuple[tuple[str, str], ...]:
+    """``Content-Type`` and ``Content-Disposition`` of a download: ``readiness-2026-11.bib``."""
+    return (
+        ("Content-Type", chosen.content_type),
+        ("Content-Disposition", f'attachment; filename="{citation.filename}{chosen.extension}"'),
+    )
