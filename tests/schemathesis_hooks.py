@@ -5,7 +5,11 @@ rules that join two values, which OpenAPI cannot state (docs/DECISIONS.md#the-op
 
 - ``level=country`` without ``code`` or ``codes`` is a 400 (each value alone is valid);
 - ``years=2025:2023``, a range whose first year is after its last, is a 400 (each year alone
-  is valid).
+  is valid);
+- two of ``year``, ``years`` and ``snapshot`` together are a 400 (each chooses the snapshots);
+- ``weights`` all 0, or naming a dimension twice, is a 400 (each weight alone is valid);
+- ``sort`` by ``Custom Score``, ``Custom Rank`` or ``custom`` without ``weights`` is a 400 (the
+  custom values exist only with weights).
 
 Only a 400 whose message is exactly that rule's is excused (a HEAD answer has no body: the
 same request is sent as GET to read it); anything else fails as before.
@@ -28,6 +32,11 @@ from schemathesis.specs.openapi.checks import negative_data_rejection, positive_
 
 LEVEL_WITHOUT_CODE = "Invalid request. level=country needs code or codes"
 YEARS_REVERSED = "(first year not after the last)"
+SNAPSHOT_CHOOSERS = ("year", "years", "snapshot")
+TWO_CHOOSERS = "each choose the snapshots to answer from; give one of them."
+WEIGHTS_REFUSED = "Invalid request. weights="
+CUSTOM_SORTS = ("custom score", "custom rank", "custom")
+CUSTOM_SORT_REFUSED = "needs weights: Custom Score and Custom Rank exist only with your own weights"
 CODES = re.compile(r"[A-Za-z]{3}(?:,[A-Za-z]{3})*")
 
 
@@ -43,7 +52,9 @@ def _excused(case: Any, response: Any) -> bool:
             message = str(response.json().get("error", ""))
     except ValueError:
         return False
-    query = {str(name): str(value) for name, value in (case.query or {}).items()}
+    # Arrays (codes, fields, indicators) as the service reads them: their values comma-joined.
+    query = {str(name): ",".join(map(str, value)) if isinstance(value, list) else str(value)
+             for name, value in (case.query or {}).items()}
     level_without_code = (
         query.get("level", "").strip().lower() == "country"
         and not query.get("code", "").strip()
@@ -52,7 +63,26 @@ def _excused(case: Any, response: Any) -> bool:
     )
     first, _, last = query.get("years", "").strip().partition(":")
     years_reversed = bool(last) and first > last and message.endswith(YEARS_REVERSED + ".")
-    return level_without_code or years_reversed
+    chosen = [name for name in SNAPSHOT_CHOOSERS if query.get(name, "").strip()]
+    two_choosers = len(chosen) > 1 and message == f"Invalid request. {' and '.join(chosen)} {TWO_CHOOSERS}"
+    weights = message.startswith(WEIGHTS_REFUSED) and _weights_jointly_refused(query.get("weights", ""))
+    custom_sort = (
+        query.get("sort", "").strip().lower() in CUSTOM_SORTS and not query.get("weights", "").strip()
+        and message.startswith(f"Invalid request. sort={query['sort'].strip()!r} {CUSTOM_SORT_REFUSED}")
+    )
+    return level_without_code or years_reversed or two_choosers or weights or custom_sort
+
+
+def _weights_jointly_refused(value: str) -> bool:
+    """True when a schema-valid ``weights`` breaks a rule between its weights: all are 0, or a
+    ``dimension:weight`` list names a dimension twice."""
+    pieces = [piece.strip() for piece in value.strip().split(",")]
+    named = [piece.partition(":")[0] for piece in pieces if ":" in piece]
+    try:
+        all_zero = all(float(piece.rpartition(":")[2]) == 0 for piece in pieces)
+    except ValueError:
+        return False
+    return bool(value.strip()) and (all_zero or len(set(named)) < len(named))
 
 
 @schemathesis.check
