@@ -8,7 +8,16 @@ in CPU time of this process (what the server's other requests wait for), and rep
 medians and a ratio. A third figure: ``store.archive`` alternating between three years with
 one archive slot, each call a revival.
 
+``--cycling``: a real server.py (default settings, no Redis) on a copy of the sample while
+another process asks for every snapshot the catalogue lists with ``snapshot=`` in turn; the
+current snapshot's answers are timed meanwhile, and against the same requests with nothing else
+running (the ratio). Two kinds of cycling: the same few queries per snapshot again and again
+(after the first round every answer is in tier 1), and a new query on every request (every one
+a miss). ``/metrics`` says how many archive reads (from the files or the packed form) the
+cycling cost: one per request would be the LRU thrashing.
+
     .venv/bin/python bench/archives.py [--runs N]
+    .venv/bin/python bench/archives.py --cycling [--calls N] [--rate R] [--slots S]
 """
 
 from __future__ import annotations
@@ -16,13 +25,29 @@ from __future__ import annotations
 import argparse
 import asyncio
 import functools
+import http.client
+import itertools
+import json
+import multiprocessing
 import statistics
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from support import SAMPLE_DIR, call_seconds  # first: it puts the repository root on sys.path
+from support import (  # first: it puts the repository root on sys.path
+    HOST,
+    SAMPLE_DIR,
+    Process,
+    answering,
+    call_seconds,
+    free_port,
+    make_data_dir,
+    metrics,
+    server_argv,
+    server_env,
+)
 
 from loaders import Snapshot, SnapshotStore, load_snapshot, manifest_digest  # noqa: E402
 from loaders.compact import Packed  # noqa: E402
@@ -57,10 +82,125 @@ async def alternate(runs: int) -> list[float]:
     return times
 
 
+CURRENT_PATHS = ("/api/v1/readiness", "/api/v1/readiness?region=SSA", "/api/v1/indicators?code=KEN")
+"""The current snapshot's answers timed: cached after their first request (the common case)."""
+CYCLED_QUERIES = ("/api/v1/readiness?fields=score{pin}", "/api/v1/indicators?code=KEN{pin}",
+                  "/api/v1/readiness?region=SSA{pin}")
+"""The repeated cycling's queries, each asked of every listed snapshot in turn (``{pin}`` is
+``&snapshot=<id>``), or of the current snapshot in the control phases (``{pin}`` empty)."""
+LOADS = ('readiness_snapshot_loads_total{kind="archive",outcome="packed"}',
+         'readiness_snapshot_loads_total{kind="archive",outcome="disk"}')
+
+
+def _get(connection: http.client.HTTPConnection, path: str) -> int:
+    connection.request("GET", path)
+    response = connection.getresponse()
+    response.read()
+    return response.status
+
+
+def timed_current(port: int, calls: int) -> list[float]:
+    """Milliseconds of each of ``calls`` current-snapshot requests on one keep-alive connection."""
+    connection = http.client.HTTPConnection(HOST, port, timeout=30)
+    times = []
+    try:
+        for path in itertools.islice(itertools.cycle(CURRENT_PATHS), calls):
+            began = time.perf_counter()
+            assert _get(connection, path) == 200, path
+            times.append((time.perf_counter() - began) * 1000)
+    finally:
+        connection.close()
+    return times
+
+
+def _cycled_paths(ids: list[str] | None, fresh: bool) -> Iterator[str]:
+    """Forever: every listed id in turn with snapshot= (``ids``), or the current snapshot (None);
+    the same queries again and again, or (``fresh``) a new query each time (a cache miss)."""
+    pins = [""] if ids is None else [f"&snapshot={snapshot_id}" for snapshot_id in ids]
+    if not fresh:
+        yield from itertools.cycle(query.format(pin=pin) for query in CYCLED_QUERIES for pin in pins)
+    for number in itertools.count():
+        yield f"/api/v1/readiness?limit={1 + number // len(pins) % 1000}{pins[number % len(pins)]}"
+
+
+def _cycle(port: int, ids: list[str] | None, fresh: bool, rate: float, stop: object, done: object) -> None:
+    """The cycling client, at most ``rate`` requests a second (in a process of its own, so it
+    takes no CPU from the timed client's process)."""
+    connection = http.client.HTTPConnection(HOST, port, timeout=30)
+    began = time.perf_counter()
+    for number, path in enumerate(_cycled_paths(ids, fresh)):
+        if stop.is_set():  # type: ignore[attr-defined]
+            done.value = number  # type: ignore[attr-defined]
+            break
+        time.sleep(max(0.0, began + number / rate - time.perf_counter()))
+        assert _get(connection, path) == 200, path
+    connection.close()
+
+
+def cycling(calls: int, rate: float, slots: int | None) -> None:
+    """Current-snapshot latency alone, then while another client cycles: the current snapshot
+    (the control: the same load without archives), then every catalogue id with snapshot=."""
+    with tempfile.TemporaryDirectory() as scratch:
+        data, _, description = make_data_dir(Path(scratch) / "data")
+        port, admin = free_port(), free_port()
+        settings = {} if slots is None else {"READINESS_ARCHIVE_SLOTS": str(slots)}
+        env = server_env(admin, **settings)
+        server = Process("server", server_argv(port, data), env, Path(scratch) / "server.log", admin)
+        try:
+            answering(server, port)
+            connection = http.client.HTTPConnection(HOST, port, timeout=60)
+            connection.request("GET", "/api/v1/snapshots")
+            ids = [entry["id"] for entry in json.loads(connection.getresponse().read())["data"]]
+            connection.close()
+            slots_said = "the default READINESS_ARCHIVE_SLOTS" if slots is None else f"READINESS_ARCHIVE_SLOTS={slots}"
+            print(f"cycling snapshot= over every catalogue id ({', '.join(reversed(ids))}) with {slots_said}, "
+                  f"of {description};\n{calls} current requests timed per phase, "
+                  f"the cycling client at most {rate:g} requests/s")
+            timed_current(port, len(CURRENT_PATHS))  # their first, uncached answers
+            warm = http.client.HTTPConnection(HOST, port, timeout=60)
+            for snapshot_id in ids:  # each archive read from its files once, and packed, before timing
+                assert _get(warm, f"/api/v1/readiness?snapshot={snapshot_id}&limit=1") == 200
+            warm.close()
+            alone = timed_current(port, calls)
+            print(f"  {'current requests alone':54} median {statistics.median(alone):6.2f} ms          "
+                  f"p99 {_p99(alone):6.2f} ms")
+            context = multiprocessing.get_context("fork")
+            for cycled, fresh in ((None, False), (ids, False), (None, True), (ids, True)):
+                before = metrics(admin)
+                stop, done = context.Event(), context.Value("i", 0)
+                cycler = context.Process(target=_cycle, args=(port, cycled, fresh, rate, stop, done))
+                cycler.start()
+                during = timed_current(port, calls)
+                stop.set()
+                cycler.join(60)
+                after = metrics(admin)
+                packed, disk = (after.get(name, 0) - before.get(name, 0) for name in LOADS)
+                what = ("the current snapshot" if cycled is None else "snapshot=every id") + (
+                    ", a new query each" if fresh else ", repeated queries")
+                print(f"  {'while cycling ' + what:54} median {statistics.median(during):6.2f} ms "
+                      f"(x{statistics.median(during) / statistics.median(alone):.2f})   p99 {_p99(during):6.2f} ms "
+                      f"(x{_p99(during) / _p99(alone):.2f});   {done.value} cycled requests, archive reads: "
+                      f"{packed:.0f} packed, {disk:.0f} from files")
+        finally:
+            server.stop()
+
+
+def _p99(times: list[float]) -> float:
+    return sorted(times)[max(0, int(len(times) * 0.99) - 1)]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
-    runs = parser.parse_args().runs
+    parser.add_argument("--cycling", action="store_true", help="cycle every catalogue id against a server")
+    parser.add_argument("--calls", type=int, default=3000, help="current requests timed per phase (--cycling)")
+    parser.add_argument("--rate", type=float, default=40, help="the cycling client's requests/s at most (--cycling)")
+    parser.add_argument("--slots", type=int, help="the server's READINESS_ARCHIVE_SLOTS (--cycling; default: its own)")
+    arguments = parser.parse_args()
+    if arguments.cycling:
+        cycling(arguments.calls, arguments.rate, arguments.slots)
+        return 0
+    runs = arguments.runs
     print(f"archives of {SAMPLE_DIR}: {', '.join(YEARS)}; CPU ms per reload, "
           f"median of {runs} runs each")
     for year in YEARS:

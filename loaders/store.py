@@ -235,6 +235,12 @@ class SnapshotStore:
         oldest first: read again on the next polls (``recover``); ``warnings`` names them."""
         return tuple(snapshot_id for snapshot_id in self._wanted() or () if snapshot_id in self._failures)
 
+    def summary(self, snapshot_id: str) -> Summary | None:
+        """The summary held for ``snapshot_id``, without reading anything; None when none is.
+        The current snapshot's is held from the moment it is served (the pages read its
+        catalogue here)."""
+        return self._summaries.get(snapshot_id)
+
     def summaries_now(self) -> tuple[Summary, ...] | None:
         """The summaries of every snapshot listed up to the current one, oldest first, without
         awaiting anything; None while one that is not known to fail has not been read yet
@@ -424,8 +430,17 @@ class SnapshotStore:
         self._keep(snapshot_id, loaded.snapshot, loaded.summary, loaded.packed, pack=True)
         self._archives[snapshot_id] = (loaded.snapshot, loaded.identity)
         while len(self._archives) > self.archive_slots:
-            self._archives.popitem(last=False)
+            del self._archives[self._evicted(snapshot_id)]
         return loaded.snapshot
+
+    def _evicted(self, kept: str) -> str:
+        """The archive to drop from a full LRU: the least recently used one that is not a
+        December (only ``snapshot=`` asks for those), other than ``kept``, the one just read;
+        else the least recently used. So a client cycling through every listed snapshot churns
+        the slots the Decembers leave (one at least), never more of the Decembers that ``year=``
+        and the indicator table over ``years`` read (docs/DECISIONS.md#snapshots-and-archives)."""
+        months = (held for held in self._archives if not held.endswith("-12") and held != kept)
+        return next(months, next(iter(self._archives)))
 
     def _wanted(self) -> tuple[str, ...] | None:
         """Ids listed up to the current one, oldest first (None before either is known): the
@@ -478,6 +493,10 @@ class SnapshotStore:
             held_archive = self._archives.get(snapshot_id)
             if held_archive is not None and held_archive[0].digest != snapshot.digest:
                 del self._archives[snapshot_id]  # year= revives the better reading
+        elif pack and packed is not None and held is not None and held.series.digest == snapshot.digest:
+            # The same reading as the summary held (a June archive's, read first by the background
+            # fill, which packs only Decembers): packed now, or every eviction reads its files again.
+            self._packed.setdefault(snapshot_id, packed)
         kept = summary if better else held
         if kept is not None and kept.series.skipped:  # files may come back (a volume that failed mid-read)
             self._retries[snapshot_id] = self._retries.get(snapshot_id, _FIRST).next(kept.identity, self._clock())

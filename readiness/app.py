@@ -18,7 +18,9 @@ from readiness.cache.redis_tier import RedisTier
 from readiness.domain.answer import Answer
 from readiness.http.application import ReadinessApplication
 from readiness.http.handlers import (
+    AggregatesHandler,
     ChangesHandler,
+    CitationHandler,
     DocumentHandler,
     HealthHandler,
     HistoryHandler,
@@ -105,8 +107,10 @@ def make_app(
             (r"/api/readiness/?", LegacyReadinessHandler, query_api),
             (r"/api/v1/indicators/?", IndicatorsHandler, query_api),
             (r"/api/v1/history/?", HistoryHandler, query_api),
+            (r"/api/v1/aggregates/?", AggregatesHandler, query_api),
             (r"/api/v1/snapshots/?", SnapshotsHandler, query_api),
             (r"/api/v1/snapshots/([^/]+)/changes/?", ChangesHandler, query_api),
+            (r"/api/v1/citation/?", CitationHandler, {"store": store, "policy": policy}),
             (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
             (r"/api/v1/?", DocumentHandler, {"document": Answer.of(orjson.dumps(api_index()))}),
             (r"/healthz", HealthHandler),

@@ -14,28 +14,33 @@ from loaders import SNAPSHOT_ID, Snapshot, SnapshotStore, Summary
 
 from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
-from readiness.cache.keys import cache_key, collection_key, request_key
+from readiness.cache.keys import cache_key, collection_key, request_key, snapshots_key
 from readiness.cache.redis_tier import RedisTier
 from readiness.domain.answer import Answer
 from readiness.domain.compute import (
     COMPUTE,
+    aggregates_cost,
     check_history,
     compute,
+    compute_aggregates,
     compute_catalogue,
     compute_changes,
     compute_history,
+    compute_indicator_years,
     cost,
     history_cost,
+    indicators_cost,
 )
 from readiness.domain.errors import (
     ArchiveNotFound,
     ChangeReportNotFound,
     InvalidSnapshotId,
+    NoSnapshotInYears,
     NotReady,
     SnapshotNotFound,
 )
 from readiness.domain.query import Query, Route
-from readiness.domain.tables import Record, default_history_rows
+from readiness.domain.tables import Record, default_history_rows, history_snapshots
 from readiness.metrics import Metrics
 from readiness.singleflight import SingleFlight
 from readiness.work import ComputeLimits, ComputePool
@@ -64,8 +69,9 @@ class RedisTtl:
     archive: int
 
 
-COLLECTION_ROUTES = frozenset({Route.HISTORY, Route.SNAPSHOTS})
-"""Routes answered from every snapshot's summary rather than from one snapshot."""
+COLLECTION_ROUTES = frozenset({Route.HISTORY, Route.SNAPSHOTS, Route.AGGREGATES})
+"""Routes answered from the snapshots' summaries rather than from one loaded snapshot (aggregates
+too, even for one snapshot: a summary keeps every value it needs, so no archive is loaded)."""
 
 SHARED_ROUTES = frozenset(COMPUTE)
 """Routes answered from one snapshot by ``answer``: the ones whose Redis lookup the hit lane
@@ -118,7 +124,7 @@ class ReadinessService:
         snapshot = self.store.current
         if snapshot is None or query.pinned:
             return None
-        if route in COLLECTION_ROUTES or route is Route.CHANGES:
+        if route in COLLECTION_ROUTES or route is Route.CHANGES or _over_years(query, route):
             return self._data_from_memory(snapshot, query, route, path)
         request = request_key(route, query)
         cached = self.memory.get(key := cache_key(snapshot, request))
@@ -135,7 +141,7 @@ class ReadinessService:
         """Whether ``from_redis`` looks for this query: a current-snapshot answer of a route
         answered from one snapshot, with Redis configured."""
         return (self.redis is not None and self.store.current is not None
-                and not query.pinned and route in SHARED_ROUTES)
+                and not query.pinned and route in SHARED_ROUTES and not _over_years(query, route))
 
     async def from_redis(self, query: Query, route: Route) -> Found | None:
         """The current snapshot's answer from tier 2, for the hit lane after a tier-1 miss
@@ -167,8 +173,9 @@ class ReadinessService:
         return found
 
     def _data_from_memory(self, current: Snapshot, query: Query, route: Route, path: str) -> Answer | None:
-        """``from_memory`` for history, the catalogue and change reports: their keys need the
-        summaries, which are in memory once read (``summaries_now``)."""
+        """``from_memory`` for history, the catalogue, change reports and the indicator table
+        over ``years``: their keys need the summaries, which are in memory once read
+        (``summaries_now``)."""
         summaries = self.store.summaries_now()
         if summaries is None:
             return None
@@ -178,6 +185,9 @@ class ReadinessService:
             if summary is None:
                 return None
             key = cache_key(summary.series, request_key(route, query))
+        elif route is Route.INDICATORS:  # over years: keyed by the snapshots the range shows
+            shown = history_snapshots(summaries, current.id, query.years)
+            key = snapshots_key(current, shown, request_key(route, query))
         else:
             key = collection_key(current, summaries, request_key(route, query))
         cached = self.memory.get(key)
@@ -186,12 +196,13 @@ class ReadinessService:
         return cached
 
     async def answer_collection(self, query: Query, route: Route) -> Found:
-        """The answer of history or the catalogue (``COLLECTION_ROUTES``), computed from every
-        snapshot's summary (read first if not in memory) through both tiers; computed apart from
-        them (INCOMPLETE) while a snapshot it should show has no summary (docs/CACHING.md).
+        """The answer of history, the catalogue or aggregates (``COLLECTION_ROUTES``), computed from
+        every snapshot's summary (read first if not in memory) through both tiers; computed apart
+        from them (INCOMPLETE) while a snapshot it should show has no summary (docs/CACHING.md).
 
         Raises NotReady without a current snapshot, InvalidParameter for history ``fields``
-        that history rows lack."""
+        that history rows lack, and for aggregates ArchiveNotFound, SnapshotNotFound or
+        NoSnapshotInYears when ``year``, ``snapshot`` or ``years`` selects no snapshot."""
         current = self._current()
         if route is Route.HISTORY:
             check_history(query)
@@ -200,8 +211,11 @@ class ReadinessService:
             summaries = await self.store.summaries()
         key = collection_key(current, summaries, request_key(route, query))
         if route is Route.HISTORY:
-            price = history_cost(summaries)
+            price = history_cost(summaries, query.shape)
             job: Callable[[], Answer] = partial(compute_history, summaries, current.id, query, self._rows_of)
+        elif route is Route.AGGREGATES:
+            price = aggregates_cost(summaries, current.id, query)  # raises its 404s before any work
+            job = partial(compute_aggregates, summaries, current.id, query)
         else:
             price, job = 0, partial(compute_catalogue, summaries, current)
         if self.store.missing():  # its key names the snapshots shown, but no cache may keep an answer lacking one
@@ -251,19 +265,71 @@ class ReadinessService:
         """Return the answer for ``query`` on ``route`` and where it came from.
 
         Raises NotReady without a current snapshot, ArchiveNotFound for an unavailable
-        year (docs/API.md#parameters: year) and, on the legacy route only, CountryNotFound.
-        History and the catalogue are answered from every snapshot (``answer_collection``).
+        year (docs/API.md#parameters: year), SnapshotNotFound for a ``snapshot`` the catalogue
+        does not list and, on the legacy route only, CountryNotFound. History and the catalogue
+        are answered from every snapshot (``answer_collection``), the indicator table over
+        ``years`` from several (``answer_indicator_years``).
         ``redis_checked``: the hit lane asked Redis for this request and it missed, so a miss
         here computes without asking again.
         """
         if route in COLLECTION_ROUTES:
             return await self.answer_collection(query, route)
-        snapshot = await self._snapshot(query)
+        if _over_years(query, route):
+            return await self.answer_indicator_years(query)
         request = request_key(route, query)
-        produce = partial(self.pool.run, cost(snapshot, query, route), partial(compute, snapshot, query, route))
         ttl = self.ttl.archive if query.pinned else self.ttl.current
+        if query.pinned and (held := self._pinned_from_memory(query, request)) is not None:
+            return held, CacheOutcome.HIT
+        snapshot = await self._snapshot(query)
+        produce = partial(self.pool.run, cost(snapshot, query, route), partial(compute, snapshot, query, route))
         return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl,
                                          ask_redis=not redis_checked)
+
+    def _pinned_from_memory(self, query: Query, request: str) -> Answer | None:
+        """A pinned query's answer in tier 1, found under the key of the summary held for its
+        snapshot (the same id and content digest as the snapshot's), so that a cached answer
+        never reads an archive: a client cycling through more snapshots than the store has
+        archive slots would otherwise revive one per request (docs/DECISIONS.md#snapshots-and-archives).
+        None on a miss, or with no summary held: ``answer`` then reads the archive and keys by it."""
+        wanted, current = query.snapshot_id, self._current()
+        summary = None if wanted is None or wanted > current.id else self.store.summary(wanted)
+        if summary is None:
+            return None
+        return self._from_tier1(cache_key(summary.series, request), (summary.series, request), self.ttl.archive)
+
+    async def answer_indicator_years(self, query: Query) -> Found:
+        """``/api/v1/indicators`` with ``years``: the indicator rows of every snapshot history
+        shows for the range (``tables.history_snapshots``), each read whole through
+        ``SnapshotStore.archive`` (its slots and read timeout) only on a tier-1 miss, through
+        both tiers under a key naming every snapshot used (``snapshots_key``). Computed apart
+        from the tiers (INCOMPLETE) while one of them cannot be read.
+
+        Raises NotReady without a current snapshot, NoSnapshotInYears when the range selects
+        none, ArchiveNotFound when none of those it selects can be read."""
+        current = self._current()
+        summaries = self.store.summaries_now()
+        if summaries is None:
+            summaries = await self.store.summaries()
+        chosen = history_snapshots(summaries, current.id, query.years)
+        if not chosen:
+            shown = sorted({int(series.id[:4]) for series in history_snapshots(summaries, current.id, None)})
+            raise NoSnapshotInYears(query.years or (0, 0), shown)
+        request = request_key(Route.INDICATORS, query)
+        cached = self._from_tier1(snapshots_key(current, chosen, request), None, self.ttl.current)
+        if cached is not None:
+            return cached, CacheOutcome.HIT
+        loaded = [await self.store.archive(series.id) for series in chosen]
+        snapshots = [snapshot for snapshot in loaded if snapshot is not None]
+        if not snapshots:  # none readable now: as for year= with its archive unreadable
+            raise ArchiveNotFound(int(chosen[-1].id[:4]))
+        price = sum(indicators_cost(snapshot, query) for snapshot in snapshots)
+        job = partial(compute_indicator_years, snapshots, query)
+        if self.store.missing() or len(snapshots) < len(chosen):  # no cache may keep an answer lacking one
+            answer = await self.pool.run(price, job)
+            self.metrics.computations.inc()
+            return answer, CacheOutcome.INCOMPLETE
+        key = snapshots_key(current, snapshots, request)  # the snapshots read: the same digests as ``chosen``'s
+        return await self._through_tiers(key, None, partial(self.pool.run, price, job), self.ttl.current)
 
     async def _through_tiers(
         self,
@@ -278,13 +344,8 @@ class ReadinessService:
         ``ask_redis`` is False, then ``produce`` (which may raise: the leader's followers get
         the error too). ``counted`` is the (snapshot, request) popularity counts cached
         answers under, if any."""
-        cached = self.memory.get(key)
+        cached = self._from_tier1(key, counted, ttl)
         if cached is not None:
-            self.metrics.memory_hit.inc()
-            if counted is not None:
-                self._count(*counted)
-            if hash(key) in self.admission.pending:
-                self._asked_again(key, cached, ttl)
             return cached, CacheOutcome.HIT
         self.metrics.memory_miss.inc()
         fill = partial(self._fill, key, counted, produce, ttl, ask_redis)
@@ -295,6 +356,20 @@ class ReadinessService:
             if cached is not None:
                 return cached, CacheOutcome.HIT
         return found
+
+    def _from_tier1(self, key: str, counted: tuple[Snapshot, str] | None, ttl: int) -> Answer | None:
+        """The answer under ``key`` in tier 1, counted as a hit (and in popularity, for
+        ``counted``; written to Redis if asked for again within the admission window); None
+        on a miss, not counted (the caller's next step does)."""
+        cached = self.memory.get(key)
+        if cached is None:
+            return None
+        self.metrics.memory_hit.inc()
+        if counted is not None:
+            self._count(*counted)
+        if hash(key) in self.admission.pending:
+            self._asked_again(key, cached, ttl)
+        return cached
 
     async def _fill(
         self,
@@ -364,6 +439,11 @@ class ReadinessService:
         if archive is None:
             raise ArchiveNotFound(query.year) if query.year is not None else SnapshotNotFound(wanted)
         return archive
+
+
+def _over_years(query: Query, route: Route) -> bool:
+    """An indicator table over ``years``: answered from several snapshots (``answer_indicator_years``)."""
+    return route is Route.INDICATORS and query.years is not None
 
 
 def _summary_of(summaries: Sequence[Summary], snapshot_id: str) -> Summary | None:

@@ -44,7 +44,8 @@ def answers(store: SnapshotStore | None = None) -> dict[str, Any]:
             if status != example.status:
                 raise AssertionError(f"{example.target}: {status}, expected {example.status}: {body[:300]!r}")
             media_type = content_type.split(";")[0]
-            value = orjson.loads(body) if media_type == "application/json" else body.decode("utf-8")
+            parsed = media_type == "application/json" or media_type.endswith("+json")  # CSL-JSON too
+            value = orjson.loads(body) if parsed else body.decode("utf-8")
             recorded[example.name] = {"contentType": media_type, "value": value}
     return recorded
 

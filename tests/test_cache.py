@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from blake3 import blake3
 
-from readiness.cache.answers import _HEADER, _MAC_CONTEXT, AnswerCache, AnswerCodec, _cost
+from readiness.cache.answers import _HEADER, _MAC_CONTEXT, _META, AnswerCache, AnswerCodec, _cost
 from readiness.domain.answer import GZIP_MIN_BYTES, Answer
 from readiness.domain.meta import AnswerMeta, Format
 
@@ -158,6 +158,30 @@ def test_codec_round_trips_the_meta_and_rebuilds_the_headers() -> None:
     assert unpacked is not None and unpacked.headers == answer.headers and unpacked.modified == answer.modified
     plain = Answer.of(b'{"a":1}')
     assert AnswerCodec().unpack("k", AnswerCodec().pack("k", plain)) == plain
+
+
+def test_codec_round_trips_the_synthetic_flag_into_the_file_name() -> None:
+    codec = AnswerCodec()
+    answer = Answer.of(b"a,b\r\n", AnswerMeta(Format.CSV, "2026-11", "2026-11-05", 1, "readiness", synthetic=True))
+    unpacked = codec.unpack("k", codec.pack("k", answer))
+    assert unpacked == answer and unpacked is not None and unpacked.meta.synthetic
+    assert ("Content-Disposition", 'attachment; filename="readiness-2026-11-synthetic.csv"') in unpacked.headers
+
+
+def test_codec_refuses_a_signed_flag_byte_it_never_writes() -> None:
+    codec = AnswerCodec()
+    body = b'{"a":1}'
+    packed = codec.pack("k", Answer.of(body, AnswerMeta(Format.JSON, "2026-11", None, 3, "readiness")))
+    flags_at = len(packed) - len(b"readiness") - _META.size + 1  # after the meta's format byte
+
+    def signed_with_flags(flags: int) -> bytes:
+        forged = packed[:flags_at] + bytes([flags]) + packed[flags_at + 1 :]
+        etag_start = _HEADER.size + 32
+        return forged[:_HEADER.size] + codec._mac(forged[:_HEADER.size], "k", forged[etag_start:]) + forged[etag_start:]
+
+    synthetic = codec.unpack("k", signed_with_flags(0x01))  # the forgery itself works...
+    assert synthetic is not None and synthetic.meta.synthetic
+    assert codec.unpack("k", signed_with_flags(0x02)) is None  # ...but not a bit this code never sets
 
 
 def test_codec_round_trips_the_next_page_link() -> None:

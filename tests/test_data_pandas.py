@@ -107,3 +107,21 @@ def test_pandas_history_pivots_to_scores_over_time(sample_server: str) -> None:
     assert over_time.shape == (217, 4)
     current = orjson.loads(_get(f"{sample_server}/api/v1/readiness?code=KEN&fields=score"))["data"]
     assert over_time.loc["KEN", "2026-11"] == current["Composite Readiness Score"]
+
+
+def test_pandas_history_long_csv_pivots_back_to_the_wide_answer(sample_server: str) -> None:
+    query = "codes=KEN,BRA,CIV&years=2024:2026"
+    long = pandas.read_csv(io.BytesIO(_get(f"{sample_server}/api/v1/history?{query}&shape=long&format=csv")))
+    assert list(long.columns) == ["Country Code", "Country Name", "snapshot", "year", "date", "measure", "value"]
+    wide = pandas.DataFrame(orjson.loads(_get(f"{sample_server}/api/v1/history?{query}"))["data"])
+    pivoted = long.pivot(index=["Country Code", "snapshot"], columns="measure", values="value")
+    expected = wide.set_index(["Country Code", "snapshot"])[list(pivoted.columns)]
+    assert len(pivoted) == len(wide) == 9 and set(pivoted.columns) == set(wide.columns) - {
+        "Country Code", "Country Name", "snapshot", "year", "date"}
+    for (code, snapshot_id), values in expected.iterrows():
+        for measure, want in values.items():
+            assert _same(pivoted.loc[(code, snapshot_id), measure], None if pandas.isna(want) else want)
+    assert (long["year"] == long["snapshot"].str[:4].astype(int)).all()
+    catalogue = orjson.loads(_get(f"{sample_server}/api/v1/snapshots"))["data"]
+    published = {entry["id"]: entry["published"] for entry in catalogue}
+    assert (long["date"] == long["snapshot"].map(published)).all()

@@ -16,7 +16,7 @@ from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 from tornado.ioloop import IOLoop
 from tornado.web import Application
 
-from builder import compare
+from builder import Release, build_snapshot, compare
 from builder.method import INDICATORS
 from config import Settings
 from loaders import CHANGES_FILE, JsonValue, SnapshotStore, load_snapshot
@@ -27,7 +27,7 @@ from readiness.http.logs import AccessLog
 from readiness.cache.redis_tier import RedisTier, connect
 from readiness.domain.tables import HISTORY_DEFAULT, INDICATOR_COLUMNS, MOVER_COLUMNS
 
-from tests.builder_world import ECA, NEXT_MONTH, STANDARD, economy
+from tests.builder_world import ECA, NEXT_MONTH, STANDARD, economy, world
 from tests.conftest import access_lines, assert_error_envelope, body, flip, gen_test, place_snapshot
 
 EVERY = len(INDICATORS)
@@ -210,7 +210,7 @@ async def test_indicators_csv_same_rows_and_columns(http_client: AsyncHTTPClient
     assert tuple(table[0]) == INDICATOR_COLUMNS
     assert len(table) == 1 + EVERY
     assert table[1][:5] == ["AAA", "Economy AAA", "Sub-Saharan Africa", "Low income", "2026-11"]
-    assert response.headers["Content-Disposition"] == 'attachment; filename="indicators-2026-11.csv"'
+    assert response.headers["Content-Disposition"] == 'attachment; filename="indicators-2026-11-synthetic.csv"'
     assert response.headers["X-Total-Count"] == str(EVERY)
     empty = csv_rows(await get(http_client, base_url, "/api/v1/indicators?format=csv&fcv=true"))
     assert empty == [list(INDICATOR_COLUMNS)]
@@ -259,7 +259,8 @@ async def test_history_decembers_and_current_oldest_first_then_code(
                                    ("2026-11", "AAA BBB CCC DDD EEE MMM"))
         for code in codes.split()
     ]
-    assert tuple(table[0]) == ("Country Code", "Country Name", "snapshot", *HISTORY_DEFAULT)
+    assert tuple(table[0]) == ("Country Code", "Country Name", "snapshot", "year", "date", *HISTORY_DEFAULT)
+    assert (table[0]["year"], table[0]["date"]) == (2023, "2023-12-01")
     assert body(response)["snapshot"] == "2026-11" and response.headers["X-Readiness-Snapshot"] == "2026-11"
     assert response.headers["X-Total-Count"] == "16"
     assert store.loaded() == [store.current]  # no archive was loaded into the LRU for it
@@ -276,8 +277,9 @@ async def test_history_values_are_each_snapshots_own(
         assert archived is not None
         scores[snapshot_id] = archived.countries["MMM"].record["Composite Readiness Score"]
     assert table == [
-        {"Country Code": "MMM", "Country Name": "Economy MMM", "snapshot": snapshot_id, "Region": "East Asia & Pacific",
-         "Composite Readiness Score": score, "Global Rank": None}
+        {"Country Code": "MMM", "Country Name": "Economy MMM", "snapshot": snapshot_id, "year": int(snapshot_id[:4]),
+         "date": f"{snapshot_id}-01", "Region": "East Asia & Pacific", "Composite Readiness Score": score,
+         "Global Rank": None}
         for snapshot_id, score in scores.items()
     ]
 
@@ -288,7 +290,6 @@ async def test_history_values_are_each_snapshots_own(
     [
         ("years=2025:2026", [("2025-12", 5), ("2026-11", 6)]),
         ("years=2023", [("2023-12", 5)]),
-        ("years=2024", []),
         ("code=EEE", [("2026-11", 1)]),
         ("income=HIC", [("2023-12", 1), ("2025-12", 2), ("2026-11", 2)]),  # DDD was low income in 2023
         ("income=LIC&code=DDD", [("2023-12", 1)]),
@@ -307,10 +308,17 @@ async def test_history_filters(
 
 
 @gen_test
-async def test_history_no_snapshot_in_years_names_none(http_client: AsyncHTTPClient, base_url: str) -> None:
-    response = await get(http_client, base_url, "/api/v1/history?years=2010:2012")
-    assert body(response) == {"apiVersion": "1", "snapshot": None, "count": 0, "data": []}
-    assert "X-Readiness-Snapshot" not in response.headers and response.headers["X-Total-Count"] == "0"
+@pytest.mark.parametrize(("years", "shown"), [("2010:2012", "years=2010:2012"), ("2024", "years=2024")])
+async def test_history_years_without_a_snapshot_is_404_naming_the_years_there_are(
+    http_client: AsyncHTTPClient, base_url: str, years: str, shown: str
+) -> None:
+    # 2024 has a snapshot (2024-06), but not one history shows: neither a December nor current.
+    for suffix in ("", "&format=csv"):
+        response = await get(http_client, base_url, f"/api/v1/history?years={years}{suffix}")
+        assert_error_envelope(
+            response, 404, f"No snapshot for {shown}: years selects the December archives and the current snapshot, "
+            "which exist for 2023, 2025, 2026", "/api/v1/snapshots"
+        )
 
 
 @gen_test
@@ -322,9 +330,10 @@ async def test_history_limit_and_csv(http_client: AsyncHTTPClient, base_url: str
     assert response.headers["X-Total-Count"] == "16"
     response = await get(http_client, base_url, "/api/v1/history?format=csv&fields=score&code=AAA")
     table = csv_rows(response)
-    assert table[0] == ["Country Code", "Country Name", "snapshot", "Composite Readiness Score"]
-    assert [line[2] for line in table[1:]] == ["2023-12", "2025-12", "2026-11"]
-    assert response.headers["Content-Disposition"] == 'attachment; filename="history-2026-11.csv"'
+    assert table[0] == ["Country Code", "Country Name", "snapshot", "year", "date", "Composite Readiness Score"]
+    assert [line[2:5] for line in table[1:]] == [
+        ["2023-12", "2023", "2023-12-01"], ["2025-12", "2025", "2025-12-01"], ["2026-11", "2026", "2026-11-01"]]
+    assert response.headers["Content-Disposition"] == 'attachment; filename="history-2026-11-synthetic.csv"'
 
 
 BAD_HISTORY = [
@@ -409,7 +418,8 @@ async def test_changes_serves_the_report(http_client: AsyncHTTPClient, base_url:
     response = await get(http_client, base_url, "/api/v1/snapshots/2026-11/changes")
     document = body(response)
     report = orjson.loads((data / "snapshots" / "2026-11" / CHANGES_FILE).read_bytes())
-    assert document == {"apiVersion": "1", "snapshot": "2026-11", "count": 1, "data": report}
+    assert document == {"apiVersion": "1", "snapshot": "2026-11", "count": 1, "data": report,
+                        "notice": "SYNTHETIC: test data"}
     assert report["economies"]["added"] == [{"code": "EEE", "name": "Economy EEE"}]
     assert response.headers["X-Readiness-Snapshot"] == "2026-11"
     assert response.headers["Last-Modified"] == "Sun, 01 Nov 2026 00:00:00 GMT"
@@ -424,7 +434,7 @@ async def test_changes_csv_lists_the_movers(http_client: AsyncHTTPClient, base_u
     report = orjson.loads((data / "snapshots" / "2026-11" / CHANGES_FILE).read_bytes())
     movers = sum(len(score["largest"]) for score in report["scores"].values()) + len(report["ranks"]["largest"])
     assert tuple(table[0]) == MOVER_COLUMNS and len(table) == 1 + movers > 1
-    assert response.headers["Content-Disposition"] == 'attachment; filename="changes-2026-11.csv"'
+    assert response.headers["Content-Disposition"] == 'attachment; filename="changes-2026-11-synthetic.csv"'
 
 
 @gen_test
@@ -473,6 +483,11 @@ ROUTES = [
     "/api/v1/snapshots",
     "/api/v1/snapshots/2026-11/changes",
     "/api/v1/snapshots/2026-11/changes?format=csv",
+    "/api/v1/indicators?years=2023:2026&indicators=GE.EST",
+    "/api/v1/indicators?snapshot=2024-06&shape=long&limit=7",
+    "/api/v1/history?shape=long&format=csv",
+    "/api/v1/aggregates?by=region",
+    "/api/v1/aggregates?years=2023:2026&by=income&format=csv",
 ]
 
 
@@ -559,7 +574,8 @@ async def test_every_route_through_redis_gives_identical_answers(
 
 @gen_test
 @pytest.mark.parametrize(
-    "path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"]
+    "path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/aggregates", "/api/v1/snapshots",
+             "/api/v1/snapshots/2026-11/changes"]
 )
 async def test_every_route_answers_head_like_get_without_a_body(
     http_client: AsyncHTTPClient, base_url: str, path: str
@@ -572,10 +588,144 @@ async def test_every_route_answers_head_like_get_without_a_body(
 
 @gen_test
 @pytest.mark.parametrize(
-    "path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"]
+    "path", ["/api/v1/indicators", "/api/v1/history", "/api/v1/aggregates", "/api/v1/snapshots",
+             "/api/v1/snapshots/2026-11/changes"]
 )
 async def test_every_route_without_a_snapshot_is_503(
     http_client: AsyncHTTPClient, base_url: str, store: SnapshotStore, path: str
 ) -> None:
     store.current = None
     assert_error_envelope(await get(http_client, base_url, path), 503, "not ready")
+
+
+# --- nothing silent: the manifest's notice and what matched nothing (docs/API.md#the-response) ----
+
+NOTICE = "SYNTHETIC: test data"
+"""The notice every tiny snapshot's manifest carries (tests/conftest.py place_snapshot)."""
+
+
+@gen_test
+@pytest.mark.parametrize(
+    "path",
+    ["/api/v1/readiness?code=AAA", "/api/v1/readiness?year=2025", "/api/v1/indicators?code=AAA",
+     "/api/v1/history?code=AAA", "/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"],
+)
+async def test_every_v1_json_answer_of_a_snapshot_with_a_notice_carries_it_last(
+    http_client: AsyncHTTPClient, base_url: str, path: str
+) -> None:
+    document = body(await get(http_client, base_url, path))
+    assert document["notice"] == NOTICE and list(document)[-1] == "notice"
+    assert "unmatched" not in document  # an ordinary request: the specification's members and the notice only
+
+
+@gen_test
+async def test_indicators_unmatched_names_the_codes_and_indicators_that_matched_nothing(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    response = await get(http_client, base_url, "/api/v1/indicators?codes=ZZZ,aaa,XXX&indicators=ge.est,NO.SUCH")
+    document = body(response)
+    assert list(document) == ["apiVersion", "snapshot", "count", "data", "unmatched", "notice"]
+    assert document["unmatched"] == {"codes": ["XXX", "ZZZ"], "indicators": ["NO.SUCH"]}
+    assert [(row["Country Code"], row["indicator_code"]) for row in rows(response)] == [("AAA", "GE.EST")]
+    codes_only = body(await get(http_client, base_url, "/api/v1/indicators?codes=AAA,XXX&indicators=GE.EST"))
+    assert codes_only["unmatched"] == {"codes": ["XXX"]}
+    indicators_only = body(await get(http_client, base_url, "/api/v1/indicators?indicators=NO.SUCH&region=ECA"))
+    assert indicators_only["unmatched"] == {"indicators": ["NO.SUCH"]} and indicators_only["count"] == 0
+
+
+@gen_test
+async def test_indicators_economy_left_out_by_a_filter_is_not_unmatched(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    document = body(await get(http_client, base_url, "/api/v1/indicators?code=AAA&region=ECA"))  # AAA is SSA
+    assert document["count"] == 0 and "unmatched" not in document
+
+
+@gen_test
+async def test_history_unmatched_names_the_codes_no_snapshot_shown_has(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    everywhere = body(await get(http_client, base_url, "/api/v1/history?codes=EEE,XXX"))
+    assert everywhere["unmatched"] == {"codes": ["XXX"]}  # EEE is in 2026-11 only: it matched
+    older = await get(http_client, base_url, "/api/v1/history?codes=EEE,AAA&years=2023:2025")
+    assert body(older)["unmatched"] == {"codes": ["EEE"]}
+    assert {row["Country Code"] for row in rows(older)} == {"AAA"}
+    assert "unmatched" not in body(await get(http_client, base_url, "/api/v1/history?code=AAA&fcv=true"))
+
+
+@gen_test
+@pytest.mark.parametrize(
+    "value", ["bogus", "Population,%20total", "microstate", "indicator_details", "score,Last%20Updated"]
+)
+async def test_history_fields_error_lists_the_fields_history_rows_have(
+    http_client: AsyncHTTPClient, base_url: str, value: str
+) -> None:
+    response = await get(http_client, base_url, f"/api/v1/history?fields={value}")
+    assert_error_envelope(response, 400, "fields=", "Regional Rank", "FCV Status", "or aliases (score, access")
+    accepted = str(body(response)["error"]).partition("; use ")[2]
+    for other in ("Population, total", "Microstate", "Last Updated", "FCV Type", "indicator_details"):
+        assert other not in accepted
+
+
+@gen_test
+@pytest.mark.parametrize(
+    ("query", "listed"),
+    [("fields=bogus", ("Population, total", "Microstate", "indicator_details")),
+     ("sort=bogus", ("Population, total", "Microstate", "or an alias (score"))],
+)
+async def test_readiness_fields_and_sort_errors_list_every_field_of_a_country(
+    http_client: AsyncHTTPClient, base_url: str, query: str, listed: tuple[str, ...]
+) -> None:
+    assert_error_envelope(await get(http_client, base_url, f"/api/v1/readiness?{query}"), 400, *listed)
+
+
+@gen_test
+async def test_repeated_list_parameters_are_merged_and_others_keep_their_last_value(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    merged = await get(
+        http_client, base_url, "/api/v1/history?codes=AAA&codes=XXX&fields=score&fields=Region&limit=9&limit=1"
+    )
+    assert body(merged)["unmatched"] == {"codes": ["XXX"]}  # codes=AAA,XXX
+    [row] = rows(merged)  # limit=1, the last value
+    assert (row["Country Code"], row["snapshot"], row["Region"]) == ("AAA", "2023-12", "Sub-Saharan Africa")
+    assert "Composite Readiness Score" in row and "Global Rank" not in row  # fields=score,Region
+    assert merged.headers["X-Total-Count"] == "3"
+
+
+@gen_test
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [("/api/v1/readiness?format=csv", "readiness-2026-11-synthetic.csv"),
+     ("/api/v1/readiness?format=csv&year=2023", "readiness-2023-12-synthetic.csv"),
+     ("/api/v1/indicators?format=csv&code=AAA", "indicators-2026-11-synthetic.csv"),
+     ("/api/v1/history?format=csv", "history-2026-11-synthetic.csv"),
+     ("/api/v1/snapshots/2025-12/changes?format=csv", "changes-2025-12-synthetic.csv"),
+     ("/api/readiness?format=csv", "readiness-2026-11.csv")],  # the legacy route's name is as it was
+)
+async def test_csv_download_of_a_synthetic_snapshot_is_named_so(
+    http_client: AsyncHTTPClient, base_url: str, path: str, name: str
+) -> None:
+    response = await get(http_client, base_url, path)
+    assert response.code == 200 and response.headers["Content-Disposition"] == f'attachment; filename="{name}"'
+    assert csv_rows(response)[0]  # a real CSV table
+
+
+@gen_test
+async def test_real_current_snapshot_has_no_notice_and_history_keeps_an_older_ones(
+    http_client: AsyncHTTPClient, base_url: str, data: Path, app: Application
+) -> None:
+    build_snapshot(world(NEXT_MONTH, year=2026), Release.parse("2026-12"), data / "snapshots")  # no notice
+    flip(data, "2026-12")
+    await app.lane.service.store.refresh()
+    current = await get(http_client, base_url, "/api/v1/readiness?code=AAA")
+    assert "notice" not in body(current) and list(body(current)) == ["apiVersion", "level", "snapshot", "count", "data"]
+    assert "notice" not in body(await get(http_client, base_url, "/api/v1/snapshots"))
+    csv_download = await get(http_client, base_url, "/api/v1/indicators?format=csv&code=AAA")
+    assert csv_download.headers["Content-Disposition"] == 'attachment; filename="indicators-2026-12.csv"'
+    history = await get(http_client, base_url, "/api/v1/history?code=AAA")
+    assert body(history)["snapshot"] == "2026-12" and body(history)["notice"] == NOTICE  # 2025-12's
+    only_real = await get(http_client, base_url, "/api/v1/history?code=AAA&years=2026")
+    assert "notice" not in body(only_real)
+    mixed_csv = await get(http_client, base_url, "/api/v1/history?code=AAA&format=csv")
+    assert mixed_csv.headers["Content-Disposition"] == 'attachment; filename="history-2026-12-synthetic.csv"'

@@ -25,7 +25,7 @@ from readiness.domain.meta import Format
 from readiness.metrics import Metrics
 from readiness.domain.query import Query, Route
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
-from readiness.cache.keys import collection_key
+from readiness.cache.keys import collection_key, snapshots_key
 
 from tests.conftest import country, gen_test, snapshot, tiny_data
 
@@ -110,6 +110,17 @@ def test_collection_key_names_every_snapshot_shown() -> None:
     assert collection_key(current, [replaced, summaries[1]], "history|") != key
     assert collection_key(current, summaries[1:], "history|") != key
     assert collection_key(current, summaries, "snapshots|") != key
+
+
+def test_snapshots_key_of_whole_snapshots_equals_their_series_key_and_names_each_digest() -> None:
+    current, december = _world(), replace(_world("2025-12"), digest="december content")
+    summaries = [_summary(december), _summary(current)]
+    key = snapshots_key(current, [december, current], "indicators|years=2025:2026")
+    assert key == snapshots_key(current, [summary.series for summary in summaries], "indicators|years=2025:2026")
+    assert key == collection_key(current, summaries, "indicators|years=2025:2026")  # one way of naming them
+    assert key.startswith("2026-11|")
+    republished = replace(december, digest="replaced content")
+    assert snapshots_key(current, [republished, current], "indicators|years=2025:2026") != key
 
 
 @gen_test

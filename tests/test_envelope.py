@@ -50,3 +50,15 @@ def test_answer_country_mode_cut_by_limit_stays_an_array() -> None:
     assert parsed["data"] == [{"Country Code": "BRA"}] and parsed["count"] == 1
     one = orjson.loads(answer_body(Query(codes=("KEN",)), "current", [{"Country Code": "KEN"}], total=1))
     assert one["data"] == {"Country Code": "KEN"}
+
+
+def test_answer_notice_and_unmatched_follow_specs_members_only_when_present() -> None:
+    query = Query(codes=("KEN", "XXX"))
+    plain = orjson.loads(answer_body(query, "current", [{"Country Code": "KEN"}], notice=None, unmatched={}))
+    assert list(plain) == ["apiVersion", "level", "snapshot", "count", "data"]  # the specification's envelope
+    full = orjson.loads(answer_body(query, "current", [{"Country Code": "KEN"}], notice="SYNTHETIC",
+                                    unmatched={"codes": ["XXX"]}))
+    assert list(full) == ["apiVersion", "level", "snapshot", "count", "data", "unmatched", "notice"]
+    assert (full["data"], full["unmatched"], full["notice"]) == (
+        {"Country Code": "KEN"}, {"codes": ["XXX"]}, "SYNTHETIC"
+    )

@@ -67,13 +67,19 @@ def data_list(response: HTTPResponse) -> list[dict[str, JsonValue]]:
 
 @gen_test
 @pytest.mark.parametrize("shape", SHAPES)
-async def test_readiness_every_spec_shape_answers_on_both_routes(fetch: Any, shape: str) -> None:
+async def test_readiness_every_spec_shape_answers_on_both_routes(
+    fetch: Any, shape: str, sample_store: SnapshotStore
+) -> None:
     v1 = await fetch(V1 + SHAPES[shape])
     legacy = await fetch(LEGACY + SHAPES[shape])
     assert v1.code == legacy.code == 200
-    assert v1.body == legacy.body  # the legacy route is a v1 compatibility endpoint
-    envelope = body(v1)
-    assert list(envelope) == ["apiVersion", "level", "snapshot", "count", "data"]
+    # The legacy route is a v1 compatibility endpoint: the same body in the specification's envelope,
+    # without the notice v1 carries for the synthetic sample (docs/API.md#the-response).
+    envelope, legacy_envelope = body(v1), body(legacy)
+    assert list(legacy_envelope) == ["apiVersion", "level", "snapshot", "count", "data"]
+    assert sample_store.current is not None and sample_store.current.notice
+    assert envelope == {**legacy_envelope, "notice": sample_store.current.notice}
+    assert list(envelope) == ["apiVersion", "level", "snapshot", "count", "data", "notice"]
     assert envelope["apiVersion"] == "1"
     assert not any(key.lower().endswith("confidence") for key in keys_anywhere(envelope))
 
@@ -87,6 +93,39 @@ async def test_readiness_no_parameters_global_summary_by_name(fetch: Any, sample
     names = [country["Country Name"] for country in data_list(await fetch(V1))]
     assert names == sorted(names, key=str.casefold)
     assert all("indicator_details" not in country for country in data_list(await fetch(V1)))
+
+
+@gen_test
+async def test_readiness_v1_names_what_matched_nothing_and_carries_the_notice(
+    fetch: Any, sample_store: SnapshotStore
+) -> None:
+    # The example of docs/API.md#the-response, answered by the real app over the sample.
+    response = await fetch(V1 + "?codes=KEN,XXX&fields=score&indicators=GE.EST,NO.SUCH")
+    envelope = body(response)
+    assert sample_store.current is not None
+    assert list(envelope) == ["apiVersion", "level", "snapshot", "count", "data", "unmatched", "notice"]
+    assert envelope["unmatched"] == {"codes": ["XXX"], "indicators": ["NO.SUCH"]}
+    assert envelope["notice"] == sample_store.current.notice
+    kenya = envelope["data"]
+    assert isinstance(kenya, dict) and kenya["Composite Readiness Score"] == 42.48
+    assert [element["indicator_code"] for element in kenya["indicator_details"]] == ["GE.EST"]  # type: ignore[index,union-attr]
+    nothing = body(await fetch(V1 + "?code=xxx"))
+    assert (nothing["count"], nothing["data"], nothing["unmatched"]) == (0, [], {"codes": ["XXX"]})
+    # Left out by a filter is not unmatched; neither is an indicator at the global level, where
+    # indicators filters nothing.
+    filtered = body(await fetch(V1 + "?codes=KEN&region=NA&indicators=NO.SUCH"))
+    assert filtered["count"] == 0 and filtered["unmatched"] == {"indicators": ["NO.SUCH"]}
+    assert "unmatched" not in body(await fetch(V1 + "?region=NA&indicators=NO.SUCH"))
+
+
+@gen_test
+async def test_legacy_body_never_has_notice_or_unmatched(fetch: Any) -> None:
+    for query in ("", "?code=KEN&indicators=GE.EST,NO.SUCH", "?region=NA&codes=KEN", "?year=2024&codes=ARG"):
+        response = await fetch(LEGACY + query)
+        assert response.code == 200
+        assert list(body(response)) == ["apiVersion", "level", "snapshot", "count", "data"]
+    missing = await fetch(LEGACY + "?codes=KEN,XXX")
+    assert missing.code == 404 and orjson.loads(missing.body) == {"error": "Country code not found: XXX"}
 
 
 @gen_test
@@ -775,7 +814,9 @@ async def test_readiness_csv_rows_and_columns_are_the_json_answers(fetch: Any, r
     response = await fetch(route + query + "&format=CSV")
     assert response.code == 200
     assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
-    assert response.headers["Content-Disposition"] == 'attachment; filename="readiness-2026-11.csv"'
+    # The sample is synthetic: v1's file name says so; the legacy route's stays as it was.
+    name = "readiness-2026-11-synthetic.csv" if route == V1 else "readiness-2026-11.csv"
+    assert response.headers["Content-Disposition"] == f'attachment; filename="{name}"'
     assert response.headers["X-Total-Count"] == str(len(as_json))
     assert response.body.startswith(b"\xef\xbb\xbf") and response.body.endswith(b"\r\n")
     lines = response.body[3:].split(b"\r\n")[:-1]
@@ -795,7 +836,7 @@ async def test_readiness_csv_country_mode_leaves_out_indicator_details(fetch: An
     assert response.body.count(b"\r\n") == 3
     empty = await fetch(V1 + "?code=XXX&format=csv&year=2024")
     assert empty.code == 200 and empty.body.count(b"\r\n") == 1  # the header row alone
-    assert empty.headers["Content-Disposition"] == 'attachment; filename="readiness-2024-12.csv"'
+    assert empty.headers["Content-Disposition"] == 'attachment; filename="readiness-2024-12-synthetic.csv"'
     assert empty.headers["X-Total-Count"] == "0"
 
 

@@ -72,8 +72,10 @@ def request_bytes(method: str, target: str, *headers: str, version: str = "HTTP/
     return ("\r\n".join(lines) + "\r\n\r\n").encode()
 
 
-def etag_of(snapshot: Snapshot, params: dict[str, str], gzipped: bool = False) -> str:
-    answer = compute(snapshot, Query.parse(params), Route.V1)
+def etag_of(snapshot: Snapshot, params: dict[str, str], path: str = V1, gzipped: bool = False) -> str:
+    """The ETag of the answer ``path`` gives: v1's body carries the sample's notice, the legacy one's not."""
+    route = Route.LEGACY if path == LEGACY else Route.V1
+    answer = compute(snapshot, Query.parse(params, route), route)
     return answer.gzip_etag if gzipped else answer.etag
 
 
@@ -126,7 +128,8 @@ async def test_hit_lane_sends_what_the_handler_sends(
 ) -> None:
     method, query, params, headers = CASES[case]
     filled = [
-        header.format(etag=etag_of(sample_current, params), gzip_etag=etag_of(sample_current, params, gzipped=True))
+        header.format(etag=etag_of(sample_current, params, path),
+                      gzip_etag=etag_of(sample_current, params, path, gzipped=True))
         for header in headers
     ]
     request = request_bytes(method, path + query, *filled)

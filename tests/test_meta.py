@@ -28,6 +28,14 @@ def test_meta_headers_of_a_csv_answer_name_the_download() -> None:
     )
 
 
+def test_meta_csv_download_of_synthetic_data_is_named_so() -> None:
+    meta = AnswerMeta(Format.CSV, "2026-11", "2026-11-05", 3, "readiness", synthetic=True)
+    assert meta.filename == "readiness-2026-11-synthetic.csv"
+    assert ("Content-Disposition", 'attachment; filename="readiness-2026-11-synthetic.csv"') in meta_headers(meta)
+    assert AnswerMeta(Format.CSV, None, None, 0, "history", synthetic=True).filename == "history-synthetic.csv"
+    assert AnswerMeta(Format.CSV, "2026-11", None, 0, "history").filename == "history-2026-11.csv"
+
+
 def test_meta_without_a_snapshot_is_json_content_type_only() -> None:
     assert meta_headers(AnswerMeta()) == (("Content-Type", "application/json; charset=utf-8"),)
     assert AnswerMeta().modified is None

@@ -23,6 +23,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -39,8 +40,9 @@ from tornado.httputil import HTTPHeaders
 from config import Settings
 from loaders import COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS, REGION_SHORT, SnapshotStore
 from readiness.app import make_app
-from readiness.domain.errors import InvalidParameter
+from readiness.domain.errors import InvalidParameter, ReadinessError
 from readiness.http.openapi import (
+    AGGREGATES_PATH,
     CHANGES_PATH,
     DOCUMENT_PATH,
     HISTORY_PATH,
@@ -54,10 +56,11 @@ from readiness.http.openapi import (
 )
 from readiness.http.openapi_examples import EXAMPLES, EXAMPLES_FILE, recorded
 from readiness.http.openapi_parameters import BOOLEANS
-from readiness.domain.query import MAX_INDICATORS, Query, Route
-from readiness.domain.vocabulary import FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
+from readiness.domain.query import LIST_PARAMETERS, MAX_INDICATORS, Query, Route
+from readiness.domain.vocabulary import CUSTOM_FIELDS, CUSTOM_SORT_NAMES, FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
 from tests.conftest import ROOT, SAMPLE, gen_test
 from tests.openapi_examples import answers, encoded
+from tests import schemathesis_hooks
 from tests.openapi_server import serving
 
 DOCUMENT: Any = openapi_document()
@@ -65,6 +68,7 @@ PATHS: Any = DOCUMENT["paths"]
 ROUTES = {
     V1_PATH: Route.V1, LEGACY_PATH: Route.LEGACY, INDICATORS_PATH: Route.INDICATORS,
     HISTORY_PATH: Route.HISTORY, SNAPSHOTS_PATH: Route.SNAPSHOTS, CHANGES_PATH: Route.CHANGES,
+    AGGREGATES_PATH: Route.AGGREGATES,
 }
 """The document's data paths and the route whose parameters the parser reads for each."""
 
@@ -166,23 +170,30 @@ def test_openapi_each_documented_parameter_is_validated_by_parse(name: str, path
     assert raised.value.name == name
 
 
+def _item(schema: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The schema of one value: an array's items (``codes``, ``fields``, ``indicators``), else itself."""
+    return schema["items"] if schema["type"] == "array" else schema
+
+
 def _values(schema: Mapping[str, Any]) -> list[str]:
     """Every value an enum parameter (or an enum array's items) admits."""
-    return list(schema["items"]["enum"] if schema["type"] == "array" else schema["enum"])
+    return list(_item(schema)["enum"])
 
 
 ENUMS = [(name, path, value) for name, path in ALL_PARAMETERS
-         if "enum" in (schema := query_parameters(path)[name]["schema"]) or "items" in schema
+         if "enum" in _item(schema := query_parameters(path)[name]["schema"])
          for value in _values(schema)]
 
 
 @pytest.mark.parametrize(("name", "path", "value"), ENUMS)
 def test_openapi_every_enum_value_is_accepted_in_any_case(name: str, path: str, value: str) -> None:
+    # A sort by a custom value takes weights: a joint rule (tests/schemathesis_hooks.py).
+    weights = {"weights": "1,1,1,1,1"} if name == "sort" and value in CUSTOM_SORT_NAMES else {}
     for spelled in {value, value.upper(), value.lower()}:
-        Query.parse(_with_code({name: spelled}, path), ROUTES[path])
+        Query.parse(_with_code({name: spelled, **weights}, path), ROUTES[path])
 
 
-PATTERNS = [(name, path) for name, path in ALL_PARAMETERS if "pattern" in query_parameters(path)[name]["schema"]]
+PATTERNS = [(name, path) for name, path in ALL_PARAMETERS if "pattern" in _item(query_parameters(path)[name]["schema"])]
 
 
 @pytest.mark.parametrize(("name", "path"), PATTERNS)
@@ -190,11 +201,13 @@ PATTERNS = [(name, path) for name, path in ALL_PARAMETERS if "pattern" in query_
 @given(data=st.data())
 def test_openapi_every_pattern_match_is_accepted_by_parse(name: str, path: str, data: st.DataObject) -> None:
     """Whatever a parameter's pattern allows, Query.parse accepts: the document is not looser."""
-    pattern = query_parameters(path)[name]["schema"]["pattern"]
+    pattern = _item(query_parameters(path)[name]["schema"])["pattern"]
     value = data.draw(st.from_regex(pattern, fullmatch=True).filter(lambda v: v.count(",") < MAX_INDICATORS))
     first, _, last = value.partition(":")
     if name == "years" and last and first > last:
         return  # the order of the two years is a joint rule (tests/schemathesis_hooks.py)
+    if name == "weights" and schemathesis_hooks._weights_jointly_refused(value):
+        return  # all 0, or a dimension named twice: joint rules too
     Query.parse(_with_code({name: value}, path), ROUTES[path])
 
 
@@ -203,7 +216,9 @@ def test_openapi_closed_sets_list_every_accepted_name() -> None:
         "", *REGION_SHORT, *REGION_SHORT.values(), *REGION_ALIASES
     }
     assert set(_values(V1_PARAMETERS["income"]["schema"])) == {"", *INCOME_GROUPS, *INCOME_GROUPS.values()}
-    assert set(_values(V1_PARAMETERS["sort"]["schema"])) == {"", *(f.name for f in COUNTRY_FIELDS), *FIELD_ALIASES}
+    assert set(_values(V1_PARAMETERS["sort"]["schema"])) == {
+        "", *(f.name for f in COUNTRY_FIELDS), *FIELD_ALIASES, *CUSTOM_SORT_NAMES
+    }
     assert set(_values(V1_PARAMETERS["fields"]["schema"])) == {
         *(f.name for f in COUNTRY_FIELDS), DETAILS, *FIELD_ALIASES
     }
@@ -231,7 +246,7 @@ def test_openapi_country_schema_has_every_contract_field() -> None:
         documented = dict(properties[field.name])
         assert documented.pop("description") == field.description
         assert documented == dict(field.schema)
-    extras = {"RegionShort", DETAILS, *FIELD_ALIASES}
+    extras = {"RegionShort", DETAILS, *FIELD_ALIASES, *CUSTOM_FIELDS}
     assert set(properties) == {field.name for field in COUNTRY_FIELDS} | extras
     assert properties["RegionShort"]["enum"] == list(REGION_SHORT.values())
 
@@ -298,6 +313,8 @@ def test_openapi_every_closed_set_is_an_enum() -> None:
                 assert "enum" in parameter["schema"], (path, name)
             if name == "fields":
                 assert parameter["explode"] is False and "enum" in parameter["schema"]["items"]
+            if name in LIST_PARAMETERS:  # merged when repeated: generated clients send arrays exploded
+                assert parameter["schema"]["type"] == "array" and parameter["explode"] is False, (path, name)
 
 
 # --- examples: real answers of the sample ---------------------------------------------------
@@ -399,7 +416,7 @@ def assert_conforms(method: str, path: str, status: int, headers: Mapping[str, s
     schema = response["content"][media_type]["schema"]
     if "$ref" in schema:
         schema = {"$ref": "urn:openapi" + schema["$ref"]}
-    instance = orjson.loads(body) if media_type == "application/json" else body.decode()
+    instance = orjson.loads(body) if media_type == "application/json" or media_type.endswith("+json") else body.decode()
     Draft202012Validator(schema, registry=_REGISTRY).validate(instance)
 
 
@@ -413,6 +430,10 @@ REQUESTS = [
     ("GET", V1_PATH, "?code=TUV&shortnames=1&fields=Region,Global%20Rank", 200),
     ("GET", V1_PATH, "?year=2025&codes=ARG,BRA", 200),
     ("GET", V1_PATH, "?income=LIC&fcv=true&limit=5&format=csv", 200),
+    ("GET", V1_PATH, "?weights=infrastructure:2,human:1&sort=custom&fields=score&limit=5", 200),
+    ("GET", V1_PATH, "?codes=KEN,TUV&weights=1,1,1,1,1&format=csv", 200),
+    ("GET", V1_PATH, "?code=KEN&weights=2,1,0,0,1", 200),
+    ("GET", V1_PATH, "?sort=custom", 400),
     ("GET", V1_PATH, "?year=2022", 404),
     ("GET", V1_PATH, "?level=country", 400),
     ("GET", V1_PATH, "?region=atlantis", 400),
@@ -429,11 +450,32 @@ REQUESTS = [
     ("GET", HISTORY_PATH, "?codes=KEN,BRA&years=2024:2026", 200),
     ("GET", HISTORY_PATH, "?region=SAS&format=csv", 200),
     ("GET", HISTORY_PATH, "?years=2026:2024", 400),
+    ("GET", V1_PATH, "?snapshot=2024-06&region=SSA", 200),
+    ("GET", V1_PATH, "?snapshot=2019-12", 404),
+    ("GET", INDICATORS_PATH, "?snapshot=2024-06&code=KEN&shape=long", 200),
+    ("GET", INDICATORS_PATH, "?indicators=IT.NET.USER.ZS&years=2023:2026&codes=KEN,BRA", 200),
+    ("GET", INDICATORS_PATH, "?indicators=GE.EST&years=2024:2026&shape=long&format=csv", 200),
+    ("GET", INDICATORS_PATH, "?years=2010:2020", 404),
+    ("GET", INDICATORS_PATH, "?snapshot=2025-06", 404),
+    ("GET", HISTORY_PATH, "?codes=KEN,BRA&shape=long&limit=20&offset=5", 200),
+    ("GET", HISTORY_PATH, "?code=KEN&fields=Region,FCV%20Status,score&shape=long", 200),
+    ("GET", AGGREGATES_PATH, "", 200),
+    ("GET", AGGREGATES_PATH, "?by=region&income=LMC&years=2024:2026&format=csv", 200),
+    ("GET", AGGREGATES_PATH, "?by=income&snapshot=2024-06", 200),
+    ("GET", AGGREGATES_PATH, "?year=2022", 404),
+    ("GET", AGGREGATES_PATH, "?by=country", 400),
+    ("HEAD", AGGREGATES_PATH, "?by=fcv", 200),
     ("GET", SNAPSHOTS_PATH, "", 200),
     ("GET", SNAPSHOTS_PATH, "?format=csv", 400),
     ("GET", "/api/v1/snapshots/2026-11/changes", "", 200),
     ("GET", "/api/v1/snapshots/2026-11/changes", "?format=csv", 200),
     ("GET", "/api/v1/snapshots/1999-12/changes", "", 404),
+    ("GET", "/api/v1/citation", "", 200),
+    ("GET", "/api/v1/citation", "?format=ris&snapshot=2024-12", 200),
+    ("GET", "/api/v1/citation", "?format=csl", 200),
+    ("HEAD", "/api/v1/citation", "?format=csl", 200),
+    ("GET", "/api/v1/citation", "?format=xml", 400),
+    ("GET", "/api/v1/citation", "?snapshot=2021-12", 404),
     ("GET", DOCUMENT_PATH, "", 200),
     ("GET", INDEX_PATH, "", 200),
     ("GET", "/healthz", "", 200),
@@ -454,8 +496,8 @@ async def test_openapi_real_answers_conform(
 
 
 @gen_test
-@pytest.mark.parametrize("path", [V1_PATH, LEGACY_PATH, INDICATORS_PATH, HISTORY_PATH, SNAPSHOTS_PATH,
-                                  DOCUMENT_PATH, INDEX_PATH])
+@pytest.mark.parametrize("path", [V1_PATH, LEGACY_PATH, INDICATORS_PATH, HISTORY_PATH, AGGREGATES_PATH,
+                                  SNAPSHOTS_PATH, DOCUMENT_PATH, INDEX_PATH, "/api/v1/citation"])
 async def test_openapi_not_modified_conforms(http_client: Any, base_url: str, path: str) -> None:
     first = await http_client.fetch(f"{base_url}{path}")
     again = await http_client.fetch(
@@ -478,6 +520,33 @@ def test_openapi_not_ready_conforms(tmp_path: Path, path: str) -> None:
 
 # --- schemathesis against a real server --------------------------------------------------------
 
+
+JOINT = [
+    (Route.V1, {"level": "country"}, True), (Route.HISTORY, {"years": "2025:2023"}, True),
+    (Route.INDICATORS, {"year": "2025", "snapshot": "2024-06"}, True),
+    (Route.INDICATORS, {"years": "2024", "snapshot": "2024-06"}, True),
+    (Route.V1, {"weights": "0,0,0,0,0"}, True), (Route.V1, {"weights": "human:0,access:0.0"}, True),
+    (Route.V1, {"weights": "human:1,human:2"}, True),
+    (Route.V1, {"weights": "1,1,1,1"}, False), (Route.V1, {"weights": "human:1,humans:2"}, False),
+    (Route.V1, {"sort": "custom"}, True), (Route.V1, {"sort": "Custom Rank"}, True),
+    (Route.V1, {"sort": "custom", "weights": "0,0,0,0,0"}, True), (Route.LEGACY, {"sort": "custom"}, False),
+    (Route.V1, {"region": "atlantis"}, False), (Route.INDICATORS, {"year": "20x5"}, False),
+]
+"""Refused queries, and whether the hooks excuse their 400: the joint rules only."""
+
+
+@pytest.mark.parametrize(("route", "params", "excused"), JOINT, ids=[str(params) for _, params, _ in JOINT])
+def test_openapi_schemathesis_hooks_excuse_exactly_the_joint_rules(
+    route: Route, params: dict[str, str], excused: bool
+) -> None:
+    with pytest.raises(ReadinessError) as raised:
+        Query.parse(params, route)
+    message = str(raised.value)
+    response = SimpleNamespace(status_code=400, request=SimpleNamespace(method="GET", url=""),
+                               json=lambda: {"apiVersion": "1", "error": message})
+    assert schemathesis_hooks._excused(SimpleNamespace(query=params), response) is excused, message
+
+
 SCHEMATHESIS_EXAMPLES = 40
 """Fuzzing examples per operation: with the coverage phase, about 30 s on an idle machine."""
 
@@ -486,7 +555,7 @@ def test_openapi_schemathesis_run_finds_nothing(tmp_path: Path, warm_store: Snap
     """``schemathesis run --checks all`` with its coverage and fuzzing phases, against the served
     document of the real app over the sample: no failure. Deterministic (schemathesis'
     deterministic mode: no random seed, no example database). ``positive_data_acceptance`` runs
-    through ``tests/schemathesis_hooks.py``, which excuses exactly the two joint rules OpenAPI cannot state
+    through ``tests/schemathesis_hooks.py``, which excuses exactly the joint rules OpenAPI cannot state
     (docs/DECISIONS.md#the-openapi-document-and-the-route-index), and ``negative_data_rejection``
     too, which excuses a malformed ``code`` that ``codes`` leaves unread."""
     command = [

@@ -609,3 +609,18 @@ def test_parse_shape_and_by_any_case_with_canonical_defaults_left_out() -> None:
         with pytest.raises(InvalidParameter) as raised:
             Query.parse({name: value}, route)
         assert raised.value.message.startswith(f"Invalid request. {name}=")
+
+
+@pytest.mark.parametrize("raw", ["bogus", "Population, total", "Microstate", "indicator_details", "score,FCV Type"])
+def test_parse_history_fields_error_lists_history_fields_only(raw: str) -> None:
+    with pytest.raises(InvalidParameter, match="fields=") as refused:
+        Query.parse({"fields": raw}, Route.HISTORY)
+    accepted = refused.value.message.partition("; use ")[2]
+    assert "Country Code" in accepted and "Regional Rank" in accepted and "or aliases (score, access" in accepted
+    assert not any(other in accepted for other in ("Population, total", "Microstate", "FCV Type", "indicator_details"))
+
+
+def test_parse_history_fields_accepts_its_names_and_aliases() -> None:
+    query = Query.parse({"fields": "regional rank,score,Region,infra"}, Route.HISTORY)
+    assert query.fields == ("Region", "Composite Readiness Score", "Infrastructure Score", "Regional Rank")
+    assert Query.parse({"fields": "Microstate,indicator_details"}, Route.V1).fields == ("Microstate",)

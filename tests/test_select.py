@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from loaders import COUNTRY_FIELDS, Country, Snapshot
 from readiness.domain.query import Query
-from readiness.domain.select import columns, limited, missing_codes, project, select, sort_countries
+from readiness.domain.select import columns, limited, missing_codes, project, select, sort_countries, unmatched
 
 from tests.conftest import country, snapshot
 
@@ -189,3 +189,22 @@ def test_columns_default_is_every_field_in_serving_order() -> None:
         "Region", "RegionShort", "Composite Readiness Score", "score",
     )
     assert columns(Query.parse({"fields": "indicator_details"})) == ()
+
+
+def test_unmatched_names_codes_and_indicators_no_snapshot_has() -> None:
+    query = Query(codes=("KEN", "XXX", "ZZZ"), indicators=("GE.EST", "NO.SUCH"))
+    assert unmatched([world()], query) == {"codes": ["XXX", "ZZZ"], "indicators": ["NO.SUCH"]}
+    assert unmatched([world()], Query(codes=("KEN",), indicators=("ge.est".upper(),))) == {}
+
+
+def test_unmatched_code_in_any_snapshot_matched_and_filters_do_not_count() -> None:
+    older = snapshot(country("SSD", "South Sudan"), snapshot_id="2023-12")
+    assert unmatched([older, world()], Query(codes=("KEN", "SSD"))) == {}
+    assert unmatched([world()], Query(codes=("KEN", "SSD"))) == {"codes": ["SSD"]}
+    assert unmatched([world()], Query(codes=("BRA",), region="Sub-Saharan Africa", fcv=True)) == {}
+
+
+def test_unmatched_indicators_only_when_the_query_filters_details() -> None:
+    assert unmatched([world()], Query()) == {}
+    assert unmatched([world()], Query(indicators=("NO.SUCH",))) == {"indicators": ["NO.SUCH"]}
+    assert unmatched([], Query(codes=("KEN",), indicators=("GE.EST",))) == {"codes": ["KEN"], "indicators": ["GE.EST"]}

@@ -21,7 +21,7 @@ from readiness.domain.compute import compute
 
 from tests.conftest import SAMPLE, Clock, copy_tree
 from tests.test_swap import rewrite_kenya
-from tests.conftest import add_snapshot, flip, gen_test
+from tests.conftest import add_snapshot, flip, gen_test, tiny_data
 
 
 LOAD_TIMEOUT = 5.0
@@ -261,3 +261,31 @@ async def test_archive_evicted_comes_back_packed_not_read(data: Path) -> None:
         assert (await store.archive(year)) is not None
     assert store.counts.loads[("archive", "disk")] == 2
     assert store.counts.loads[("archive", "packed")] == 2
+
+
+@gen_test
+async def test_june_archive_read_after_its_summary_comes_back_packed_not_read(tmp_path: Path) -> None:
+    data = tiny_data(tmp_path / "tiny", ("2024-06", "2024-12", "2026-11"))
+    store = SnapshotStore(data, archive_slots=1)
+    store.load_current()
+    await store.summaries()  # as the server's background fill: it keeps only Decembers packed
+    for snapshot_id in ("2024-06", "2024-12", "2024-06", "2024-12", "2024-06"):
+        assert (await store.archive(snapshot_id)) is not None
+    assert store.counts.loads[("archive", "disk")] == 1  # the June one, once; the December was packed by the fill
+    assert store.counts.loads[("archive", "packed")] == 4
+
+
+@gen_test
+async def test_cycling_every_snapshot_churns_the_slot_the_decembers_leave_not_the_decembers(tmp_path: Path) -> None:
+    ids = ("2023-06", "2023-12", "2024-06", "2024-12", "2026-11")
+    data = tiny_data(tmp_path / "tiny", ids)
+    store = SnapshotStore(data, archive_slots=3)
+    store.load_current()
+    for _ in range(3):
+        for snapshot_id in ids:
+            assert (await store.archive(snapshot_id)) is not None
+    held = [snapshot.id for snapshot in store.loaded()]
+    assert held[0] == "2026-11" and sorted(held[1:]) == ["2023-12", "2024-06", "2024-12"]
+    # The Decembers were read once each; only the two Junes took turns in the one slot left.
+    loads = store.counts.loads
+    assert loads[("archive", "disk")] + loads[("archive", "packed")] == 4 + 2 * 2

@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from loaders import Snapshot, Summary, series_of
+from loaders import INDICATOR_FIELDS, Country, JsonValue, Snapshot, Summary, series_of
 from readiness.domain.tables import (
     HISTORY_DEFAULT,
     INDICATOR_COLUMNS,
     MOVER_COLUMNS,
     catalogue_document,
     changes_path,
-    citation,
     history_columns,
     history_rows,
     history_snapshots,
     indicator_rows,
     invalid_history_fields,
     mover_rows,
+    ordinal_value,
     valid_report,
+    with_directions,
 )
 
 from tests.conftest import country, snapshot
@@ -60,7 +61,8 @@ def test_indicator_rows_by_code_then_details_order_with_identity_first() -> None
     assert rows[4] == {"Country Code": "KEN", "Country Name": "Kenya", "Region": "Sub-Saharan Africa",
                        "Income Level": "Lower middle income", "snapshot": "2026-11",
                        "indicator_code": "GE.EST", "indicator_name": "Government Effectiveness",
-                       "data_source": "WDI", "notes": ""}
+                       "data_source": "WDI", "notes": "", "global_percentile_value": None,
+                       "regional_percentile_value": None}
     assert rows[2]["Income Level"] is None  # absent from the record: null, the column stays
 
 
@@ -78,20 +80,58 @@ def test_indicator_rows_filter_by_codes_any_case_and_unknown_gives_none() -> Non
     assert indicator_rows("x", world.countries.values(), ("NO.SUCH",)) == []
 
 
-def test_indicator_columns_are_identity_then_detail_keys() -> None:
+def test_indicator_columns_are_identity_then_detail_keys_then_percentile_numbers() -> None:
     assert INDICATOR_COLUMNS[:5] == ("Country Code", "Country Name", "Region", "Income Level", "snapshot")
-    assert INDICATOR_COLUMNS[5] == "indicator_code" and INDICATOR_COLUMNS[-1] == "notes"
+    assert INDICATOR_COLUMNS[5:-2] == tuple(INDICATOR_FIELDS)  # the element's keys, in place
+    assert INDICATOR_COLUMNS[-2:] == ("global_percentile_value", "regional_percentile_value")
+
+
+@pytest.mark.parametrize(
+    ("ordinal", "number"),
+    [("31st", 31), ("1st", 1), ("2nd", 2), ("3rd", 3), ("100th", 100), ("0th", 0), ("250th", 250),
+     (None, None), ("", None), ("th", None), ("31", None), ("x1st", None), ("٣rd", None), (31, None)],
+)
+def test_ordinal_value_reads_the_number_of_an_ordinal_string(ordinal: JsonValue, number: int | None) -> None:
+    assert ordinal_value(ordinal) == number
+
+
+def test_indicator_rows_match_codes_written_in_any_case_in_the_data() -> None:
+    def holding(*codes: str) -> Country:
+        details = tuple({"indicator_code": code, "indicator_name": code, "data_source": "WDI"} for code in codes)
+        return Country("KEN", {"Country Name": "Kenya", "Country Code": "KEN"}, details)
+
+    countries = [holding("ge.est", "IT.NET.USER.ZS", "Ge.Est"), holding("IT.NET.USER.ZS", "ge.est")]
+    found = indicator_rows("x", countries, ("GE.EST",))
+    assert [row["indicator_code"] for row in found] == ["ge.est", "Ge.Est", "ge.est"]
+    assert [row["indicator_code"] for row in indicator_rows("x", countries, ("it.net.user.zs",))] == [
+        "IT.NET.USER.ZS", "IT.NET.USER.ZS"]
+
+
+def test_indicator_rows_percentile_numbers_beside_the_strings() -> None:
+    element: dict[str, JsonValue] = {"indicator_code": "GE.EST", "indicator_name": "Government Effectiveness",
+                                     "data_source": "WDI", "global_percentile": "31st", "regional_percentile": None,
+                                     "notes": ""}
+    world = snapshot(Country("KEN", {"Country Name": "Kenya", "Country Code": "KEN"}, (element,)))
+    [row] = indicator_rows("2026-11", world.countries.values(), None)
+    assert row["global_percentile"] == "31st" and row["global_percentile_value"] == 31
+    assert row["regional_percentile"] is None and row["regional_percentile_value"] is None
+    assert element == {"indicator_code": "GE.EST", "indicator_name": "Government Effectiveness",
+                       "data_source": "WDI", "global_percentile": "31st", "regional_percentile": None,
+                       "notes": ""}  # the snapshot's own element is untouched
 
 
 # --- history -----------------------------------------------------------------------------------
 
 
 def test_history_columns_default_and_narrowed_by_fields_in_serving_order() -> None:
-    assert history_columns(None) == ("Country Code", "Country Name", "snapshot", *HISTORY_DEFAULT)
+    identity = ("Country Code", "Country Name", "snapshot", "year", "date")
+    assert history_columns(None) == (*identity, *HISTORY_DEFAULT)
     assert history_columns(("Global Rank", "Region", "Composite Readiness Score")) == (
-        "Country Code", "Country Name", "snapshot", "Region", "Composite Readiness Score", "Global Rank",
+        *identity, "Region", "Composite Readiness Score", "Global Rank",
     )
-    assert history_columns(("Country Name",)) == ("Country Code", "Country Name", "snapshot")
+    assert history_columns(("Country Name",)) == identity
+    assert history_columns(("year", "date", "Global Rank")) == (*identity, "Global Rank")
+    assert invalid_history_fields(("year", "date")) == []
 
 
 def test_invalid_history_fields_names_fields_a_series_lacks() -> None:
@@ -117,8 +157,21 @@ def test_history_rows_oldest_snapshot_first_then_code_absent_country_has_no_row(
 def test_history_rows_missing_value_is_null_and_only_selected_countries() -> None:
     new = series_of(_world())
     rows = history_rows([(new, [new.countries["BRA"]])], history_columns(("Income Level", "Global Rank")))
-    assert rows == [{"Country Code": "BRA", "Country Name": "Brazil", "snapshot": "2026-11",
-                     "Income Level": None, "Global Rank": 1}]
+    assert rows == [{"Country Code": "BRA", "Country Name": "Brazil", "snapshot": "2026-11", "year": 2026,
+                     "date": "2026-11-05", "Income Level": None, "Global Rank": 1}]
+
+
+def test_history_rows_year_is_the_snapshot_ids_and_date_its_publication_prebuilt_too() -> None:
+    from readiness.domain.tables import default_history_rows
+
+    june = series_of(_world("2024-06"))
+    dated = Snapshot(june.id, "2024-07-02", june.countries)
+    built = default_history_rows(dated)
+    dates = [(row["snapshot"], row["year"], row["date"]) for row in built.values()]
+    assert dates == [("2024-06", 2024, "2024-07-02")] * 3
+    assert history_rows([(dated, dated.countries.values())], history_columns(None), lambda series: built) == list(
+        built.values()
+    )
 
 
 def test_history_snapshots_decembers_and_current_within_years() -> None:
@@ -155,13 +208,25 @@ def test_catalogue_newest_first_with_facts_links_and_current_catalogue() -> None
          "notice": None, "changes": None},
     ]
     assert document["indicators"] == [{"code": "GE.EST", "name": "Government Effectiveness"}]
-    citation_text = document["citation"]
-    assert isinstance(citation_text, str) and "2026-11" in citation_text and "Do not cite" in citation_text
+    cited = document["citation"]
+    assert isinstance(cited, dict) and cited["snapshot"] == "2026-11" and cited["publisher"] is None
+    assert cited["url"] == "/api/v1/readiness?snapshot=2026-11" and "Do not cite" in str(cited["text"])
 
 
-def test_citation_of_real_data_does_not_warn() -> None:
-    text = citation(_summary(_world("2025-12")))
-    assert "snapshot 2025-12 (published 2025-12-05)" in text and "synthetic" not in text
+def test_catalogue_citation_of_real_data_names_publisher_and_licence_and_does_not_warn() -> None:
+    world = _world("2025-12")
+    named = Snapshot(world.id, world.published, world.countries, publisher="Example Institute", license="CC-BY-4.0")
+    cited = catalogue_document([_summary(named)], "2025-12", "1")["citation"]
+    assert cited == {
+        "publisher": "Example Institute", "title": "Readiness Index, snapshot 2025-12", "snapshot": "2025-12",
+        "published": "2025-12-05", "url": "/api/v1/readiness?snapshot=2025-12", "license": "CC-BY-4.0",
+        "text": "Example Institute (2025). Readiness Index, snapshot 2025-12 [Data set]. Published 2025-12-05. "
+                "Licence: CC-BY-4.0. /api/v1/readiness?snapshot=2025-12.",
+    }
+
+
+def test_catalogue_without_current_summary_has_no_citation() -> None:
+    assert catalogue_document([_summary(_world("2024-12"))], "2026-11", "1")["citation"] is None
 
 
 def test_changes_path() -> None:
@@ -188,11 +253,28 @@ def test_mover_rows_every_score_then_ranks() -> None:
     rows = mover_rows(REPORT)
     assert rows == [
         {"snapshot": "2026-11", "previous_snapshot": "2025-12", "measure": "Composite Readiness Score",
-         "code": "KEN", "name": "Kenya", "previous": 40.0, "current": 42.31, "change": 2.31},
+         "code": "KEN", "name": "Kenya", "previous": 40.0, "current": 42.31, "change": 2.31, "direction": "up"},
         {"snapshot": "2026-11", "previous_snapshot": "2025-12", "measure": "Global Rank",
-         "code": "KEN", "name": "Kenya", "previous": 97, "current": 91, "change": -6},
+         "code": "KEN", "name": "Kenya", "previous": 97, "current": 91, "change": -6, "direction": "better"},
     ]
     assert all(list(row) == list(MOVER_COLUMNS) for row in rows)
+
+
+def test_mover_rows_keep_the_reports_own_direction() -> None:
+    ranks = {"largest": [{"code": "KEN", "change": 3, "direction": "worse"}, {"code": "AGO", "change": "x"}]}
+    rows = mover_rows({"snapshot": "2026-11", "previous": "2025-12", "scores": {}, "ranks": ranks})
+    assert [row["direction"] for row in rows] == ["worse", None]
+
+
+def test_with_directions_fills_movers_written_without_and_leaves_the_report_untouched() -> None:
+    report = {**REPORT, "ranks": {"compared": 2, "moved": 1, "largest": [
+        {"code": "BRA", "change": 4}, {"code": "KEN", "change": -6, "direction": "better"}, "odd"]}}
+    filled = with_directions(report)
+    assert filled["scores"]["Composite Readiness Score"]["largest"][0]["direction"] == "up"  # type: ignore[index,call-overload]
+    assert filled["ranks"]["largest"] == [  # type: ignore[index,call-overload]
+        {"code": "BRA", "change": 4, "direction": "worse"}, {"code": "KEN", "change": -6, "direction": "better"}, "odd"]
+    assert "direction" not in report["ranks"]["largest"][0]  # type: ignore[index]
+    assert with_directions({"format": 1, "scores": "nonsense"}) == {"format": 1, "scores": "nonsense"}
 
 
 def test_mover_rows_first_snapshot_or_odd_report_has_none() -> None:
@@ -226,4 +308,5 @@ def test_history_rows_with_default_columns_reuse_the_rows_built_once() -> None:
     assert rows[0] is built["AGO"] and rows[1] is built["KEN"]
     assert rows == history_rows([(new, [new.countries["AGO"], new.countries["KEN"]])], history_columns(None))
     narrowed = history_rows([(new, [new.countries["KEN"]])], history_columns(("Global Rank",)), lambda series: built)
-    assert narrowed == [{"Country Code": "KEN", "Country Name": "Kenya", "snapshot": "2026-11", "Global Rank": 2}]
+    assert narrowed == [{"Country Code": "KEN", "Country Name": "Kenya", "snapshot": "2026-11", "year": 2026,
+                         "date": "2026-11-05", "Global Rank": 2}]

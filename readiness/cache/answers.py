@@ -5,7 +5,7 @@ Values are bytes, never Python objects (docs/CACHING.md): a tier-1 hit costs a d
 tier-2 (Redis) value is the same bytes packed into one string, so one GET fetches it. A packed
 value carries a keyed BLAKE3 digest over its cache key, ETag, body, gzip copy and meta, its ETag
 as 16 raw bytes, shown again as 32 hex digits, and its meta (format, snapshot, publication date,
-total, download name, next page) as numbers and checked ASCII text: whatever else is in Redis under that
+total, download name, next page, synthetic) as numbers and checked ASCII text: whatever else is in Redis under that
 name is a miss, never served, and no unchecked text from Redis reaches a header
 (docs/CACHING.md#what-redis-may-hold).
 """
@@ -28,17 +28,19 @@ _ENTRY_OVERHEAD = 200
 
 _HEADER = struct.Struct(">BII")
 """Packed answer header: format version, body length, gzip length."""
-_FORMAT = 6
-"""3 was signed with keyed BLAKE2b, 4 had no meta and 5 no next page: their values are misses
-now, overwritten as they are computed."""
-_META = struct.Struct(">BIHBHBBBH")
-"""Packed meta, after the gzip copy: format, total (``_NO_TOTAL`` for none), snapshot year and
-month, publication year, month and day (zeros for none), lengths of the download name and of
-the next page's URL that follow (ASCII, each checked against its pattern by ``AnswerMeta``).
+_FORMAT = 7
+"""3 was signed with keyed BLAKE2b, 4 had no meta, 5 no next page and 6 no synthetic flag: their
+values are misses now, overwritten as they are computed."""
+_META = struct.Struct(">BBIHBHBBBH")
+"""Packed meta, after the gzip copy: format, flags (``_SYNTHETIC``), total (``_NO_TOTAL`` for
+none), snapshot year and month, publication year, month and day (zeros for none), lengths of the
+download name and of the next page's URL that follow (ASCII, each checked against its pattern by ``AnswerMeta``).
 Numbers, so the headers made from them are rebuilt, not read, from Redis; the next page's URL
 is text checked as strictly as the download name (only a v1 path and percent-encoded query
 characters), stored rather than rebuilt because the codec knows no Query to rebuild it from."""
 _NO_TOTAL = 2**32 - 1
+_SYNTHETIC = 0x01
+"""The flag bit of ``AnswerMeta.synthetic``; any other bit set is a value this code did not write."""
 _FORMAT_CODES = {Format.JSON: 0, Format.CSV: 1}
 _FORMATS = {code: member for member, code in _FORMAT_CODES.items()}
 _MAC_BYTES = 32
@@ -120,7 +122,10 @@ def _pack_meta(meta: AnswerMeta) -> bytes:
     download = (meta.download or "").encode("ascii")
     following = (meta.next or "").encode("ascii")
     total = _NO_TOTAL if meta.total is None else meta.total
-    packed = _META.pack(_FORMAT_CODES[meta.format], total, *snapshot, *published, len(download), len(following))
+    flags = _SYNTHETIC if meta.synthetic else 0
+    packed = _META.pack(
+        _FORMAT_CODES[meta.format], flags, total, *snapshot, *published, len(download), len(following)
+    )
     return packed + download + following
 
 
@@ -131,10 +136,12 @@ def _unpack_meta(data: bytes) -> AnswerMeta | None:
     Memoized: the answers of one snapshot, route and total share a few dozen bytes of meta,
     and every Redis hit would otherwise check the name and the dates again
     (docs/PERFORMANCE.md#tier-2-hits-where-the-time-went-2026-11-23)."""
-    code, total, year, month, published_year, published_month, day, length, next_length = _META.unpack_from(data)
+    code, flags, total, year, month, published_year, published_month, day, length, next_length = (
+        _META.unpack_from(data)
+    )
     download = bytes(data[_META.size : _META.size + length])
     following = bytes(data[_META.size + length :])
-    if len(download) != length or len(following) != next_length or code not in _FORMATS:
+    if len(download) != length or len(following) != next_length or code not in _FORMATS or flags & ~_SYNTHETIC:
         return None
     if download and not (download.isascii() and DOWNLOAD_NAME.fullmatch(download.decode("ascii"))):
         return None
@@ -148,6 +155,7 @@ def _unpack_meta(data: bytes) -> AnswerMeta | None:
             None if total == _NO_TOTAL else total,
             download.decode("ascii") or None,
             following.decode("ascii") or None,  # AnswerMeta checks it against NEXT_PAGE
+            bool(flags & _SYNTHETIC),
         )
     except ValueError:  # signed, so written by this code: only a changed rule gets here
         return None

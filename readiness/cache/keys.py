@@ -36,6 +36,14 @@ def collection_key(current: Snapshot, summaries: Sequence[Summary], request: str
 
     Such answers change when any snapshot is published, replaced or becomes readable, so the
     key names them all; the current snapshot's id first keeps the swap's drop by prefix."""
-    shown = ";".join(f"{summary.id}:{summary.series.digest}" for summary in summaries)
-    digest = hashlib.blake2b(shown.encode(), digest_size=CONTENT_DIGEST_CHARS // 2).hexdigest()
+    return snapshots_key(current, [summary.series for summary in summaries], request)
+
+
+def snapshots_key(current: Snapshot, shown: Sequence[Snapshot], request: str) -> str:
+    """The cache key of an answer computed from several snapshots (``shown``: whole ones, as
+    the indicator table over ``years`` reads them, or series): as ``collection_key``, a digest
+    of each one's id and content digest, so a replaced snapshot gives a new key. A summary's
+    series has its snapshot's id and digest, so both name one answer alike."""
+    named = ";".join(f"{snapshot.id}:{snapshot.digest}" for snapshot in shown)
+    digest = hashlib.blake2b(named.encode(), digest_size=CONTENT_DIGEST_CHARS // 2).hexdigest()
     return cache_key(current, f"{digest}|{request}")

@@ -9,22 +9,32 @@ priced like ``/readiness`` (docs/ARCHITECTURE.md#adding-a-query-route). Pure: no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import orjson
 
 from loaders import JsonValue, Snapshot, Summary
 
+from readiness.domain.aggregates import AGGREGATE_COLUMNS, aggregate_rows, aggregate_snapshots
 from readiness.domain.answer import Answer
 from readiness.domain.csv_table import to_csv
-from readiness.domain.envelope import API_VERSION, answer_body
-from readiness.domain.errors import ChangeReportNotFound, CountryNotFound, InvalidParameter, NotFound
+from readiness.domain.envelope import API_VERSION, answer_body, with_extras
+from readiness.domain.errors import (
+    ChangeReportNotFound,
+    CountryNotFound,
+    InvalidParameter,
+    NoSnapshotInYears,
+    NotFound,
+)
 from readiness.domain.meta import AnswerMeta, Format
-from readiness.domain.query import PAGED_ROUTES, Query, Route
-from readiness.domain.select import columns, limited, missing_codes, project, select
+from readiness.domain.query import PAGED_ROUTES, ROUTE_FIELDS, Query, Route, Shape
+from readiness.domain.select import columns, limited, missing_codes, project, select, unmatched
+from readiness.domain.shapes import INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES, LONG_KEYS, long_page
+from readiness.domain.weights import custom_scores
+from readiness.domain.vocabulary import accepted_fields
 from readiness.domain.tables import (
-    HISTORY_FIELDS,
+    HISTORY_DEFAULT,
     HISTORY_IDENTITY,
     INDICATOR_COLUMNS,
     MOVER_COLUMNS,
@@ -38,6 +48,7 @@ from readiness.domain.tables import (
     invalid_history_fields,
     mover_rows,
     valid_report,
+    with_directions,
 )
 
 RECORD_BYTES = 450
@@ -48,12 +59,22 @@ DETAILS_BYTES = 7500
 """About how many bytes one country's indicator details add (the sample's one-country
 answer for KEN: 7,956 bytes)."""
 
-INDICATOR_ROW_BYTES = 490
+INDICATOR_ROW_BYTES = 550
 """About how many bytes one indicator row serializes to (the sample's global table: 4,991
-rows, 2.42 MB)."""
+rows, 2.73 MB)."""
 
-HISTORY_ROW_BYTES = 220
-"""About how many bytes one history row serializes to."""
+HISTORY_ROW_BYTES = 330
+"""About how many bytes one history row serializes to (the sample's six snapshots as history:
+1,302 rows, 426 KB)."""
+
+LONG_ROW_BYTES = 200
+"""About how many bytes one long row (``shape=long``) serializes to: an indicator row gives
+four, a default history row eight."""
+
+AGGREGATE_ECONOMY_BYTES = 250
+"""What aggregating one economy of one snapshot costs, in bytes of a ``/readiness`` answer that
+takes as long (the sample's 217 economies by region: about half the time of its global answer,
+whose records are 98 KB; docs/PERFORMANCE.md#aggregates-one-snapshots-statistics)."""
 
 
 def answer_meta(
@@ -61,8 +82,9 @@ def answer_meta(
 ) -> AnswerMeta:
     """What an answer from ``snapshot`` says in its headers (docs/API.md#headers): the
     query's format, the snapshot's id and publication date, ``total`` rows before ``limit``,
-    ``download`` (the route's name) to name a CSV file, and the ``next_page`` URL."""
-    return AnswerMeta(query.format, snapshot.id, snapshot.published, total, download, next_page)
+    ``download`` (the route's name) to name a CSV file, and the ``next_page`` URL; a synthetic
+    snapshot's CSV file name says so."""
+    return AnswerMeta(query.format, snapshot.id, snapshot.published, total, download, next_page, snapshot.synthetic)
 
 
 def next_page(query: Query, route: Route, shown: int, total: int) -> str | None:
@@ -76,10 +98,20 @@ def next_page(query: Query, route: Route, shown: int, total: int) -> str | None:
     return f"{path}?{replace(query, offset=query.offset + shown).canonical()}"
 
 
-def table_body(snapshot_id: str | None, rows: Sequence[Record]) -> bytes:
+def table_body(
+    snapshot_id: str | None,
+    rows: Sequence[Record],
+    *,
+    notice: str | None,
+    unmatched: Mapping[str, JsonValue] | None = None,
+) -> bytes:
     """The JSON envelope of a table answer: ``{"apiVersion", "snapshot", "count", "data"}``,
-    ``snapshot`` the id the rows come from (the newest, for history)."""
-    return orjson.dumps({"apiVersion": API_VERSION, "snapshot": snapshot_id, "count": len(rows), "data": rows})
+    ``snapshot`` the id the rows come from (the newest, for history), then ``unmatched`` (what
+    the query named that matched nothing) and ``notice`` when there is one
+    (docs/API.md#the-response). ``notice`` is the manifest's of the snapshot the rows come from,
+    required so that no table route forgets it."""
+    body: dict[str, object] = {"apiVersion": API_VERSION, "snapshot": snapshot_id, "count": len(rows), "data": rows}
+    return orjson.dumps(with_extras(body, notice, unmatched))
 
 
 def compute_readiness(snapshot: Snapshot, query: Query, route: Route) -> Answer:
@@ -87,34 +119,79 @@ def compute_readiness(snapshot: Snapshot, query: Query, route: Route) -> Answer:
     of the countries that match after ``offset`` (v1), ``X-Total-Count`` all of them, ``Link``
     the next page while rows remain (v1).
 
-    On the legacy route an unmatched code is an error (docs/DECISIONS.md#the-legacy-route); on
-    v1 it only lowers the count (docs/API.md#the-response).
+    On the legacy route an unmatched code is an error (docs/DECISIONS.md#the-legacy-route) and
+    the answer is as it always was; on v1 it lowers the count and is named in ``unmatched``,
+    and the manifest's ``notice`` travels with the data (docs/API.md#the-response).
     """
-    if route is Route.LEGACY:
+    legacy = route is Route.LEGACY
+    if legacy:
         missing = missing_codes(snapshot, query)
         if missing:
             raise CountryNotFound(missing)
-    matched = select(snapshot, query)
-    rows = project(limited(matched, query.limit, query.offset), query)
+    # Ranked among every economy of the snapshot, whatever the filters keep (as Global Rank is).
+    custom = custom_scores(snapshot.countries.values(), query.weights) if query.weights is not None else None
+    matched = select(snapshot, query, custom)
+    rows = project(limited(matched, query.limit, query.offset), query, custom)
     meta = answer_meta(snapshot, query, "readiness", len(matched), next_page(query, route, len(rows), len(matched)))
+    if legacy:
+        meta = replace(meta, synthetic=False)  # the legacy download keeps its name
     if query.format is Format.CSV:
         return Answer.of(to_csv(columns(query), rows), meta)
     label = snapshot.id if query.pinned else "current"
-    return Answer.of(answer_body(query, label, rows, len(matched)), meta)
+    if legacy:
+        return Answer.of(answer_body(query, label, rows, len(matched)), meta)
+    return Answer.of(
+        answer_body(
+            query, label, rows, len(matched), notice=snapshot.notice, unmatched=unmatched([snapshot], query)
+        ),
+        meta,
+    )
 
 
 def compute_indicators(snapshot: Snapshot, query: Query, route: Route) -> Answer:
     """``/api/v1/indicators``: one row per (economy, indicator) of ``snapshot``, economies by
     Country Code after the code, region, income and FCV filters, details filtered by
-    ``indicators``; ``limit`` rows, ``X-Total-Count`` all of them."""
-    matched = indicator_rows(snapshot.id, select(snapshot, _by_code(query)), query.indicators)
-    rows = limited(matched, query.limit, query.offset)
-    meta = answer_meta(
-        snapshot, query, "indicators", len(matched), next_page(query, route, len(rows), len(matched))
-    )
+    ``indicators``; ``limit`` rows, ``X-Total-Count`` all of them; ``shape=long``: one row per
+    measure of those (``readiness.domain.shapes``)."""
+    return _indicator_table([snapshot], query, route)
+
+
+def compute_indicator_years(snapshots: Sequence[Snapshot], query: Query) -> Answer:
+    """``/api/v1/indicators?years=``: the indicator rows of every snapshot in ``snapshots`` (whole
+    snapshots, oldest first: those history shows for the range, ``tables.history_snapshots``),
+    each snapshot's rows as ``compute_indicators`` orders them, the ``snapshot`` column saying
+    which. The envelope's ``snapshot`` and the headers name the newest, ``notice`` is the newest
+    notice among them, ``unmatched`` what none of them has."""
+    return _indicator_table(snapshots, query, Route.INDICATORS)
+
+
+def _indicator_table(snapshots: Sequence[Snapshot], query: Query, route: Route) -> Answer:
+    by_code = _by_code(query)
+    matched: list[Record] = []
+    for snapshot in snapshots:
+        matched += indicator_rows(snapshot.id, select(snapshot, by_code), query.indicators)
+    rows, total, table_columns = _shaped(matched, query, INDICATOR_COLUMNS, INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES)
+    newest = snapshots[-1]
+    meta = answer_meta(newest, query, "indicators", total, next_page(query, route, len(rows), total))
+    if any(snapshot.synthetic for snapshot in snapshots) and not meta.synthetic:
+        meta = replace(meta, synthetic=True)
     if query.format is Format.CSV:
-        return Answer.of(to_csv(INDICATOR_COLUMNS, rows), meta)
-    return Answer.of(table_body(snapshot.id, rows), meta)
+        return Answer.of(to_csv(table_columns, rows), meta)
+    notice = next((snapshot.notice for snapshot in reversed(snapshots) if snapshot.notice is not None), None)
+    return Answer.of(table_body(newest.id, rows, notice=notice, unmatched=unmatched(snapshots, query)), meta)
+
+
+def _shaped(
+    matched: Sequence[Record], query: Query, wide: Sequence[str], identity: Sequence[str], measures: Sequence[str]
+) -> tuple[Sequence[Record], int, tuple[str, ...]]:
+    """The page ``query`` asks for of the wide rows ``matched`` (keys ``wide``), in its shape: the
+    rows, how many the whole answer has (``X-Total-Count``) and their columns. ``shape=long``
+    lays out one row per measure of ``measures``, keeping the ``identity`` keys; ``limit`` and
+    ``offset`` then count long rows."""
+    if query.shape is Shape.LONG:
+        rows = long_page(matched, identity, measures, query.offset, query.limit)
+        return rows, len(matched) * len(measures), (*identity, *LONG_KEYS)
+    return limited(matched, query.limit, query.offset), len(matched), tuple(wide)
 
 
 Compute = Callable[[Snapshot, Query, Route], Answer]
@@ -154,7 +231,8 @@ def indicators_cost(snapshot: Snapshot, query: Query) -> int:
     per_country = max((len(country.details) for country in snapshot.countries.values()), default=0)
     if query.indicators is not None:
         per_country = min(per_country, len(query.indicators))
-    return economies * per_country * INDICATOR_ROW_BYTES
+    row_bytes = LONG_ROW_BYTES * len(INDICATOR_MEASURES) if query.shape is Shape.LONG else INDICATOR_ROW_BYTES
+    return economies * per_country * row_bytes
 
 
 def cost(snapshot: Snapshot, query: Query, route: Route) -> int:
@@ -163,18 +241,19 @@ def cost(snapshot: Snapshot, query: Query, route: Route) -> int:
     return indicators_cost(snapshot, query) if route is Route.INDICATORS else estimated_bytes(snapshot, query)
 
 
-def history_cost(summaries: Sequence[Summary]) -> int:
-    """About how many bytes the largest history answer over ``summaries`` has."""
-    return HISTORY_ROW_BYTES * sum(summary.economies for summary in summaries)
+def history_cost(summaries: Sequence[Summary], shape: Shape = Shape.WIDE) -> int:
+    """About how many bytes the largest history answer over ``summaries`` has, in ``shape``
+    (a long one: a row per value of the default row)."""
+    row_bytes = LONG_ROW_BYTES * len(HISTORY_DEFAULT) if shape is Shape.LONG else HISTORY_ROW_BYTES
+    return row_bytes * sum(summary.economies for summary in summaries)
 
 
 def check_history(query: Query) -> None:
-    """Raise InvalidParameter when ``fields`` names a field history rows do not have."""
+    """Raise InvalidParameter when ``fields`` names a field history rows do not have, listing
+    them as the parser does (a parsed query never gets here: ``Query.parse`` refuses them first)."""
     invalid = invalid_history_fields(query.fields)
     if invalid:
-        raise InvalidParameter(
-            "fields", ",".join(invalid), "fields history rows have: " + ", ".join(HISTORY_IDENTITY[:2] + HISTORY_FIELDS)
-        )
+        raise InvalidParameter("fields", ",".join(invalid), accepted_fields(ROUTE_FIELDS[Route.HISTORY]))
 
 
 def compute_history(
@@ -182,35 +261,72 @@ def compute_history(
 ) -> Answer:
     """``/api/v1/history``: one row per (economy, snapshot) of every December and the current
     snapshot (``years`` narrows them), oldest first, then by Country Code; each snapshot's own
-    values decide the filters. ``snapshot`` and the headers name the newest snapshot shown.
-    ``rows_of`` supplies rows built before (``readiness.domain.tables.default_history_rows``)."""
+    values decide the filters. ``snapshot`` and the headers name the newest snapshot shown,
+    ``notice`` is the newest notice among them, ``unmatched`` the codes none of them has.
+    ``rows_of`` supplies rows built before (``readiness.domain.tables.default_history_rows``).
+    Raises NoSnapshotInYears when ``years`` selects no snapshot."""
     check_history(query)
     chosen = history_snapshots(summaries, current_id, query.years)
+    if not chosen and query.years is not None:
+        shown = sorted({int(series.id[:4]) for series in history_snapshots(summaries, current_id, None)})
+        raise NoSnapshotInYears(query.years, shown)
     by_code = _by_code(query)
     selected = [(series, select(series, by_code)) for series in chosen]
-    matched = history_rows(selected, history_columns(query.fields), rows_of)
-    rows = limited(matched, query.limit, query.offset)
+    wide = history_columns(query.fields)
+    matched = history_rows(selected, wide, rows_of)
+    values = [name for name in wide if name not in HISTORY_IDENTITY]
+    rows, total, table_columns = _shaped(matched, query, wide, HISTORY_IDENTITY, values)
     newest = chosen[-1] if chosen else None
     meta = AnswerMeta(
-        query.format, newest.id if newest else None, newest.published if newest else None, len(matched), "history",
-        next_page(query, Route.HISTORY, len(rows), len(matched)),
+        query.format, newest.id if newest else None, newest.published if newest else None, total, "history",
+        next_page(query, Route.HISTORY, len(rows), total), any(series.synthetic for series in chosen),
     )
     if query.format is Format.CSV:
-        return Answer.of(to_csv(history_columns(query.fields), rows), meta)
-    return Answer.of(table_body(newest.id if newest else None, rows), meta)
+        return Answer.of(to_csv(table_columns, rows), meta)
+    notice = next((series.notice for series in reversed(chosen) if series.notice is not None), None)
+    return Answer.of(
+        table_body(newest.id if newest else None, rows, notice=notice, unmatched=unmatched(chosen, query)), meta
+    )
+
+
+def aggregates_cost(summaries: Sequence[Summary], current_id: str, query: Query) -> int:
+    """About what computing the aggregates answer to ``query`` costs, in bytes of a ``/readiness``
+    answer that takes as long (AGGREGATE_ECONOMY_BYTES per economy scanned). Raises like
+    ``aggregate_snapshots`` when the query selects no snapshot: before any work is admitted."""
+    chosen = aggregate_snapshots(summaries, current_id, query)
+    return AGGREGATE_ECONOMY_BYTES * sum(len(series.countries) for series in chosen)
+
+
+def compute_aggregates(summaries: Sequence[Summary], current_id: str, query: Query) -> Answer:
+    """``/api/v1/aggregates``: per snapshot (the current one, or those ``year``, ``snapshot`` or
+    ``years`` choose), group (``by``) and score, the statistics of the economies that pass the
+    region, income and FCV filters (``readiness.domain.aggregates``). ``snapshot``, the headers
+    and ``notice`` are the newest snapshot's; ``X-Total-Count`` the rows. Raises ArchiveNotFound,
+    SnapshotNotFound or NoSnapshotInYears when the query selects no snapshot."""
+    chosen = aggregate_snapshots(summaries, current_id, query)
+    filters = _by_code(query)
+    rows = aggregate_rows([(series, select(series, filters)) for series in chosen], query.by)
+    newest = chosen[-1]
+    meta = AnswerMeta(query.format, newest.id, newest.published, len(rows), "aggregates",
+                      synthetic=any(series.synthetic for series in chosen))
+    if query.format is Format.CSV:
+        return Answer.of(to_csv(AGGREGATE_COLUMNS, rows), meta)
+    notice = next((series.notice for series in reversed(chosen) if series.notice is not None), None)
+    return Answer.of(table_body(newest.id, rows, notice=notice), meta)
 
 
 def compute_catalogue(summaries: Sequence[Summary], current: Snapshot) -> Answer:
     """``/api/v1/snapshots``: the catalogue document (``readiness.domain.tables.catalogue_document``)."""
     document = catalogue_document(summaries, current.id, API_VERSION)
-    meta = AnswerMeta(Format.JSON, current.id, current.published, len(summaries))
+    meta = AnswerMeta(Format.JSON, current.id, current.published, len(summaries), synthetic=current.synthetic)
     return Answer.of(orjson.dumps(document), meta)
 
 
 def compute_changes(snapshot: Snapshot, raw: bytes, query: Query) -> Answer:
     """``/api/v1/snapshots/{id}/changes``: the change report of ``snapshot`` (the bytes of its
-    ``changes.json``) as ``data``, or its movers as CSV rows. Raises ChangeReportNotFound
-    when the bytes are not a report of the known format about this snapshot."""
+    ``changes.json``) as ``data`` (with the snapshot's ``notice``), or its movers as CSV rows.
+    Raises ChangeReportNotFound when the bytes are not a report of the known format about this
+    snapshot."""
     try:
         report: JsonValue = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -219,12 +335,13 @@ def compute_changes(snapshot: Snapshot, raw: bytes, query: Query) -> Answer:
         raise ChangeReportNotFound(snapshot.id, damaged=True)
     if query.format is Format.CSV:
         rows = mover_rows(report)
-        meta = AnswerMeta(Format.CSV, snapshot.id, snapshot.published, len(rows), "changes")
+        meta = AnswerMeta(Format.CSV, snapshot.id, snapshot.published, len(rows), "changes", None, snapshot.synthetic)
         return Answer.of(to_csv(MOVER_COLUMNS, rows), meta)
-    meta = AnswerMeta(Format.JSON, snapshot.id, snapshot.published, None, "changes")
-    return Answer.of(
-        orjson.dumps({"apiVersion": API_VERSION, "snapshot": snapshot.id, "count": 1, "data": report}), meta
-    )
+    meta = AnswerMeta(Format.JSON, snapshot.id, snapshot.published, None, "changes", None, snapshot.synthetic)
+    body: dict[str, object] = {
+        "apiVersion": API_VERSION, "snapshot": snapshot.id, "count": 1, "data": with_directions(report)
+    }
+    return Answer.of(orjson.dumps(with_extras(body, snapshot.notice)), meta)
 
 
 def _by_code(query: Query) -> Query:

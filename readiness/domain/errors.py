@@ -170,3 +170,19 @@ class ChangeReportNotFound(ReadinessError):
             f"No change report for snapshot {_shown(snapshot_id)}: {why}. Reports are written "
             "when a snapshot is published (docs/API.md)."
         )
+
+
+class NoSnapshotInYears(ReadinessError):
+    """``years`` (history, indicators, aggregates) selects no snapshot
+    (docs/API.md#get-apiv1history-scores-over-time): a 404 like ``year`` without a December
+    archive, naming the years that have one."""
+
+    status = 404
+
+    def __init__(self, years: tuple[int, int], shown: list[int]) -> None:
+        asked = f"{years[0]:04d}" if years[0] == years[1] else f"{years[0]:04d}:{years[1]:04d}"
+        have = ", ".join(f"{year:04d}" for year in shown) or "none"
+        super().__init__(
+            f"No snapshot for years={asked}: years selects the December archives and the current snapshot, "
+            f"which exist for {have} (GET /api/v1/snapshots lists them)."
+        )

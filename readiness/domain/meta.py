@@ -50,7 +50,8 @@ class AnswerMeta:
     ``snapshot`` is the id of the snapshot the data comes from (``YYYY-MM``), ``published``
     its publication date (``YYYY-MM-DD``), ``total`` the rows that matched before ``limit``
     (list answers), ``download`` the first part of a CSV file name (the route: "readiness"),
-    ``next`` the relative URL of the next page while rows remain (``NEXT_PAGE``).
+    ``next`` the relative URL of the next page while rows remain (``NEXT_PAGE``),
+    ``synthetic`` whether its manifest says the data is synthetic (the CSV file name says so).
     Raises ValueError for a value the headers could not carry safely.
     """
 
@@ -60,6 +61,7 @@ class AnswerMeta:
     total: int | None = None
     download: str | None = None
     next: str | None = None
+    synthetic: bool = False
 
     def __post_init__(self) -> None:
         # Checked here, once per computed answer, so every header value is known to be plain.
@@ -81,9 +83,15 @@ class AnswerMeta:
 
     @property
     def filename(self) -> str:
-        """The CSV download's file name: route, then snapshot id (``readiness-2026-11.csv``)."""
-        stem = self.download or "answer"
-        return f"{stem}-{self.snapshot}.csv" if self.snapshot is not None else f"{stem}.csv"
+        """The CSV download's file name: route, then snapshot id (``readiness-2026-11.csv``), then
+        ``-synthetic`` for synthetic data, so a saved file says what it holds
+        (``readiness-2026-11-synthetic.csv``)."""
+        parts = [self.download or "answer"]
+        if self.snapshot is not None:
+            parts.append(self.snapshot)
+        if self.synthetic:
+            parts.append("synthetic")
+        return "-".join(parts) + ".csv"
 
 
 @lru_cache(maxsize=256)

@@ -19,7 +19,10 @@ from loaders import COUNTRY_FIELDS, DETAILS, DIMENSIONS, FIELD_BY_NAME, Kind
 
 from readiness.domain.errors import InvalidParameter, InvalidRequest, UnknownParameter
 from readiness.domain.meta import Format
+from readiness.domain.tables import HISTORY_FIELDS, HISTORY_IDENTITY
 from readiness.domain.vocabulary import (
+    ACCEPTED_SORT,
+    CUSTOM_FIELDS,
     canonical_income,
     canonical_region,
     field_list,
@@ -88,6 +91,10 @@ value (docs/DECISIONS.md#parameter-rules)."""
 
 READINESS_ROUTES: tuple[Route, ...] = (Route.V1, Route.LEGACY)
 """The routes of the country query: on them ``indicators`` filters country mode only."""
+
+ROUTE_FIELDS: dict[Route, frozenset[str]] = {Route.HISTORY: frozenset(HISTORY_IDENTITY[:2] + HISTORY_FIELDS)}
+"""What ``fields`` may name on a route whose rows are not countries (every other route taking
+``fields`` takes any field): history rows keep a series' fields only."""
 
 PARAMETERS: tuple[str, ...] = _READINESS_PARAMETERS
 """Every name the legacy country query route reads (docs/API.md#parameters)."""
@@ -233,8 +240,9 @@ class Query:
         Names beginning with ``_`` are ignored; another name the route does not take is a 400
         on a strict (v1) route and ignored on the legacy one. An empty value counts as absent
         (docs/DECISIONS.md#query-parameters). Raises UnknownParameter, InvalidParameter naming the parameter and
-        what it accepts, or InvalidRequest for level=country without a code and for two
-        parameters that each choose the snapshots (``year``, ``years``, ``snapshot``).
+        what it accepts, or InvalidRequest for level=country without a code, for two
+        parameters that each choose the snapshots (``year``, ``years``, ``snapshot``) and for
+        a sort by ``Custom Score`` or ``Custom Rank`` without ``weights``.
         """
         accepted = route.accepted
         if route.strict:
@@ -258,6 +266,9 @@ class Query:
         chosen = [name for name in ("year", "years", "snapshot") if name in values]
         if len(chosen) > 1:
             raise InvalidRequest(f"{' and '.join(chosen)} each choose the snapshots to answer from; give one of them.")
+        weights = _weights(values["weights"]) if "weights" in values else None
+        if sort in CUSTOM_FIELDS and weights is None:
+            _refuse_custom_sort(values["sort"], route)
         return cls(
             codes=codes,
             region=canonical_region(values["region"]) if "region" in values else None,
@@ -268,12 +279,12 @@ class Query:
             snapshot=_snapshot(values["snapshot"]) if "snapshot" in values else None,
             sort=sort,
             descending=_descending(values.get("order"), sort),
-            fields=_fields(values["fields"]) if "fields" in values else None,
+            fields=_fields(values["fields"], route) if "fields" in values else None,
             shortnames=_boolean("shortnames", values["shortnames"]) if "shortnames" in values else False,
             indicators=indicators if details_filtered else None,
             limit=_limit(values["limit"]) if "limit" in values else None,
             offset=_offset(values["offset"]) if "offset" in values else 0,
-            weights=_weights(values["weights"]) if "weights" in values else None,
+            weights=weights,
             shape=_choice("shape", values["shape"], _SHAPES) if "shape" in values else Shape.WIDE,
             by=_choice("by", values["by"], _GROUPINGS) if "by" in values else Grouping.WORLD,
             format=_choice("format", values["format"], _FORMATS) if "format" in values else Format.JSON,
@@ -404,16 +415,18 @@ def _year(value: str) -> int:
 
 
 def _descending(value: str | None, sort: str) -> bool:
-    if value is None:
-        return FIELD_BY_NAME[sort].kind is Kind.NUMBER
+    if value is None:  # numbers (ranks and the custom values included) descend
+        return sort in CUSTOM_FIELDS or FIELD_BY_NAME[sort].kind is Kind.NUMBER
     order = folded(value)
     if order not in ("asc", "desc"):
         raise InvalidParameter("order", value, "asc or desc")
     return order == "desc"
 
 
-def _fields(value: str) -> tuple[str, ...]:
-    wanted = set(field_list(value)) - {DETAILS}
+def _fields(value: str, route: Route) -> tuple[str, ...]:
+    """The fields named, in serving order; on a route whose rows have fewer fields than a
+    country (``ROUTE_FIELDS``), only those, so its 400 lists its own."""
+    wanted = set(field_list(value, ROUTE_FIELDS.get(route))) - {DETAILS}
     return tuple(sorted(wanted, key=_FIELD_ORDER.__getitem__))
 
 
@@ -471,6 +484,17 @@ def _weights(value: str) -> tuple[int, ...]:
     if divisor == 0:
         raise InvalidParameter("weights", value, _ACCEPTED_WEIGHTS)
     return tuple(weight // divisor for weight in scaled)
+
+
+def _refuse_custom_sort(value: str, route: Route) -> None:
+    """Sorting by the custom values needs the weights that make them; a route without weights
+    (the legacy one) has no such values at all."""
+    if "weights" not in route.accepted:
+        raise InvalidParameter("sort", value, ACCEPTED_SORT)
+    raise InvalidRequest(
+        f"sort={value!r} needs weights: {' and '.join(CUSTOM_FIELDS)} exist only with your own weights "
+        "(e.g. weights=2,1,1,1,1; docs/METHOD.md#your-own-weights)."
+    )
 
 
 def _weight(value: str, piece: str) -> int:

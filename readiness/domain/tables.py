@@ -7,16 +7,38 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from loaders import COMPOSITE, DIMENSIONS, INDICATOR_FIELDS, SERIES_FIELDS, Country, JsonValue, Snapshot, Summary
+from loaders import (
+    COMPOSITE,
+    DIMENSIONS,
+    INDICATOR_FIELDS,
+    RANK_MEASURE,
+    SERIES_FIELDS,
+    Country,
+    JsonValue,
+    Snapshot,
+    Summary,
+    mover_direction,
+)
+
+from readiness.domain.citation import Citation
 
 Record = dict[str, JsonValue]
 
 INDICATOR_IDENTITY: tuple[str, ...] = ("Country Code", "Country Name", "Region", "Income Level", "snapshot")
-INDICATOR_COLUMNS: tuple[str, ...] = INDICATOR_IDENTITY + tuple(INDICATOR_FIELDS)
-"""The keys of an indicator row, in order: the economy, the snapshot id, then the keys of an
-indicator_details element (docs/API.md#get-apiv1indicators-the-indicator-values-as-one-long-table)."""
+PERCENTILE_VALUES: dict[str, str] = {
+    "global_percentile_value": "global_percentile",
+    "regional_percentile_value": "regional_percentile",
+}
+"""The numeric percentile keys of an indicator row, each with the ordinal string it reads ("31st" is 31)."""
+INDICATOR_COLUMNS: tuple[str, ...] = INDICATOR_IDENTITY + tuple(INDICATOR_FIELDS) + tuple(PERCENTILE_VALUES)
+"""The keys of an indicator row, in order: the economy, the snapshot id, the keys of an
+indicator_details element, then the percentiles as numbers: last, so that the element's keys keep
+their places (and CSV columns their positions)
+(docs/API.md#get-apiv1indicators-the-indicator-values-as-one-long-table)."""
 
-HISTORY_IDENTITY: tuple[str, ...] = ("Country Code", "Country Name", "snapshot")
+HISTORY_IDENTITY: tuple[str, ...] = ("Country Code", "Country Name", "snapshot", "year", "date")
+"""The keys every history row has, first: the economy, the snapshot id, its year (a number) and
+its publication date (``YYYY-MM-DD``)."""
 HISTORY_DEFAULT: tuple[str, ...] = (
     COMPOSITE,
     *(f"{dimension} Score" for dimension in DIMENSIONS),
@@ -31,29 +53,25 @@ HISTORY_FIELDS: tuple[str, ...] = tuple(
 """What ``fields`` may name on history, in serving order: every field a series keeps."""
 
 MOVER_COLUMNS: tuple[str, ...] = (
-    "snapshot", "previous_snapshot", "measure", "code", "name", "previous", "current", "change"
+    "snapshot", "previous_snapshot", "measure", "code", "name", "previous", "current", "change", "direction"
 )
-"""The columns of the change report's CSV: one row per listed mover, per score, then ranks."""
+"""The columns of the change report's CSV: one row per listed mover, per score, then ranks;
+``direction`` says which way in words (``loaders.mover_direction``)."""
 
 CHANGES_FORMAT = 1
 """The change report format the service serves (docs/PUBLISHING.md#what-changed-changesjson)."""
-
-CITATION = (
-    "If you publish work based on the index, cite the publisher of the index, the snapshot id "
-    "and the date you retrieved the data, e.g. \"Readiness Index, snapshot {id} (published "
-    "{published}), retrieved <date> from <this service's URL>\"."
-)
-SYNTHETIC_CITATION = " Do not cite this snapshot: its data is synthetic ({notice})."
-"""The citation request the catalogue serves (README.md#citing), filled with the current
-snapshot; a synthetic snapshot's adds that it must not be cited."""
 
 
 def indicator_rows(snapshot_id: str, countries: Iterable[Country], indicators: Sequence[str] | None) -> list[Record]:
     """One row per (economy, indicator): ``countries`` in Country Code order, each country's
     details in their order; only the ``indicators`` codes (any case) when given."""
-    wanted = None if indicators is None else {code.upper() for code in indicators}
+    wanted: set[JsonValue] | None = None if indicators is None else {code.upper() for code in indicators}
+    unwanted: set[JsonValue] = set()
     rows: list[Record] = []
     for country in sorted(countries, key=_code):
+        elements = country.details if wanted is None else _wanted_details(country, wanted, unwanted)
+        if not elements:
+            continue
         record = country.record
         identity: Record = {
             "Country Code": country.code,
@@ -62,10 +80,51 @@ def indicator_rows(snapshot_id: str, countries: Iterable[Country], indicators: S
             "Income Level": record.get("Income Level"),
             "snapshot": snapshot_id,
         }
-        for element in country.details:
-            if wanted is None or str(element.get("indicator_code", "")).upper() in wanted:
-                rows.append({**identity, **element})
+        for element in elements:
+            row = {**identity, **element}
+            for key, ordinal in PERCENTILE_VALUES.items():
+                row[key] = ordinal_value(element.get(ordinal))
+            rows.append(row)
     return rows
+
+
+def _wanted_details(country: Country, wanted: set[JsonValue], unwanted: set[JsonValue]) -> list[dict[str, JsonValue]]:
+    """The details of ``country`` whose code (any case) is in ``wanted``. ``wanted`` and
+    ``unwanted`` also learn each code as written once seen, so every later element costs one or
+    two set lookups (the same codes recur in every economy: the table over years filters some
+    30,000 elements for one indicator)."""
+    return [
+        element
+        for element in country.details
+        if (code := element.get("indicator_code")) in wanted
+        or (code not in unwanted and _learn(code, wanted, unwanted))
+    ]
+
+
+def _learn(code: JsonValue, wanted: set[JsonValue], unwanted: set[JsonValue]) -> bool:
+    """Whether ``code`` as written is wanted (its upper case is), remembered in one of the sets."""
+    keep = str(code).upper() in wanted
+    (wanted if keep else unwanted).add(code)
+    return keep
+
+
+def ordinal_value(ordinal: JsonValue) -> int | None:
+    """The number of an ordinal string ("31st" is 31, "100th" 100); None for null, or for
+    anything else that is not digits and a suffix (the loaders' schema allows nothing else)."""
+    if not isinstance(ordinal, str):
+        return None
+    number = _ORDINALS.get(ordinal)
+    digits, suffix = ordinal[:-2], ordinal[-2:]
+    if number is None and suffix in ("st", "nd", "rd", "th") and digits.isascii() and digits.isdigit():
+        number = int(digits)
+    return number
+
+
+_ORDINALS: dict[str, int] = {
+    f"{number}{suffix}": number for number in range(101) for suffix in ("st", "nd", "rd", "th")
+}
+"""Percentiles 0 to 100 with any suffix, looked up rather than parsed: the indicator table reads
+two per row."""
 
 
 def history_columns(fields: Sequence[str] | None) -> tuple[str, ...]:
@@ -91,7 +150,7 @@ kept by whoever may reuse them: the service keeps one set per snapshot)."""
 def default_history_rows(series: Snapshot) -> dict[str, Record]:
     """Every economy's history row of ``series`` with the default columns, by code: built once
     per snapshot, they are shared by every answer without ``fields`` (never modified)."""
-    return {code: _history_row(series.id, country, HISTORY_DEFAULT) for code, country in series.countries.items()}
+    return {code: _history_row(series, country, HISTORY_DEFAULT) for code, country in series.countries.items()}
 
 
 def history_rows(
@@ -110,13 +169,19 @@ def history_rows(
             by_code = prebuilt(series)
             rows += [by_code[country.code] for country in ordered]
         else:
-            rows += [_history_row(series.id, country, values) for country in ordered]
+            rows += [_history_row(series, country, values) for country in ordered]
     return rows
 
 
-def _history_row(snapshot_id: str, country: Country, values: Sequence[str]) -> Record:
+def _history_row(series: Snapshot, country: Country, values: Sequence[str]) -> Record:
     record = country.record
-    row: Record = {"Country Code": country.code, "Country Name": record.get("Country Name"), "snapshot": snapshot_id}
+    row: Record = {
+        "Country Code": country.code,
+        "Country Name": record.get("Country Name"),
+        "snapshot": series.id,
+        "year": int(series.id[:4]),
+        "date": series.published,
+    }
     for name in values:
         row[name] = record.get(name)
     return row
@@ -138,26 +203,21 @@ def history_snapshots(summaries: Sequence[Summary], current_id: str, years: tupl
 def catalogue_document(summaries: Sequence[Summary], current_id: str, api_version: str) -> Record:
     """The answer of ``/api/v1/snapshots``: every snapshot up to the current one, newest
     first, with its facts and a link to its change report when it has one; the current
-    snapshot's indicator catalogue; the citation request (docs/API.md#get-apiv1snapshots-what-data-exists)."""
+    snapshot's indicator catalogue; its citation (``readiness.domain.citation``); last, the
+    current snapshot's ``notice`` when its manifest has one (docs/API.md#get-apiv1snapshots-what-data-exists)."""
     entries: list[JsonValue] = [_catalogue_entry(summary, current_id) for summary in reversed(summaries)]
     current = next((summary for summary in summaries if summary.id == current_id), None)
-    return {
+    document: Record = {
         "apiVersion": api_version,
         "snapshot": current_id,
         "count": len(entries),
         "data": entries,
         "indicators": list[JsonValue](current.indicators if current is not None else ()),
-        "citation": citation(current) if current is not None else None,
+        "citation": Citation.of(current.series).document() if current is not None else None,
     }
-
-
-def citation(summary: Summary) -> str:
-    """The citation request for the snapshot ``summary`` describes."""
-    series = summary.series
-    text = CITATION.format(id=series.id, published=series.published)
-    if series.synthetic:
-        text += SYNTHETIC_CITATION.format(notice=series.notice or "the manifest says so")
-    return text
+    if current is not None and current.series.notice is not None:
+        document["notice"] = current.series.notice
+    return document
 
 
 def changes_path(snapshot_id: str) -> str:
@@ -177,13 +237,14 @@ def valid_report(report: JsonValue, snapshot_id: str) -> bool:
 
 def mover_rows(report: Mapping[str, JsonValue]) -> list[Record]:
     """The change report's largest movers as rows: every score's, in the report's order, then
-    the global rank's (``measure`` "Global Rank"). Entries that are not objects are skipped."""
+    the global rank's (``measure`` "Global Rank"). Entries that are not objects are skipped;
+    ``direction`` is the report's, or derived from ``change`` for a report written without it."""
     snapshot, previous = report.get("snapshot"), report.get("previous")
     measures: list[tuple[str, JsonValue]] = []
     scores = report.get("scores")
     if isinstance(scores, dict):
         measures += list(scores.items())
-    measures.append(("Global Rank", report.get("ranks")))
+    measures.append((RANK_MEASURE, report.get("ranks")))
     rows: list[Record] = []
     for measure, movement in measures:
         largest = movement.get("largest") if isinstance(movement, dict) else None
@@ -195,9 +256,43 @@ def mover_rows(report: Mapping[str, JsonValue]) -> list[Record]:
                         "previous_snapshot": previous,
                         "measure": measure,
                         **{key: mover.get(key) for key in ("code", "name", "previous", "current", "change")},
+                        "direction": _direction(measure, mover),
                     }
                 )
     return rows
+
+
+def with_directions(report: Mapping[str, JsonValue]) -> Record:
+    """``report`` (a parsed change report) with a ``direction`` on every mover of its scores
+    and ranks that lacks one (a report written before the builder wrote them), derived from its
+    ``change``; a copy, ``report`` untouched (docs/PUBLISHING.md#what-changed-changesjson)."""
+    copied: Record = dict(report)
+    scores = report.get("scores")
+    if isinstance(scores, dict):
+        copied["scores"] = {name: _movement_with_directions(name, movement) for name, movement in scores.items()}
+    if "ranks" in report:
+        copied["ranks"] = _movement_with_directions(RANK_MEASURE, report["ranks"])
+    return copied
+
+
+def _movement_with_directions(measure: str, movement: JsonValue) -> JsonValue:
+    largest = movement.get("largest") if isinstance(movement, dict) else None
+    if not isinstance(movement, dict) or not isinstance(largest, list):
+        return movement
+    movers: list[JsonValue] = [
+        {**mover, "direction": _direction(measure, mover)} if isinstance(mover, dict) else mover for mover in largest
+    ]
+    return {**movement, "largest": movers}
+
+
+def _direction(measure: str, mover: Mapping[str, JsonValue]) -> JsonValue:
+    """A mover's ``direction``: the report's own, else derived from a numeric ``change``."""
+    if "direction" in mover:
+        return mover["direction"]
+    change = mover.get("change")
+    if isinstance(change, (int, float)) and not isinstance(change, bool):
+        return mover_direction(measure, change)
+    return None
 
 
 def _catalogue_entry(summary: Summary, current_id: str) -> Record:

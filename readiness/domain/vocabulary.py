@@ -9,7 +9,7 @@ with the canonical names only.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from loaders import COMPOSITE, COUNTRY_FIELDS, DETAILS, REGION_SHORT
 
@@ -71,6 +71,18 @@ _SORTABLE: dict[str, str] = {
     **{folded(alias): field for alias, field in FIELD_ALIASES.items()},
 }
 
+CUSTOM_SCORE = "Custom Score"
+CUSTOM_RANK = "Custom Rank"
+CUSTOM_FIELDS: tuple[str, ...] = (CUSTOM_SCORE, CUSTOM_RANK)
+"""The keys ``weights`` adds to each economy (docs/METHOD.md#your-own-weights): not fields of the
+data, so neither ``fields`` nor the legacy route knows them; v1's ``sort`` does, with weights."""
+CUSTOM_SORT_NAMES: tuple[str, ...] = (*CUSTOM_FIELDS, "custom")
+"""What v1's ``sort`` takes for them, with weights: their names, and ``custom`` for Custom Score."""
+_CUSTOM_SORTABLE: dict[str, str] = {
+    **{folded(name): name for name in CUSTOM_FIELDS},
+    "custom": CUSTOM_SCORE,
+}
+
 _FIELD_NAMES = ", ".join(field.name for field in COUNTRY_FIELDS)
 _ALIAS_NAMES = ", ".join(FIELD_ALIASES)
 
@@ -104,24 +116,29 @@ def canonical_region(value: str) -> str:
 
 
 def sort_field(value: str) -> str:
-    """Map a field name (any ASCII case) or alias to the actual field to sort by.
+    """Map a field name (any ASCII case) or alias to the actual field to sort by; ``Custom Score``
+    (alias ``custom``) and ``Custom Rank`` too, which ``Query.parse`` accepts only with weights.
 
     Raises InvalidParameter listing the sortable fields (docs/DECISIONS.md#query-parameters).
     """
-    field = _SORTABLE.get(folded(trimmed(value)))
+    key = folded(trimmed(value))
+    field = _SORTABLE.get(key) or _CUSTOM_SORTABLE.get(key)
     if field is None:
         raise InvalidParameter("sort", value, ACCEPTED_SORT)
     return field
 
 
-def field_list(value: str) -> tuple[str, ...]:
+def field_list(value: str, allowed: Collection[str] | None = None) -> tuple[str, ...]:
     """Split a fields parameter into actual names, in the order given (duplicates kept).
 
     Names match case-insensitively (ASCII); aliases map to their field on both routes; a name
-    that contains a comma ("Population, total") is recognised across the split. Raises
-    InvalidParameter naming the first unknown field and listing valid ones
-    (docs/API.md#field-names-and-aliases), or naming the whole value when it names no field at all (only commas).
+    that contains a comma ("Population, total") is recognised across the split. ``allowed``:
+    the only names the route's rows have (history's), None for every field. Raises
+    InvalidParameter naming the first unknown (or not allowed) field and listing the valid
+    ones, the route's own (docs/API.md#field-names-and-aliases), or naming the whole value
+    when it names no field at all (only commas).
     """
+    accepted = ACCEPTED_FIELDS if allowed is None else accepted_fields(allowed)
     pieces = [trimmed(piece) for piece in value.split(",")]
     names: list[str] = []
     start = 0
@@ -133,14 +150,24 @@ def field_list(value: str) -> tuple[str, ...]:
             candidate = folded(", ".join(pieces[start : start + width]))
             name = DETAILS if candidate == DETAILS else _SORTABLE.get(candidate)
             if name is not None:
+                if allowed is not None and name not in allowed:
+                    raise InvalidParameter("fields", ", ".join(pieces[start : start + width]), accepted)
                 names.append(name)
                 start += width
                 break
         else:
-            raise InvalidParameter("fields", pieces[start], ACCEPTED_FIELDS)
+            raise InvalidParameter("fields", pieces[start], accepted)
     if not names:
-        raise InvalidParameter("fields", value, ACCEPTED_FIELDS)
+        raise InvalidParameter("fields", value, accepted)
     return tuple(names)
+
+
+def accepted_fields(allowed: Collection[str]) -> str:
+    """What ``fields`` accepts on a route whose rows have only the ``allowed`` fields: their
+    names in serving order and the aliases of those among them."""
+    names = ", ".join(field.name for field in COUNTRY_FIELDS if field.name in allowed)
+    aliases = ", ".join(alias for alias, name in FIELD_ALIASES.items() if name in allowed)
+    return f"comma-separated field names ({names})" + (f" or aliases ({aliases})" if aliases else "")
 
 
 INCOME_GROUPS: dict[str, str] = {

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from urllib.parse import parse_qsl
 
 import orjson
-from loaders import SnapshotStore
+from loaders import Snapshot, SnapshotStore
 
 from readiness.domain.answer import Answer
-from readiness.domain.errors import NotFound, NotReady, UnknownParameter
+from readiness.domain.citation import Citation, CitationRequest, citation_answer, download_headers
+from readiness.domain.errors import NotFound, NotReady, SnapshotNotFound, UnknownParameter
 from readiness.domain.query import Route, parse_query_string
 from readiness.http.base import BaseHandler
-from readiness.http.representation import LEGACY_HEADERS, CachePolicy
+from readiness.http.representation import LEGACY_HEADERS, CachePolicy, represent_request
 from readiness.metrics import CONTENT_TYPE, Metrics
 from readiness.service import CacheOutcome, ReadinessService
 
@@ -77,6 +79,14 @@ class HistoryHandler(QueryHandler):
     route_label = "history"
 
 
+class AggregatesHandler(QueryHandler):
+    """``/api/v1/aggregates``: summary statistics of the scores by group of economies
+    (docs/API.md), from the snapshots' summaries."""
+
+    route = Route.AGGREGATES
+    route_label = "aggregates"
+
+
 class SnapshotsHandler(QueryHandler):
     """``/api/v1/snapshots``: the catalogue of snapshots, indicators and the citation (docs/API.md)."""
 
@@ -98,6 +108,51 @@ class ChangesHandler(QueryHandler):
         self.write_answer(answer, self.policy.current)
 
     head = get  # type: ignore[assignment]  # as get: the path's id
+
+
+class CitationHandler(BaseHandler):
+    """``/api/v1/citation``: a listed snapshot's citation as a BibTeX, RIS or CSL-JSON file
+    (docs/API.md#get-apiv1citation-the-citation-as-a-file), from its manifest's words. A few
+    hundred bytes formatted per request from the summaries in memory: no cache tier, but an
+    ETag, 304 and the cache policy of the data routes."""
+
+    route_label = "citation"
+
+    def initialize(self, store: SnapshotStore, policy: CachePolicy) -> None:
+        self.store = store
+        self.policy = policy
+
+    async def get(self) -> None:
+        """Parse ``format`` and ``snapshot``, format the citation, send it as an attachment.
+        Raises NotReady without a current snapshot, SnapshotNotFound for an id not listed."""
+        request = CitationRequest.parse(self.request.query)
+        current = self.store.current
+        if current is None:
+            raise NotReady()
+        wanted = request.snapshot
+        series = current if wanted is None or wanted == current.id else await self._listed(wanted)
+        citation = Citation.of(series)
+        date = self.application.settings["dates"].at(time.time())
+        policy = self.policy.archive if request.snapshot is not None else self.policy.current
+        start_line, head, body = represent_request(
+            self.request.headers, citation_answer(citation, request.format), self.default_headers, policy, date
+        )
+        if start_line.code == 200:  # a 304 sends no representation, hence no type or file name
+            for name, value in download_headers(citation, request.format):
+                head[name] = value
+        self.send_response(start_line.code, head, body)
+
+    head = get
+
+    async def _listed(self, snapshot_id: str) -> Snapshot:
+        """The series of a snapshot the catalogue lists (its summary: no archive is loaded)."""
+        summaries = self.store.summaries_now()
+        if summaries is None:
+            summaries = await self.store.summaries()
+        found = next((summary.series for summary in summaries if summary.id == snapshot_id), None)
+        if found is None:
+            raise SnapshotNotFound(snapshot_id)
+        return found
 
 
 class LegacyReadinessHandler(ReadinessHandler):

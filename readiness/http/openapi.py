@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from loaders import JsonValue
 
+from readiness.domain.citation import CitationFormat
 from readiness.domain.envelope import API_VERSION
 from readiness.http.base import MAX_URL_BYTES
 from readiness.http.openapi_examples import EXAMPLES, recorded
@@ -29,8 +30,10 @@ V1_PATH = "/api/v1/readiness"
 LEGACY_PATH = "/api/readiness"
 INDICATORS_PATH = "/api/v1/indicators"
 HISTORY_PATH = "/api/v1/history"
+AGGREGATES_PATH = "/api/v1/aggregates"
 SNAPSHOTS_PATH = "/api/v1/snapshots"
 CHANGES_PATH = "/api/v1/snapshots/{id}/changes"
+CITATION_PATH = "/api/v1/citation"
 DOCUMENT_PATH = "/api/v1/openapi.json"
 INDEX_PATH = "/api/v1/"
 
@@ -38,14 +41,18 @@ TITLE = "Readiness Index Data Service"
 _ABOUT = (
     "Public, read-only API over an education-readiness index: per-economy records, the "
     "all-economies global summary, the indicator values as one long table, scores across "
-    "snapshots, the snapshot catalogue and change reports; JSON, and CSV with `format=csv`. "
+    "snapshots, summary statistics of the scores by group, the snapshot catalogue and change "
+    "reports; JSON, and CSV with `format=csv`. "
     "No authentication. Scores are on a 0 to 100 scale; data is refreshed monthly. Please cite "
-    "the index's publisher in work based on the data (`/api/v1/snapshots` gives the text).\n\n"
+    "the index's publisher in work based on the data (`/api/v1/snapshots` gives the citation, "
+    "`/api/v1/citation` the BibTeX, RIS or CSL-JSON file).\n\n"
     "**The sample data bundled with the service is synthetic: it is not real index data.** The "
     "examples below are real answers of that sample.\n\n"
     "Parameters: on the v1 routes an unknown parameter name is a 400 that suggests the nearest "
     "accepted name; names beginning with `_` are ignored (cache busters). A repeated parameter's "
-    "last value wins; an empty value counts as absent; values are trimmed of ASCII whitespace. "
+    "last value wins, except the arrays `codes`, `fields` and `indicators`, whose values are merged "
+    "(`fields=A&fields=B` is `fields=A,B`, as generated clients send them); an empty value counts as "
+    "absent; values are trimmed of ASCII whitespace. "
     "Every answer says its snapshot in `X-Readiness-Snapshot` and `Last-Modified`. Bodies are "
     "gzipped when the client accepts it. `OPTIONS` answers a CORS preflight with 204 on every "
     "route; other methods get 405 with an `Allow` header. Every error body is the JSON error "
@@ -135,15 +142,52 @@ def _json_or_csv(schema: Json) -> Json:
     return {**_json(schema), "text/csv": {"schema": {"type": "string"}}}
 
 
+_CSL_ITEM: Json = {
+    "type": "object",
+    "required": ["id", "type", "title", "issued", "version", "URL", "note"],
+    "properties": {
+        "id": {"type": "string"}, "type": {"const": "dataset"}, "title": {"type": "string"},
+        "author": {"type": "array", "items": {"type": "object", "required": ["literal"],
+                                              "properties": {"literal": {"type": "string"}}}},
+        "publisher": {"type": "string"},
+        "issued": {"type": "object", "required": ["date-parts"],
+                   "properties": {"date-parts": {"type": "array", "items": {"type": "array",
+                                                                            "items": {"type": "integer"}}}}},
+        "version": {"type": "string", "pattern": SNAPSHOT_ID}, "URL": {"type": "string"},
+        "note": {"type": "string"}, "license": {"type": "string"},
+    },
+}
+"""One CSL-JSON item of type ``dataset`` (CSL 1.0.2 variables), as ``/api/v1/citation`` writes it."""
+_CITATION_CONTENT: Json = {
+    CitationFormat.BIBTEX.content_type.split(";")[0]: {"schema": {"type": "string"}},
+    CitationFormat.RIS.content_type.split(";")[0]: {"schema": {"type": "string"}},
+    CitationFormat.CSL.content_type: {"schema": {"type": "array", "minItems": 1, "maxItems": 1, "items": _CSL_ITEM}},
+}
+"""The three download formats of ``/api/v1/citation``: BibTeX and RIS text, CSL-JSON an array."""
+_CITATION_PARAMETERS: tuple[Json, ...] = (
+    {"name": "format", "in": "query", "required": False,
+     "description": ("`bibtex` (default: `application/x-bibtex`), `ris` (`application/x-research-info-systems`) "
+                     "or `csl` (`application/vnd.citationstyles.csl+json`); any case. Another value gives 400."),
+     "schema": {"type": "string", "enum": ["", *(item.value for item in CitationFormat)]}},
+    {"name": "snapshot", "in": "query", "required": False,
+     "description": ("A snapshot id `YYYY-MM` that `/api/v1/snapshots` lists. Omitted: the current snapshot. "
+                     "An id not listed gives 404."),
+     "schema": {"type": "string", "pattern": "^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$"}},
+)
+"""The parameters of ``/api/v1/citation`` (``readiness.domain.citation.PARAMETERS``), not a parser route."""
+
+
 def _paths() -> Json:
     """Every route of the public port (docs/API.md), and the operations routes (docs/OPERATIONS.md)."""
     error = ref("schemas", "Error")
     archive = "The year's December archive is unavailable (`/api/v1/snapshots` lists them)."
+    pinned = ("The snapshot `year` or `snapshot` selects is not listed or unavailable (`/api/v1/snapshots` "
+              "lists them).")
     paths: Json = {
         V1_PATH: _operations(
             "getReadiness", Route.V1,
             {"tags": ["data"], "summary": "Query the readiness index", "description": _USAGE},
-            _data_responses(_json_or_csv(ref("schemas", "Envelope")), _PAGED, archive, error)),
+            _data_responses(_json_or_csv(ref("schemas", "Envelope")), _PAGED, pinned, error)),
         LEGACY_PATH: _operations(
             "getReadinessLegacy", Route.LEGACY,
             {"tags": ["data"], "deprecated": True, "summary": "Query the readiness index (deprecated route)",
@@ -156,23 +200,45 @@ def _paths() -> Json:
             {"tags": ["data"], "summary": "The indicator values as one long table",
              "description": ("One row per economy and indicator of one snapshot, ordered by "
                              "`Country Code`, then the economy's indicator order. With no parameters: "
-                             "every indicator of every economy of the current snapshot.")},
-            _data_responses(_json_or_csv(ref("schemas", "IndicatorTable")), _PAGED, archive, error)),
+                             "every indicator of every economy of the current snapshot. With `years`: "
+                             "the rows of every December archive and the current snapshot in the range, "
+                             "oldest snapshot first. With `shape=long`: one row per numeric measure "
+                             "(`reported_value`, `normalized_value`, `global_percentile_value`, "
+                             "`regional_percentile_value`).")},
+            _data_responses(_json_or_csv(ref("schemas", "IndicatorTable")), _PAGED,
+                            f"{pinned} Or `years` selects no snapshot.", error)),
         HISTORY_PATH: _operations(
             "getHistory", Route.HISTORY,
             {"tags": ["data"], "summary": "Scores and ranks across snapshots",
              "description": ("One row per economy and snapshot, oldest snapshot first, then by "
                              "`Country Code`. Snapshots: every December archive and the current one. "
                              "Filters apply to each row's own snapshot; an economy absent from a "
-                             "snapshot has no row for it.")},
-            _data_responses(_json_or_csv(ref("schemas", "History")), _HISTORY, None, error)),
+                             "snapshot has no row for it. Each row names its snapshot, its year and its "
+                             "publication date. With `shape=long`: one row per value (`measure`, `value`).")},
+            _data_responses(_json_or_csv(ref("schemas", "History")), _HISTORY,
+                            "`years` selects no snapshot history shows: the message names the years that "
+                            "have one (`/api/v1/snapshots` lists them).", error)),
+        AGGREGATES_PATH: _operations(
+            "getAggregates", Route.AGGREGATES,
+            {"tags": ["data"], "summary": "Summary statistics of the scores by group",
+             "description": ("Per snapshot, group of economies (`by`) and score (the composite, then the "
+                             "five dimension scores): `count` (economies with a value), `mean`, `median`, "
+                             "`min`, `max`, `p25` and `p75` (linear interpolation between the closest "
+                             "ranks, as pandas and numpy compute them), rounded to two decimals like the "
+                             "scores. Nulls are left out; microstates count (they have scores, they are "
+                             "only unranked). `region`, `income` and `fcv` filter the economies before "
+                             "grouping. Default: the current snapshot; `years` takes every December and the "
+                             "current snapshot in range, as history does.")},
+            _data_responses(_json_or_csv(ref("schemas", "Aggregates")), _LIST,
+                            "`year`, `snapshot` or `years` selects no snapshot (`/api/v1/snapshots` lists them).",
+                            error)),
         SNAPSHOTS_PATH: _operations(
             "getSnapshots", Route.SNAPSHOTS,
             {"tags": ["catalogue"], "summary": "What data exists",
              "description": ("Every snapshot (id, year and month, whether it is current, whether "
                              "`year=` selects it, publication date, economies, ranked economies, "
                              "synthetic flag and notice, link to its change report), the indicator "
-                             "catalogue and the citation text. JSON only.")},
+                             "catalogue and the current snapshot's citation. JSON only.")},
             _data_responses(_json(ref("schemas", "Catalogue")), _DATA, None, error)),
         CHANGES_PATH: _operations(
             "getChanges", Route.CHANGES,
@@ -185,6 +251,17 @@ def _paths() -> Json:
             [{"name": "id", "in": "path", "required": True,
               "description": "A snapshot id, `YYYY-MM`, as `/api/v1/snapshots` lists them.",
               "schema": {"type": "string", "pattern": SNAPSHOT_ID}}]),
+        CITATION_PATH: _operations(
+            "getCitation", None,
+            {"tags": ["catalogue"], "summary": "The citation of a snapshot as a file",
+             "description": ("The catalogue's `citation` of a snapshot as a file for reference managers: "
+                             "BibTeX (an `@misc` entry), RIS (`TY  - DATA`) or CSL-JSON (an array of one "
+                             "`dataset` item), as an attachment named after the snapshot. From the "
+                             "snapshot's manifest: its publisher, licence and publication date; a synthetic "
+                             "snapshot's note says not to cite it.")},
+            _data_responses(_CITATION_CONTENT, {**_DATA, "Content-Disposition": ref("headers", "CitationFile")},
+                            "`snapshot` is not a snapshot `/api/v1/snapshots` lists.", error),
+            [*_CITATION_PARAMETERS, IF_MODIFIED_SINCE]),
         DOCUMENT_PATH: _operations(
             "getOpenApi", None, {"tags": ["operations"], "summary": "This OpenAPI document"},
             {"200": _response("This document.", _CACHED, _json({"type": "object"})),
@@ -324,6 +401,6 @@ def api_index() -> Json:
         "description": ("The routes of this API; the OpenAPI document describes them in full. The "
                         "sample data bundled with the service is synthetic: it is not real index data."),
         "links": {"self": INDEX_PATH, "openapi": DOCUMENT_PATH, "docs": "/docs", "explore": "/explore",
-                  "snapshots": SNAPSHOTS_PATH},
+                  "method": "/method", "snapshots": SNAPSHOTS_PATH},
         "routes": routes,
     }

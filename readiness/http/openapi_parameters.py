@@ -28,18 +28,21 @@ from readiness.domain.query import (
     MAX_LIMIT,
     MAX_OFFSET,
     DIMENSION_KEYS,
+    LIST_PARAMETERS,
     WEIGHT_PATTERN,
     YEAR_PATTERN,
     YEARS_PATTERN,
     Route,
 )
 from readiness.domain.tables import HISTORY_FIELDS
-from readiness.domain.vocabulary import FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
+from readiness.domain.vocabulary import CUSTOM_SORT_NAMES, FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
 
 Json = dict[str, JsonValue]
 
 ANY_CASE = " Case-insensitive (ASCII letters: `lac` is `LAC`); the list shows the canonical spellings."
 EMPTY = " An empty value counts as absent."
+REPEATED = (" An array: comma-separated (`{name}=A,B`), or repeated (`{name}=A&{name}=B`, as generated "
+            "clients send arrays), the values merged.")
 
 BOOLEANS = ("true", "false", "1", "0")
 REGION_NAMES: tuple[str, ...] = tuple(
@@ -57,7 +60,11 @@ HISTORY_FIELD_NAMES: tuple[str, ...] = (
 accepted and meaningless there, is left out)."""
 
 _CODES = f"^(?:{CODE_PATTERN}(?:,{CODE_PATTERN})*)?$"
-_INDICATORS = f"^(?:{INDICATOR_PATTERN}(?:,{INDICATOR_PATTERN})*)?$"
+_CODE_ITEM = f"^{CODE_PATTERN}$"
+_INDICATOR_ITEM = f"^{INDICATOR_PATTERN}$"
+"""One element of the ``codes`` and ``indicators`` arrays: one code, never empty (``["KEN", ""]``
+joined is ``codes=KEN,``, a 400). The service also reads an element that is itself a comma-separated
+list; the document says one code each, so that the number of elements bounds the number of codes."""
 _YEAR = f"^(?:{YEAR_PATTERN})?$"
 _YEARS = f"^(?:{YEARS_PATTERN})?$"
 _LIMIT = f"^(?:[1-9][0-9]{{0,{len(str(MAX_LIMIT)) - 2}}}|{MAX_LIMIT})?$"
@@ -84,6 +91,10 @@ def _pattern(pattern: str) -> Json:
 
 def _list(values: tuple[str, ...]) -> Json:
     return {"type": "array", "items": {"type": "string", "enum": list(values)}}
+
+
+def _pattern_list(pattern: str) -> Json:
+    return {"type": "array", "items": _pattern(pattern)}
 
 
 def _codes_text(route: Route) -> str:
@@ -118,9 +129,14 @@ def _text(name: str, route: Route) -> str:
                  "archive gives 404; `/api/v1/snapshots` lists them."),
         "years": ("A four-digit year (`2025`) or an inclusive range (`2023:2025`, first year not "
                   "after the last): keeps the snapshots of those years. Omitted: every December "
-                  "archive and the current snapshot."),
+                  "archive and the current snapshot.") if route is not Route.AGGREGATES else (
+                  "A four-digit year (`2025`) or an inclusive range (`2023:2025`, first year not "
+                  "after the last): the December archives and the current snapshot of those years, "
+                  "as history takes them; none gives 404. Omitted: the current snapshot only."),
         "sort": ("The field to sort by: a field name or an alias. Missing values sort last; ties "
-                 "break on `Country Code`. Default: `Country Name`, ascending." + ANY_CASE),
+                 "break on `Country Code`. Default: `Country Name`, ascending."
+                 + (" With `weights` only (else a 400): `Custom Score` (alias `custom`) or `Custom Rank`."
+                    if "weights" in route.accepted else "") + ANY_CASE),
         "order": ("`asc` or `desc`. Default: `desc` for numbers (ranks included), `asc` for text "
                   "and true/false fields." + ANY_CASE),
         "fields": ("The top-level fields to keep, comma-separated: names or aliases. Keys keep "
@@ -153,7 +169,7 @@ def _text(name: str, route: Route) -> str:
                     + " (`1,1,1,1,1`), or `dimension:weight` pairs (`infrastructure:2,human:1`; a "
                     "dimension not named weighs 0). Each weight 0 to 9999, at most four decimals, "
                     "not all 0. Adds `Custom Score` and `Custom Rank` beside the published values; "
-                    "they are not the published index. See docs/METHOD.md."),
+                    "they are not the published index. See docs/METHOD.md#your-own-weights."),
         "shape": ("`wide` (default) or `long`: one row per economy, snapshot and measure (`measure`, "
                   "`value`), as tidy-data tools read it." + ANY_CASE),
         "by": ("Groups the economies: `world` (default, one group), `region`, `income` or `fcv`."
@@ -163,24 +179,24 @@ def _text(name: str, route: Route) -> str:
                    + (f", one row per economy, `{DETAILS}` left out." if readiness else ".")
                    + " Errors stay JSON." + ANY_CASE),
     }
-    return texts[name] + EMPTY
+    return texts[name] + (REPEATED.format(name=name) if name in LIST_PARAMETERS else "") + EMPTY
 
 
 def _schema(name: str, route: Route) -> Json:
     schemas: dict[str, Json] = {
         "code": _pattern(_CODES),
-        "codes": _pattern(_CODES),
+        "codes": _pattern_list(_CODE_ITEM),
         "level": _enum(("global", "country")),
         "region": _enum(REGION_NAMES),
         "income": _enum(INCOME_NAMES),
         "fcv": _enum(BOOLEANS),
         "year": _pattern(_YEAR),
         "years": _pattern(_YEARS),
-        "sort": _enum(SORT_NAMES),
+        "sort": _enum((*SORT_NAMES, *CUSTOM_SORT_NAMES) if "weights" in route.accepted else SORT_NAMES),
         "order": _enum(("asc", "desc")),
         "fields": _list(FIELD_NAMES if route in (Route.V1, Route.LEGACY) else HISTORY_FIELD_NAMES),
         "shortnames": _enum(BOOLEANS),
-        "indicators": _pattern(_INDICATORS),
+        "indicators": _pattern_list(_INDICATOR_ITEM),
         "limit": _pattern(_LIMIT),
         "offset": _pattern(_OFFSET),
         "snapshot": _pattern(_SNAPSHOT),
@@ -196,8 +212,9 @@ def query_parameter(name: str, route: Route) -> Json:
     """The parameter object of ``name`` on ``route``: inline, never a ``$ref``."""
     parameter: Json = {"name": name, "in": "query", "required": False,
                        "description": _text(name, route), "schema": _schema(name, route)}
-    if name == "fields":
-        # A comma-separated list: explode false sends fields=a,b, as the service reads it.
+    if name in LIST_PARAMETERS:
+        # An array: explode false sends codes=a,b, as the service reads it; a generated client
+        # that sends codes=a&codes=b (exploded) is read alike, repeated values merged.
         parameter.update(style="form", explode=False)
     return parameter
 

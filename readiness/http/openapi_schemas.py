@@ -21,15 +21,40 @@ from loaders import (
     JsonValue,
 )
 
+from readiness.domain.aggregates import AGGREGATE_COLUMNS, GROUP_ORDER, MEASURES, STATISTICS, UNCLASSIFIED
 from readiness.domain.envelope import API_VERSION
 from readiness.http.representation import DEPRECATION, SUCCESSOR_LINK
+from readiness.domain.shapes import HISTORY_LONG_COLUMNS, INDICATOR_LONG_COLUMNS, INDICATOR_MEASURES
 from readiness.domain.tables import HISTORY_FIELDS, MOVER_COLUMNS
-from readiness.domain.vocabulary import FIELD_ALIASES
+from readiness.domain.query import DIMENSION_KEYS
+from readiness.domain.vocabulary import CUSTOM_RANK, CUSTOM_SCORE, FIELD_ALIASES
 
 Json = dict[str, JsonValue]
 
 SNAPSHOT_ID = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
 """A snapshot id, ``YYYY-MM`` (docs/DATA.md)."""
+
+NOTICE: Json = {"type": "string", "description": (
+    "What the manifest of the snapshot the data comes from says about it (the bundled sample: that it is "
+    "synthetic and must not be cited); history: the newest notice among the snapshots shown. Absent when "
+    "the manifest has none; never on the legacy route. Always the last member.")}
+"""The ``notice`` member of every v1 envelope (docs/API.md#the-response)."""
+
+UNMATCHED: Json = {
+    "type": "object",
+    "description": ("What the request named that matched nothing, so nothing is silently dropped: `codes` no "
+                    "economy of the snapshot (history: of any snapshot shown) has, `indicators` no "
+                    "`indicator_details` element of the snapshot has. Only the keys with entries; absent when "
+                    "everything matched. A code left out by `region`, `income` or `fcv` is not unmatched. Never on the "
+                    "legacy route, which answers 404 for an unknown code."),
+    "minProperties": 1,
+    "additionalProperties": False,
+    "properties": {
+        "codes": {"type": "array", "minItems": 1, "items": {"type": "string", "pattern": "^[A-Z]{3}$"}},
+        "indicators": {"type": "array", "minItems": 1, "items": {"type": "string"}},
+    },
+}
+"""The ``unmatched`` member of the v1 readiness, indicators and history envelopes (docs/API.md#the-response)."""
 
 
 _INDICATOR_DESCRIPTIONS = {
@@ -78,10 +103,16 @@ def headers() -> Json:
                                 {"type": "string", "pattern": "^[0-9]+$"}),
         "Content-Disposition": header('CSV only: `attachment; filename="readiness-2026-11.csv"`, the '
                                       "route and the snapshot id (just the route when the answer "
-                                      "holds no snapshot: `history.csv`).",
+                                      "holds no snapshot: `history.csv`), then `-synthetic` when the "
+                                      "data is synthetic (`readiness-2026-11-synthetic.csv`).",
                                       {"type": "string",
-                                       "pattern": '^attachment; filename="[a-z]+(?:-[0-9]{4}-[0-9]{2})?\\.csv"$'},
+                                       "pattern": '^attachment; filename="[a-z]+(?:-[0-9]{4}-[0-9]{2})?'
+                                                  '(?:-synthetic)?\\.csv"$'},
                                       required=False),
+        "CitationFile": header('The download\'s file name: `attachment; filename="readiness-2026-11.bib"` '
+                               "(`.ris`, `.json`), `-synthetic` before the extension for synthetic data.",
+                               {"type": "string", "pattern": '^attachment; filename="readiness-[0-9]{4}-[0-9]{2}'
+                                                             '(?:-synthetic)?\\.(?:bib|ris|json)"$'}),
         "Access-Control-Allow-Origin": header("CORS: any origin may read.", {"const": "*"}),
         "Access-Control-Expose-Headers": header("CORS: the headers a browser script may read.",
                                                 {"type": "string"}),
@@ -101,8 +132,12 @@ def _described(schema: Mapping[str, JsonValue], text: str) -> Json:
     return {**copy.deepcopy(dict(schema)), "description": text}
 
 
-def _list_envelope(row: str, text: str, snapshotless: bool = False) -> Json:
-    """The envelope of the list routes: ``apiVersion``, ``snapshot``, ``count`` and the rows."""
+def _list_envelope(row: str, text: str, snapshotless: bool = False, long_row: str | None = None) -> Json:
+    """The envelope of the list routes: ``apiVersion``, ``snapshot``, ``count`` and the rows (of
+    ``row``, or with ``shape=long`` of ``long_row``)."""
+    items: Json = ref("schemas", row)
+    if long_row is not None:
+        items = {"oneOf": [items, ref("schemas", long_row)]}
     return {
         "type": "object",
         "description": text,
@@ -111,10 +146,11 @@ def _list_envelope(row: str, text: str, snapshotless: bool = False) -> Json:
         "properties": {
             "apiVersion": {"const": API_VERSION},
             "snapshot": {"type": ["string", "null"] if snapshotless else "string", "pattern": SNAPSHOT_ID,
-                         "description": "The id of the snapshot the rows come from (history: the newest; "
-                                        "null when `years` selects no snapshot)."},
+                         "description": "The id of the snapshot the rows come from (history: the newest shown)."},
             "count": {"type": "integer", "minimum": 0, "description": "Number of rows in `data`."},
-            "data": {"type": "array", "items": ref("schemas", row)},
+            "data": {"type": "array", "items": items},
+            "unmatched": UNMATCHED,
+            "notice": NOTICE,
         },
     }
 
@@ -124,7 +160,7 @@ def _catalogue() -> Json:
     entry.update(code={"type": "string"}, name={"type": "string"})
     return {
         "type": "object",
-        "description": "Every snapshot (newest first), the current indicator catalogue and the citation request.",
+        "description": "Every snapshot (newest first), the current indicator catalogue and its citation.",
         "required": ["apiVersion", "snapshot", "count", "data", "indicators", "citation"],
         "additionalProperties": False,
         "properties": {
@@ -134,7 +170,35 @@ def _catalogue() -> Json:
             "data": {"type": "array", "items": ref("schemas", "CatalogueEntry")},
             "indicators": {"type": "array", "description": "The indicators the current snapshot scores.",
                            "items": {"type": "object", "required": list(CATALOGUE_KEYS), "properties": entry}},
-            "citation": {"type": ["string", "null"], "description": "How to cite the data."},
+            "citation": {"anyOf": [ref("schemas", "Citation"), {"type": "null"}],
+                         "description": "How to cite the current snapshot (null without one)."},
+            "notice": NOTICE,
+        },
+    }
+
+
+def _citation() -> Json:
+    """The catalogue's ``citation`` object (``readiness.domain.citation.Citation.document``)."""
+    text: Json = {"type": "string"}
+    return {
+        "type": "object",
+        "description": ("How to cite a snapshot, from its manifest; `/api/v1/citation` gives it as BibTeX, "
+                        "RIS or CSL-JSON."),
+        "required": ["publisher", "title", "snapshot", "published", "url", "license", "text"],
+        "additionalProperties": False,
+        "properties": {
+            "publisher": {"type": ["string", "null"],
+                          "description": "Who publishes the snapshot (its manifest's); null when it does not say."},
+            "title": {**text, "description": "`Readiness Index, snapshot 2026-11`."},
+            "snapshot": {"type": "string", "pattern": SNAPSHOT_ID},
+            "published": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+            "url": {"type": "string", "pattern": "^/api/v1/readiness\\?snapshot=[0-9]{4}-[0-9]{2}$",
+                    "description": ("The snapshot's data on this service, relative: put the service's "
+                                    "address before it.")},
+            "license": {"type": ["string", "null"],
+                        "description": "The licence its manifest states; null when it states none."},
+            "text": {**text, "description": ("A ready-to-paste citation; a synthetic snapshot's says not to "
+                                             "cite it.")},
         },
     }
 
@@ -161,6 +225,36 @@ def _catalogue_entry() -> Json:
     }
 
 
+def _aggregate_row(snapshot_of_row: Json) -> Json:
+    groups = list(dict.fromkeys(name for names in GROUP_ORDER.values() for name in names))
+    statistic: Json = {"type": ["number", "null"]}
+    return {
+        "type": "object",
+        "description": "The statistics of one score over the economies of one group in one snapshot.",
+        "required": list(AGGREGATE_COLUMNS),
+        "additionalProperties": False,
+        "properties": {
+            "snapshot": snapshot_of_row,
+            "year": {"type": "integer", "description": "The snapshot's year."},
+            "group": {"type": "string", "description": (
+                "The group: " + ", ".join(f"`{name}`" for name in groups) + f", or `{UNCLASSIFIED}` for "
+                "economies without a value for the grouping field (`by=income`: one economy of the sample).")},
+            "measure": {"enum": list(MEASURES), "description": "The score."},
+            "count": {"type": "integer", "minimum": 0,
+                      "description": "Economies of the group with a value (nulls left out; microstates count)."},
+            **{name: {**statistic, "description": text} for name, text in zip(STATISTICS[1:], (
+                "The mean, rounded to two decimals; null when `count` is 0 (as every statistic).",
+                "The median (the mean of the two middle values for an even count).",
+                "The smallest value.",
+                "The largest value.",
+                "The first quartile: linear interpolation between the closest ranks, as pandas' "
+                "`Series.quantile` and numpy's default give.",
+                "The third quartile, likewise.",
+            ), strict=True)},
+        },
+    }
+
+
 def schemas() -> Json:
     """The envelopes, rows and error bodies of every route (docs/API.md)."""
     country: Json = {field.name: _described(field.schema, field.description) for field in COUNTRY_FIELDS}
@@ -168,6 +262,14 @@ def schemas() -> Json:
                               "description": "Short region code; only with `shortnames=true`."}
     for alias, name in FIELD_ALIASES.items():
         country[alias] = _described(FIELD_BY_NAME[name].schema, f"Same as `{name}`; only with `shortnames=true`.")
+    country[CUSTOM_SCORE] = {"type": ["number", "null"], "minimum": 0, "maximum": 100,
+                             "description": ("Only with `weights`: your weighted mean of the dimension scores, two "
+                                             "decimals; null when a weighted dimension is null. Not the published "
+                                             "index (docs/METHOD.md#your-own-weights).")}
+    country[CUSTOM_RANK] = {"type": ["integer", "null"], "minimum": 1,
+                            "description": (f"Only with `weights`: rank by `{CUSTOM_SCORE}` among the ranked economies "
+                                            "(those with a `Global Rank`), 1 = highest, ties share a rank; null "
+                                            "for the others.")}
     country[DETAILS] = {"type": "array", "items": ref("schemas", "IndicatorDetail"),
                         "description": "Per-indicator results, in country mode only."}
     indicator: Json = {name: _described(schema, _INDICATOR_DESCRIPTIONS.get(name, name))
@@ -179,9 +281,15 @@ def schemas() -> Json:
         "Country Code": _described(FIELD_BY_NAME["Country Code"].schema, FIELD_BY_NAME["Country Code"].description),
         "Country Name": _described(FIELD_BY_NAME["Country Name"].schema, FIELD_BY_NAME["Country Name"].description),
         "snapshot": snapshot_of_row,
-        **{name: _described(FIELD_BY_NAME[name].schema, FIELD_BY_NAME[name].description)
-           for name in HISTORY_FIELDS},
+        "year": {"type": "integer", "description": "The snapshot's year (of its id)."},
+        "date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                 "description": "The snapshot's publication date."},
     }
+    history_identity = list(history)
+    history.update({name: _described(FIELD_BY_NAME[name].schema, FIELD_BY_NAME[name].description)
+                    for name in HISTORY_FIELDS})
+    long_value: Json = {"type": ["number", "string", "boolean", "null"],
+                        "description": "The value of `measure` in the wide row (null where it is)."}
     return {
         "Envelope": {
             "type": "object",
@@ -191,11 +299,22 @@ def schemas() -> Json:
                 "apiVersion": {"const": API_VERSION},
                 "level": {"enum": ["country", "global"],
                           "description": "`country` when `code` or `codes` was given, else `global`."},
-                "snapshot": {"type": "string", "pattern": "^(?:current|[0-9]{4}-12)$",
-                             "description": "`current`, or the December archive (`YYYY-12`) that `year` selects."},
+                "snapshot": {"type": "string", "pattern": "^(?:current|[0-9]{4}-(?:0[1-9]|1[0-2]))$",
+                             "description": "`current`, or the id of the snapshot `year` (its December, "
+                                            "`YYYY-12`) or `snapshot` selects."},
                 "count": {"type": "integer", "minimum": 0, "description": "Number of economies in `data`."},
+                "weights": {"type": "object", "required": list(DIMENSION_KEYS), "additionalProperties": False,
+                            "properties": {key: {"type": "number", "minimum": 0, "maximum": 1}
+                                           for key in DIMENSION_KEYS},
+                            "description": "Only with `weights`: the weights used, as shares of their sum "
+                                           "(4 decimals)."},
+                "weights_note": {"type": "string",
+                                 "description": f"Only with `weights`: `{CUSTOM_SCORE}` and `{CUSTOM_RANK}` are not "
+                                                "the published index."},
                 "data": {"oneOf": [ref("schemas", "Country"), countries],
                          "description": "An object in country mode with exactly one match, else an array."},
+                "unmatched": UNMATCHED,
+                "notice": NOTICE,
             },
             "if": {"properties": {"level": {"const": "global"}}},
             "then": {"properties": {"data": countries}},
@@ -212,7 +331,10 @@ def schemas() -> Json:
             "required": list(REQUIRED_INDICATOR_FIELDS),
             "additionalProperties": False,
         },
-        "IndicatorTable": _list_envelope("IndicatorRow", "One row per economy and indicator."),
+        "IndicatorTable": _list_envelope(
+            "IndicatorRow", "One row per economy and indicator (and snapshot, with `years`); with `shape=long`, "
+            "one per measure of those.", long_row="IndicatorLongRow"
+        ),
         "IndicatorRow": {
             "type": "object",
             "description": f"An economy's identity, the snapshot id, then one `{DETAILS}` element's keys.",
@@ -223,18 +345,55 @@ def schemas() -> Json:
                    for name in ("Country Code", "Country Name", "Region", "Income Level")},
                 "snapshot": snapshot_of_row,
                 **indicator,
+                "global_percentile_value": {"type": ["integer", "null"], "minimum": 0, "description": (
+                    "`global_percentile` as a number (`\"31st\"` is 31); null where it is null.")},
+                "regional_percentile_value": {"type": ["integer", "null"], "minimum": 0, "description": (
+                    "`regional_percentile` as a number; null where it is null.")},
+            },
+        },
+        "IndicatorLongRow": {
+            "type": "object",
+            "description": "`shape=long`: one numeric measure of an indicator row.",
+            "required": list(INDICATOR_LONG_COLUMNS),
+            "additionalProperties": False,
+            "properties": {
+                **{name: _described(FIELD_BY_NAME[name].schema, FIELD_BY_NAME[name].description)
+                   for name in ("Country Code", "Country Name", "Region", "Income Level")},
+                "snapshot": snapshot_of_row,
+                "indicator_code": indicator["indicator_code"],
+                "measure": {"enum": list(INDICATOR_MEASURES), "description": "The indicator row's key."},
+                "value": {"type": ["number", "null"], "description": "Its value (null where it is)."},
             },
         },
         "History": _list_envelope(
-            "HistoryRow", "One row per economy and snapshot, oldest snapshot first.", snapshotless=True
+            "HistoryRow", "One row per economy and snapshot, oldest snapshot first; with `shape=long`, one per "
+            "value of those.", snapshotless=True, long_row="HistoryLongRow"
         ),
+        "HistoryLongRow": {
+            "type": "object",
+            "description": "`shape=long`: one value of a history row.",
+            "required": list(HISTORY_LONG_COLUMNS),
+            "additionalProperties": False,
+            "properties": {
+                **{name: history[name] for name in history_identity},
+                "measure": {"enum": list(HISTORY_FIELDS), "description": "The history row's key."},
+                "value": long_value,
+            },
+        },
         "HistoryRow": {
             "type": "object",
             "description": "An economy's scores and ranks in one snapshot; `fields` may leave keys out.",
             "additionalProperties": False,
             "properties": history,
         },
+        "Aggregates": _list_envelope(
+            "AggregateRow", "One row per snapshot, group and score: snapshots oldest first, then groups, then "
+            "scores in their usual order. Its CSV has the columns "
+            + ", ".join(f"`{name}`" for name in AGGREGATE_COLUMNS) + "."
+        ),
+        "AggregateRow": _aggregate_row(snapshot_of_row),
         "Catalogue": _catalogue(),
+        "Citation": _citation(),
         "CatalogueEntry": _catalogue_entry(),
         "Changes": {
             "type": "object",
@@ -257,6 +416,7 @@ def schemas() -> Json:
                         "summary": {"type": "string", "description": "One sentence saying what changed."},
                     },
                 },
+                "notice": NOTICE,
             },
         },
         "Index": {
