@@ -34,6 +34,7 @@ import inspect
 import io
 import os
 import shutil
+import threading
 from pathlib import Path
 from typing import Any, NoReturn
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -158,6 +159,20 @@ def sample_current() -> Snapshot:
 def sample_copy(tmp_path: Path) -> Path:
     """A copy of the bundled sample's data directory that a test may change or damage."""
     return copy_tree(SAMPLE, tmp_path / "data")
+
+
+def summarized_sample() -> SnapshotStore:
+    """A store over the sample with its current snapshot loaded and every snapshot's summary
+    read: history, the catalogue and aggregates read all six snapshots on a fresh store
+    (seconds each on a busy machine), so a module shares one."""
+    store = SnapshotStore(SAMPLE)
+    store.load_current()
+    # On a thread of its own: asyncio.run on the main thread upsets pytest-tornado's loops.
+    reader = threading.Thread(target=asyncio.run, args=(store.summaries(),), name="warm-store")
+    reader.start()
+    reader.join(300)
+    assert store.summaries_now() is not None
+    return store
 
 
 @pytest.fixture

@@ -5,11 +5,9 @@ JSON and CSV, against pandas reading /api/v1/readiness, with ETag/304 and the er
 
 from __future__ import annotations
 
-import asyncio
 import csv
 import io
 import statistics
-import threading
 from collections.abc import Iterator
 from fractions import Fraction
 from typing import Any
@@ -41,7 +39,9 @@ from readiness.domain.errors import ArchiveNotFound, NoSnapshotInYears, Readines
 from readiness.domain.query import Grouping, Route, parse_query_string
 from readiness.http.logs import AccessLog
 
-from tests.conftest import SAMPLE, access_lines, assert_error_envelope, body, country, gen_test, snapshot
+from tests.conftest import (
+    access_lines, assert_error_envelope, body, country, gen_test, snapshot, summarized_sample,
+)
 
 CURRENT = "2026-11"
 SCORES = ("score", "infra", "human", "access", "innovation", "governance")
@@ -51,13 +51,7 @@ SCORES = ("score", "infra", "human", "access", "innovation", "governance")
 @pytest.fixture(scope="module")
 def warm_store() -> Iterator[SnapshotStore]:
     """The sample's store with every snapshot's summary read, once for the module."""
-    store = SnapshotStore(SAMPLE)
-    store.load_current()
-    # On a thread of its own: asyncio.run on the main thread upsets pytest-tornado's loops.
-    reader = threading.Thread(target=asyncio.run, args=(store.summaries(),), name="warm-store")
-    reader.start()
-    reader.join(300)
-    assert store.summaries_now() is not None
+    store = summarized_sample()
     yield store
     store.close()
 

@@ -11,14 +11,12 @@ response schemas, the recorded examples included; and a bounded, deterministic s
 from __future__ import annotations
 
 import ast
-import asyncio
 import inspect
 import os
 import re
 import subprocess
 import sys
 import textwrap
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
@@ -58,7 +56,7 @@ from readiness.http.openapi_examples import EXAMPLES, EXAMPLES_FILE, recorded
 from readiness.http.openapi_parameters import BOOLEANS
 from readiness.domain.query import LIST_PARAMETERS, MAX_INDICATORS, Query, Route
 from readiness.domain.vocabulary import CUSTOM_FIELDS, CUSTOM_SORT_NAMES, FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
-from tests.conftest import ROOT, SAMPLE, gen_test
+from tests.conftest import ROOT, gen_test, summarized_sample
 from tests.openapi_examples import answers, encoded
 from tests import schemathesis_hooks
 from tests.openapi_server import serving
@@ -83,16 +81,8 @@ V1_PARAMETERS = query_parameters(V1_PATH)
 
 @pytest.fixture(scope="module")
 def warm_store() -> SnapshotStore:
-    """One store over the sample for the whole module, every snapshot's summary read: history
-    and the catalogue read all six snapshots on a fresh store (seconds each on a busy machine)."""
-    store = SnapshotStore(SAMPLE)
-    store.load_current()
-    # On a thread of its own: asyncio.run on the main thread upsets pytest-tornado's loops.
-    reader = threading.Thread(target=asyncio.run, args=(store.summaries(),), name="warm-store")
-    reader.start()
-    reader.join(300)
-    assert store.summaries_now() is not None
-    return store
+    """One store over the sample for the whole module, every snapshot's summary read."""
+    return summarized_sample()
 
 
 @pytest.fixture
