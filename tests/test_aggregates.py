@@ -325,6 +325,25 @@ async def test_aggregates_by_region_equal_pandas_over_the_readiness_route(
 
 
 @gen_test
+async def test_aggregates_pages_with_limit_offset_and_link(http_client: AsyncHTTPClient, base_url: str) -> None:
+    whole = await get(http_client, base_url, "/api/v1/aggregates?by=region")
+    rows = orjson.loads(whole.body)["data"]
+    assert len(rows) > 10 and "Link" not in whole.headers
+    collected: list[Any] = []
+    target = "/api/v1/aggregates?by=region&limit=10"
+    while True:
+        page = await get(http_client, base_url, target)
+        assert page.headers["X-Total-Count"] == str(len(rows))
+        collected += orjson.loads(page.body)["data"]
+        if "Link" not in page.headers:
+            break
+        link = page.headers["Link"]
+        assert link.endswith('>; rel="next"') and "offset=" in link
+        target = link[1:link.index(">")]
+    assert collected == rows
+
+
+@gen_test
 async def test_aggregates_revalidates_and_hits_the_lane(
     http_client: AsyncHTTPClient, base_url: str, app: Application
 ) -> None:

@@ -34,7 +34,7 @@ var ROUTES = {
         fields: true, years: true, shape: true, limit: true, offset: true, format: true}},
     '/api/v1/snapshots': {strict: true, names: {}},
     '/api/v1/aggregates': {strict: true, names: {by: true, region: true, income: true, fcv: true, year: true,
-        years: true, snapshot: true, format: true}},
+        years: true, snapshot: true, limit: true, offset: true, format: true}},
 };
 // The list parameters (LIST_PARAMETERS): repeated, their values are joined with commas.
 var LISTS = {codes: true, fields: true, indicators: true};

@@ -301,13 +301,16 @@ def compute_aggregates(summaries: Sequence[Summary], current_id: str, query: Que
     """``/api/v1/aggregates``: per snapshot (the current one, or those ``year``, ``snapshot`` or
     ``years`` choose), group (``by``) and score, the statistics of the economies that pass the
     region, income and FCV filters (``readiness.domain.aggregates``). ``snapshot``, the headers
-    and ``notice`` are the newest snapshot's; ``X-Total-Count`` the rows. Raises ArchiveNotFound,
+    and ``notice`` are the newest snapshot's; ``limit`` rows after ``offset``, ``X-Total-Count``
+    all of them, ``Link`` the next page while rows remain. Raises ArchiveNotFound,
     SnapshotNotFound or NoSnapshotInYears when the query selects no snapshot."""
     chosen = aggregate_snapshots(summaries, current_id, query)
     filters = _by_code(query)
-    rows = aggregate_rows([(series, select(series, filters)) for series in chosen], query.by)
+    matched = aggregate_rows([(series, select(series, filters)) for series in chosen], query.by)
+    rows = limited(matched, query.limit, query.offset)
     newest = chosen[-1]
-    meta = AnswerMeta(query.format, newest.id, newest.published, len(rows), "aggregates",
+    meta = AnswerMeta(query.format, newest.id, newest.published, len(matched), "aggregates",
+                      next_page(query, Route.AGGREGATES, len(rows), len(matched)),
                       synthetic=any(series.synthetic for series in chosen))
     if query.format is Format.CSV:
         return Answer.of(to_csv(AGGREGATE_COLUMNS, rows), meta)

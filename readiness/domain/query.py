@@ -77,7 +77,7 @@ ROUTE_PARAMETERS: dict[Route, tuple[str, ...]] = {
     ),
     Route.SNAPSHOTS: (),
     Route.CHANGES: ("format",),
-    Route.AGGREGATES: ("by", "region", "income", "fcv", "year", "years", "snapshot", "format"),
+    Route.AGGREGATES: ("by", "region", "income", "fcv", "year", "years", "snapshot", "limit", "offset", "format"),
 }
 """The parameters each route takes (docs/API.md#parameters). Names beginning with ``_`` are
 ignored everywhere and never reach the cache key (cache busters). ``offset``, ``snapshot``,
@@ -103,6 +103,7 @@ PAGED_ROUTES: dict[Route, str] = {
     Route.V1: "/api/v1/readiness",
     Route.INDICATORS: "/api/v1/indicators",
     Route.HISTORY: "/api/v1/history",
+    Route.AGGREGATES: "/api/v1/aggregates",
 }
 """The list routes that take ``offset``, with their paths: their answers link to the next page."""
 
