@@ -307,7 +307,9 @@ def test_route_parameters_are_the_contract() -> None:
     assert set(ROUTE_PARAMETERS[Route.HISTORY]) == set(
         "code codes region income fcv fields years shape limit offset format".split()
     )
-    assert set(ROUTE_PARAMETERS[Route.AGGREGATES]) == set("by region income fcv year years snapshot limit offset format".split())
+    assert set(ROUTE_PARAMETERS[Route.AGGREGATES]) == set(
+        "by region income fcv year years snapshot limit offset format".split()
+    )
     assert ROUTE_PARAMETERS[Route.SNAPSHOTS] == ()
     assert ROUTE_PARAMETERS[Route.CHANGES] == ("format",)
     assert [route for route in Route if not route.strict] == [Route.LEGACY]
