@@ -130,8 +130,31 @@ def test_explorer_table_has_every_economy_and_sorts_by_any_header(page: Page, pa
     page.keyboard.press("Enter")
     expect(page.locator("#ranking th[scope=col]", has_text="Economy")).to_have_attribute("aria-sort", "ascending")
     expect(page.locator("#ranking tbody tr").first.locator("th")).to_have_text("Afghanistan")
+    expect(page.locator(":focus")).to_have_attribute("data-field", "Country Name")  # the focus stays on it
+    page.keyboard.press("Enter")  # so Enter again reverses the order
+    expect(page.locator("#ranking th[scope=col]", has_text="Economy")).to_have_attribute("aria-sort", "descending")
     screenshot(page, "explore", full_page=False)
     assert serious_violations(page) == []
+
+
+def test_explorer_search_finds_codes_and_back_undoes_a_filter(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/explore"))
+    table_loaded(page, 217)
+    page.get_by_label("Search by name").fill("USA")
+    assert cells(page, 2) == ["United States"]
+    page.get_by_label("Search by name").fill("")
+    table_loaded(page, 217)
+
+    latin = api(page_server, "/api/v1/readiness?region=LAC")["count"]
+    page.get_by_label("Region").select_option(label="Latin America & Caribbean")
+    table_loaded(page, latin)
+    page.go_back()  # the filter was a history entry of its own: Back is the whole table again
+    table_loaded(page, 217)
+    expect(page.get_by_label("Region")).to_have_value("")
+    assert "region=" not in page.url
+    page.go_forward()
+    table_loaded(page, latin)
+    assert "region=LAC" in page.url
 
 
 def test_explorer_filters_narrow_the_table_and_the_download_is_what_is_shown(

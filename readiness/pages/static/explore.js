@@ -23,7 +23,7 @@ const status = document.getElementById("status");
 const download = document.getElementById("download");
 const request = document.getElementById("request");
 
-const state = readState();
+let state = readState();
 let rows = [];
 let pending = 0;
 
@@ -35,11 +35,14 @@ function readState() {
   return { sort, order, filters, search: params.get("q") || "" };
 }
 
-function writeState() {
+// A filter or sort change is a new history entry (Back returns to the view before it); typing
+// in the search box replaces the current one, or every keystroke would be a step back.
+function writeState(push) {
   const shown = apiUrl(window.location.pathname, { ...state.filters, q: state.search,
     sort: state.sort === "Global Rank" && state.order === "asc" ? "" : state.sort,
     order: state.sort === "Global Rank" && state.order === "asc" ? "" : state.order });
-  window.history.replaceState(null, "", shown);
+  if (push && shown !== window.location.pathname + window.location.search) window.history.pushState(null, "", shown);
+  else window.history.replaceState(null, "", shown);
 }
 
 // The API parameters of the current view, without the format and the name search.
@@ -49,6 +52,8 @@ function apiParams() {
 
 function drawHead() {
   const row = table.tHead.rows[0];
+  // The buttons are drawn anew: the one that had the focus gives it to its successor.
+  const focused = row.contains(document.activeElement) ? document.activeElement.dataset.field : null;
   row.replaceChildren(...COLUMNS.map((column) => {
     const sorted = column.field === state.sort;
     const button = el("button", { type: "button", "data-field": column.field }, column.label,
@@ -60,6 +65,7 @@ function drawHead() {
       "aria-sort": sorted ? (state.order === "asc" ? "ascending" : "descending") : null,
     }, button);
   }));
+  if (focused) row.querySelector(`button[data-field="${CSS.escape(focused)}"]`)?.focus();
   const sortedBy = COLUMNS.find((column) => column.field === state.sort).label.toLowerCase();
   caption.textContent = `Economies by ${sortedBy}, ${state.order === "asc" ? "ascending" : "descending"}`;
 }
@@ -70,7 +76,7 @@ function sortBy(column) {
     state.sort = column.field;
     state.order = column.ascendingFirst || !column.numeric ? "asc" : "desc";
   }
-  load();
+  load(true);
 }
 
 function cell(column, record) {
@@ -83,9 +89,11 @@ function cell(column, record) {
   return el("td", { class: column.numeric ? "num" : null }, column.numeric ? number(value, 0) : value ?? "–");
 }
 
+// A name containing the search, or a code beginning with it ("usa" finds United States).
 function visibleRows() {
   const wanted = folded(state.search.trim());
-  return wanted ? rows.filter((record) => folded(record["Country Name"]).includes(wanted)) : rows;
+  return wanted ? rows.filter((record) => folded(record["Country Name"]).includes(wanted)
+    || folded(record["Country Code"]).startsWith(wanted)) : rows;
 }
 
 function drawBody() {
@@ -101,10 +109,10 @@ function drawBody() {
     (state.search.trim() ? ` matching “${state.search.trim()}”` : "") + ".");
 }
 
-async function load() {
+async function load(push = false) {
   const mine = ++pending;
   drawHead();
-  writeState();
+  writeState(push);
   say(status, "Loading…");
   try {
     const answer = await getJson("/api/v1/readiness", apiParams());
@@ -125,9 +133,16 @@ for (const name of FILTERS) {
   if (control.value !== state.filters[name]) state.filters[name] = ""; // not one of the choices
   control.addEventListener("change", () => {
     state.filters[name] = control.value;
-    load();
+    load(true);
   });
 }
+// Back and Forward: the view of that entry, its controls set to match.
+window.addEventListener("popstate", () => {
+  state = readState();
+  for (const name of FILTERS) form.elements[name].value = state.filters[name];
+  form.elements.q.value = state.search;
+  load();
+});
 form.elements.q.value = state.search;
 form.elements.q.addEventListener("input", () => {
   state.search = form.elements.q.value;
