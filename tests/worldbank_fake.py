@@ -226,15 +226,18 @@ def _handler(fake: FakeWorldBank) -> type[BaseHTTPRequestHandler]:
                 fake.requests.append(self.path)
                 fake.in_flight += 1
                 fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+            self._answer()
+
+        def _answer(self) -> None:
+            # A request counts in flight until its answer is about to be written: counted down
+            # after the write, the next request of a client that asks one at a time could
+            # arrive first and count as a second one.
             try:
-                self._answer()
+                if fake.latency:
+                    time.sleep(fake.latency)
             finally:
                 with fake.guard:
                     fake.in_flight -= 1
-
-        def _answer(self) -> None:
-            if fake.latency:
-                time.sleep(fake.latency)
             faults = fake.faults.get(urlsplit(self.path).path)
             fault = faults.pop(0) if faults else None
             if fault == HANG:
