@@ -35,12 +35,11 @@ from readiness.domain.errors import (
     ArchiveNotFound,
     ChangeReportNotFound,
     InvalidSnapshotId,
-    NoSnapshotInYears,
     NotReady,
     SnapshotNotFound,
 )
 from readiness.domain.query import Query, Route
-from readiness.domain.tables import Record, default_history_rows, history_snapshots
+from readiness.domain.tables import Record, default_history_rows, history_snapshots, snapshots_in_years
 from readiness.metrics import Metrics
 from readiness.singleflight import SingleFlight
 from readiness.work import ComputeLimits, ComputePool
@@ -274,8 +273,8 @@ class ReadinessService:
         """
         if route in COLLECTION_ROUTES:
             return await self.answer_collection(query, route)
-        if _over_years(query, route):
-            return await self.answer_indicator_years(query)
+        if route is Route.INDICATORS and query.years is not None:  # _over_years
+            return await self.answer_indicator_years(query, query.years)
         request = request_key(route, query)
         ttl = self.ttl.archive if query.pinned else self.ttl.current
         if query.pinned and (held := self._pinned_from_memory(query, request)) is not None:
@@ -297,7 +296,7 @@ class ReadinessService:
             return None
         return self._from_tier1(cache_key(summary.series, request), (summary.series, request), self.ttl.archive)
 
-    async def answer_indicator_years(self, query: Query) -> Found:
+    async def answer_indicator_years(self, query: Query, years: tuple[int, int]) -> Found:
         """``/api/v1/indicators`` with ``years``: the indicator rows of every snapshot history
         shows for the range (``tables.history_snapshots``), each read whole through
         ``SnapshotStore.archive`` (its slots and read timeout) only on a tier-1 miss, through
@@ -310,10 +309,7 @@ class ReadinessService:
         summaries = self.store.summaries_now()
         if summaries is None:
             summaries = await self.store.summaries()
-        chosen = history_snapshots(summaries, current.id, query.years)
-        if not chosen:
-            shown = sorted({int(series.id[:4]) for series in history_snapshots(summaries, current.id, None)})
-            raise NoSnapshotInYears(query.years or (0, 0), shown)
+        chosen = snapshots_in_years(summaries, current.id, years)
         request = request_key(Route.INDICATORS, query)
         cached = self._from_tier1(snapshots_key(current, chosen, request), None, self.ttl.current)
         if cached is not None:

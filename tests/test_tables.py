@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from loaders import INDICATOR_FIELDS, Country, JsonValue, Snapshot, Summary, series_of
+from readiness.domain.errors import NoSnapshotInYears
 from readiness.domain.tables import (
     HISTORY_DEFAULT,
     INDICATOR_COLUMNS,
     MOVER_COLUMNS,
+    snapshots_in_years,
     catalogue_document,
     changes_path,
     history_columns,
@@ -181,6 +183,11 @@ def test_history_snapshots_decembers_and_current_within_years() -> None:
     assert [s.id for s in history_snapshots(summaries, "2026-11", (2024, 2026))] == ["2024-12", "2026-11"]
     assert [s.id for s in history_snapshots(summaries, "2026-11", (2023, 2023))] == ["2023-12"]
     assert history_snapshots(summaries, "2026-11", (2010, 2020)) == []
+    in_range = history_snapshots(summaries, "2026-11", (2024, 2026))
+    assert snapshots_in_years(summaries, "2026-11", (2024, 2026)) == in_range
+    with pytest.raises(NoSnapshotInYears) as raised:  # 2024 has a June, which history does not show
+        snapshots_in_years(summaries, "2026-11", (2022, 2022))
+    assert raised.value.status == 404 and "exist for 2023, 2024, 2026" in raised.value.message
 
 
 def test_series_keeps_scores_ranks_and_filter_fields_without_details() -> None:

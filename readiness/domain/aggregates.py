@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from loaders import COMPOSITE, DIMENSIONS, REGION_SHORT, Country, JsonValue, Snapshot, Summary
 
-from readiness.domain.errors import ArchiveNotFound, NoSnapshotInYears, SnapshotNotFound
+from readiness.domain.errors import ArchiveNotFound, SnapshotNotFound
 from readiness.domain.query import Grouping, Query
-from readiness.domain.tables import Record, history_snapshots
+from readiness.domain.tables import Record, snapshots_in_years
 from readiness.domain.vocabulary import INCOME_GROUPS
 
 MEASURES: tuple[str, ...] = (COMPOSITE, *(f"{dimension} Score" for dimension in DIMENSIONS))
@@ -136,11 +136,7 @@ def aggregate_snapshots(summaries: Sequence[Summary], current_id: str, query: Qu
 
     Raises ArchiveNotFound, SnapshotNotFound or NoSnapshotInYears when they select none."""
     if query.years is not None:
-        chosen = history_snapshots(summaries, current_id, query.years)
-        if not chosen:
-            shown = sorted({int(series.id[:4]) for series in history_snapshots(summaries, current_id, None)})
-            raise NoSnapshotInYears(query.years, shown)
-        return chosen
+        return snapshots_in_years(summaries, current_id, query.years)
     wanted = query.snapshot_id or current_id
     found = next((summary.series for summary in summaries if summary.id == wanted), None)
     if found is None:

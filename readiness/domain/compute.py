@@ -24,7 +24,6 @@ from readiness.domain.errors import (
     ChangeReportNotFound,
     CountryNotFound,
     InvalidParameter,
-    NoSnapshotInYears,
     NotFound,
 )
 from readiness.domain.meta import AnswerMeta, Format
@@ -44,6 +43,7 @@ from readiness.domain.tables import (
     history_columns,
     history_rows,
     history_snapshots,
+    snapshots_in_years,
     indicator_rows,
     invalid_history_fields,
     mover_rows,
@@ -266,10 +266,10 @@ def compute_history(
     ``rows_of`` supplies rows built before (``readiness.domain.tables.default_history_rows``).
     Raises NoSnapshotInYears when ``years`` selects no snapshot."""
     check_history(query)
-    chosen = history_snapshots(summaries, current_id, query.years)
-    if not chosen and query.years is not None:
-        shown = sorted({int(series.id[:4]) for series in history_snapshots(summaries, current_id, None)})
-        raise NoSnapshotInYears(query.years, shown)
+    if query.years is None:
+        chosen = history_snapshots(summaries, current_id, None)
+    else:
+        chosen = snapshots_in_years(summaries, current_id, query.years)
     by_code = _by_code(query)
     selected = [(series, select(series, by_code)) for series in chosen]
     wide = history_columns(query.fields)

@@ -21,6 +21,7 @@ from loaders import (
 )
 
 from readiness.domain.citation import Citation
+from readiness.domain.errors import NoSnapshotInYears
 
 Record = dict[str, JsonValue]
 
@@ -197,6 +198,16 @@ def history_snapshots(summaries: Sequence[Summary], current_id: str, years: tupl
         year = int(summary.id[:4])
         if years is None or years[0] <= year <= years[1]:
             chosen.append(summary.series)
+    return chosen
+
+
+def snapshots_in_years(summaries: Sequence[Summary], current_id: str, years: tuple[int, int]) -> list[Snapshot]:
+    """``history_snapshots`` for a ``years`` range that must select one (history, the indicator
+    table over years, aggregates); raises NoSnapshotInYears, naming the years that have one."""
+    chosen = history_snapshots(summaries, current_id, years)
+    if not chosen:
+        shown = sorted({int(series.id[:4]) for series in history_snapshots(summaries, current_id, None)})
+        raise NoSnapshotInYears(years, shown)
     return chosen
 
 
