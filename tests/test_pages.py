@@ -23,7 +23,8 @@ from readiness.pages.handlers import ASSET_CACHE, PAGE_CACHE
 
 from tests.conftest import SAMPLE, assert_error_envelope, gen_test, tiny_data
 
-PAGES = ("/", "/docs", "/explore", "/explore/KEN", "/method")
+PAGES = ("/", "/docs", "/explore", "/explore/KEN", "/method", "/map", "/compare")
+EMBEDS = ("/embed/map", "/embed/compare", "/embed/explore/KEN")
 STATIC_URL = re.compile(r'(?:src|href)="(/static/[^"]+)"')
 
 
@@ -89,6 +90,20 @@ async def test_page_headers_etag_304_and_gzip(fetch: Any, path: str) -> None:
     assert zipped.headers["Etag"] != plain.headers["Etag"]
     again = await fetch(path, headers={"If-None-Match": plain.headers["Etag"]})
     assert again.code == 304 and again.body == b""
+
+
+@gen_test
+async def test_only_the_embeds_may_be_framed_by_another_site(fetch: Any) -> None:
+    for path in PAGES + ("/explore/XXX",):
+        response = await fetch(path)
+        assert "frame-ancestors 'none'" in response.headers["Content-Security-Policy"], path
+    for path in EMBEDS:
+        response = await fetch(path)
+        assert response.code == 200, path
+        policy = response.headers["Content-Security-Policy"]
+        assert "frame-ancestors *" in policy and "default-src 'self'" in policy, path
+        assert 'href="/"' not in text(response).split("<main")[0], path  # no site header: minimal chrome
+    assert (await fetch("/embed/explore/XXX")).code == 404
 
 
 @gen_test

@@ -1,5 +1,6 @@
 """The service's own pages: the landing page, the API reference (Swagger UI), the data
-explorer and the method, with their static files (docs/PAGES.md)."""
+explorer, the map, the comparison, the method and the embeddable views, with their static
+files (docs/PAGES.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ from typing import Any
 from loaders import SnapshotStore
 
 from readiness.pages.assets import STATIC_DIR, Assets, read_assets
-from readiness.pages.handlers import AssetHandler, CountryPageHandler, PageHandler
+from readiness.pages.handlers import (
+    AssetHandler,
+    CountryPageHandler,
+    EmbedCountryHandler,
+    EmbedPageHandler,
+    PageHandler,
+)
 from readiness.pages.site import Site
 from readiness.pages.swagger import swagger_files
 
@@ -33,6 +40,11 @@ def page_routes(store: SnapshotStore) -> list[tuple[str, type, dict[str, Any]]]:
         (r"/docs/?", PageHandler, {"site": site, "template": "docs.html"}),
         (r"/explore/?", PageHandler, {"site": site, "template": "explore.html"}),
         (r"/method/?", PageHandler, {"site": site, "template": "method.html"}),
+        (r"/map/?", PageHandler, {"site": site, "template": "map.html"}),
+        (r"/compare/?", PageHandler, {"site": site, "template": "compare.html"}),
         (r"/explore/([A-Za-z]{3})/?", CountryPageHandler, {"site": site, "template": "country.html"}),
+        (r"/embed/map/?", EmbedPageHandler, {"site": site, "template": "embed_map.html"}),
+        (r"/embed/compare/?", EmbedPageHandler, {"site": site, "template": "embed_compare.html"}),
+        (r"/embed/explore/([A-Za-z]{3})/?", EmbedCountryHandler, {"site": site, "template": "embed_country.html"}),
         (r"/static/[A-Za-z0-9_.-]+", AssetHandler, {"assets": assets}),
     ]

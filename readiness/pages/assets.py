@@ -31,10 +31,11 @@ CONTENT_TYPES: Mapping[str, str] = {
     ".css": "text/css; charset=utf-8",
     ".png": "image/png",
     ".svg": "image/svg+xml",
+    ".json": "application/json",
 }
 """The file types served, by suffix; other files in the directories are not served."""
 
-_TEXT = frozenset({".js", ".css", ".svg"})
+_TEXT = frozenset({".js", ".css", ".svg", ".json"})
 """Compressible types: the others (PNG) are compressed already."""
 
 _IMPORT = re.compile(r"""(\bfrom\s*|\bimport\s*\(?\s*)(["'])\./([A-Za-z0-9_-]+\.js)\2""")

@@ -13,29 +13,40 @@ from readiness.http.representation import represent_request
 from readiness.pages.assets import Assets
 from readiness.pages.site import Site
 
-CONTENT_SECURITY_POLICY = "; ".join(
-    (
-        "default-src 'self'",
-        "img-src 'self' data:",
-        # Swagger UI sets style attributes in its markup; our own pages need none.
-        "style-src 'self' 'unsafe-inline'",
-        "object-src 'none'",
-        "base-uri 'none'",
-        "form-action 'self'",
-        "frame-ancestors 'none'",
-    )
+SOURCES = (
+    "default-src 'self'",
+    # blob: for the PNG and SVG a chart's download link hands over (readiness/pages/static/export.js).
+    "img-src 'self' data: blob:",
+    # Swagger UI sets style attributes in its markup; our own pages need none.
+    "style-src 'self' 'unsafe-inline'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
 )
 """Pages load scripts, styles, images and data from this origin only: nothing from a CDN,
 nothing from the internet (docs/PAGES.md)."""
 
+CONTENT_SECURITY_POLICY = "; ".join((*SOURCES, "frame-ancestors 'none'"))
+"""Every page but an embed: no other site may frame it (clickjacking)."""
+
+EMBED_POLICY = "; ".join((*SOURCES, "frame-ancestors *"))
+"""``/embed/...`` only: made to be framed by any site, and read-only, so framing risks nothing."""
+
 HTML = "text/html; charset=utf-8"
 
-HTML_HEADERS: tuple[tuple[str, str], ...] = (
-    ("Content-Type", HTML),
-    ("X-Content-Type-Options", "nosniff"),
-    ("Content-Security-Policy", CONTENT_SECURITY_POLICY),
-    ("Referrer-Policy", "same-origin"),
-)
+
+def html_headers(policy: str) -> tuple[tuple[str, str], ...]:
+    """The headers of an HTML page under the content security policy ``policy``."""
+    return (
+        ("Content-Type", HTML),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Content-Security-Policy", policy),
+        ("Referrer-Policy", "same-origin"),
+    )
+
+
+HTML_HEADERS = html_headers(CONTENT_SECURITY_POLICY)
+EMBED_HEADERS = html_headers(EMBED_POLICY)
 
 PAGE_CACHE = "public, max-age=60"
 """Pages name the current snapshot and this release's asset URLs: cached briefly, then
@@ -77,7 +88,7 @@ class HtmlHandler(FileHandler):
 
 
 class PageHandler(HtmlHandler):
-    """``/``, ``/docs``, ``/explore`` and ``/method``: a page of the current snapshot."""
+    """``/``, ``/docs``, ``/explore``, ``/method``, ``/map``, ``/compare``: a page of the current snapshot."""
 
     def get(self) -> None:
         self.write_file(self.site.page(self.template), HTML, PAGE_CACHE)
@@ -89,7 +100,7 @@ class CountryPageHandler(HtmlHandler):
     """``/explore/{ISO3}``: one economy's view; 404 page for a code the snapshot lacks."""
 
     def get(self, code: str) -> None:
-        answer = self.site.country(code.upper())
+        answer = self.site.country(code.upper(), self.template)
         if answer is None:
             self.set_status(404)
             self.set_header("Cache-Control", "no-store")
@@ -98,6 +109,18 @@ class CountryPageHandler(HtmlHandler):
         self.write_file(answer, HTML, PAGE_CACHE)
 
     head = get
+
+
+class EmbedPageHandler(PageHandler):
+    """``/embed/map`` and ``/embed/compare``: a page made to be framed by other sites."""
+
+    default_headers = EMBED_HEADERS
+
+
+class EmbedCountryHandler(CountryPageHandler):
+    """``/embed/explore/{ISO3}``: one economy's chart, made to be framed by other sites."""
+
+    default_headers = EMBED_HEADERS
 
 
 class AssetHandler(FileHandler):

@@ -4,7 +4,7 @@ A page depends on the release (its templates and asset names) and on the current
 (id, date, synthetic notice, the economies' names): it is rendered on its first request after
 either changes and then served like a cached API answer, with its ETag and gzip copy. Nothing
 a client sends is part of a page, so the pages held are bounded: the named pages (PAGES) and
-at most one country view per economy of the current snapshot.
+two country views (page and embed) per economy of the current snapshot.
 """
 
 from __future__ import annotations
@@ -49,8 +49,11 @@ BANDS_JSON = orjson.dumps(bands_document()).decode().replace("<", "\\u003c")
 """The bands (``readiness.domain.bands``) for the country page's script, in a JSON block of
 the page: ``<`` escaped, so no value could close the block."""
 
-PAGES = ("index.html", "docs.html", "explore.html", "method.html", "not_found.html")
-"""The templates of the named pages (the country view is ``country.html``)."""
+PAGES = (
+    "index.html", "docs.html", "explore.html", "method.html", "map.html", "compare.html",
+    "embed_map.html", "embed_compare.html", "not_found.html",
+)
+"""The templates of the named pages (the country views are ``country.html`` and ``embed_country.html``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,18 +94,18 @@ class Site:
             answer = pages[template] = self._render(template, snapshot, **values)
         return answer
 
-    def country(self, code: str) -> Answer | None:
-        """The country view of ``code`` (upper case), or None when the current snapshot has
-        no such economy. Raises NotReady when no snapshot is loaded."""
+    def country(self, code: str, template: str = "country.html") -> Answer | None:
+        """The country view ``template`` of ``code`` (upper case), or None when the current
+        snapshot has no such economy. Raises NotReady when no snapshot is loaded."""
         pages, snapshot = self._current()
         country = snapshot.countries.get(code)
         if country is None:
             return None
-        key = f"country:{code}"
+        key = f"{template}:{code}"
         answer = pages.get(key)
         if answer is None:
             answer = pages[key] = self._render(
-                "country.html", snapshot, code=code, name=str(country.record.get("Country Name") or code)
+                template, snapshot, code=code, name=str(country.record.get("Country Name") or code)
             )
         return answer
 

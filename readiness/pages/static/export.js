@@ -1,0 +1,118 @@
+// What a reader can take away from a chart: the chart as SVG and as PNG, its data as CSV (the
+// API request that answers it), the page's permalink, and an embed snippet. The files are made
+// in the browser from the chart shown, so they are exactly what the reader sees.
+import { el, say } from "./api.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const STYLED = ["fill", "stroke", "stroke-width", "stroke-dasharray", "opacity", "font-size", "font-family",
+  "font-weight", "text-anchor", "dominant-baseline"];
+const PNG_SCALE = 2; // twice the drawn size: sharp on a slide or a high-density screen
+
+// A standalone copy of ``svg``: the page's CSS does not travel with a file, so each element's
+// computed presentation is written onto the copy, with the width, height and a white background.
+export function standaloneSvg(svg) {
+  const copy = svg.cloneNode(true);
+  const originals = [svg, ...svg.querySelectorAll("*")];
+  const copies = [copy, ...copy.querySelectorAll("*")];
+  originals.forEach((original, index) => {
+    const style = window.getComputedStyle(original);
+    const declarations = STYLED.map((name) => `${name}:${style.getPropertyValue(name)}`).join(";");
+    copies[index].setAttribute("style", declarations);
+    copies[index].removeAttribute("class");
+  });
+  const box = svg.viewBox.baseVal;
+  const width = box && box.width ? box.width : svg.getBoundingClientRect().width;
+  const height = box && box.height ? box.height : svg.getBoundingClientRect().height;
+  copy.setAttribute("xmlns", SVG_NS);
+  copy.setAttribute("width", String(width));
+  copy.setAttribute("height", String(height));
+  const background = document.createElementNS(SVG_NS, "rect");
+  for (const [name, value] of Object.entries({ x: box?.x ?? 0, y: box?.y ?? 0, width, height, fill: "#ffffff" })) {
+    background.setAttribute(name, String(value));
+  }
+  copy.prepend(background);
+  return { text: new XMLSerializer().serializeToString(copy), width, height };
+}
+
+// The chart as an SVG file (a Blob).
+export function svgBlob(svg) {
+  return new Blob([standaloneSvg(svg).text], { type: "image/svg+xml" });
+}
+
+// The chart as a PNG file (a Blob), drawn from its standalone SVG on a canvas.
+export async function pngBlob(svg) {
+  const { text, width, height } = standaloneSvg(svg);
+  const url = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
+  try {
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const canvas = el("canvas", { width: Math.round(width * PNG_SCALE), height: Math.round(height * PNG_SCALE) });
+    const context = canvas.getContext("2d");
+    context.scale(PNG_SCALE, PNG_SCALE);
+    context.drawImage(image, 0, 0, width, height);
+    return await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+function saveBlob(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const link = el("a", { href: url, download: filename, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+// The iframe an embedding site pastes: the embed route, a title, a fixed height.
+export function embedSnippet(path, title, height = 480) {
+  const source = new URL(path, window.location.origin).href;
+  return `<iframe src="${source}" title="${title.replaceAll('"', "&quot;")}" width="100%" height="${height}" ` +
+    `style="border:0" loading="lazy"></iframe>`;
+}
+
+// A toolbar under a chart: PNG, SVG, CSV, Share, Embed. ``options``:
+//   chart(): the chart's <svg> as shown now; name(): the files' stem ("ranking-2026-11");
+//   csv(): the API URL of the chart's data as CSV; permalink(): the page URL of this view;
+//   embed(): the embed route of this view (omit the option when there is none); title(): what it shows.
+export function chartTools(options) {
+  const status = el("span", { class: "tools-status", role: "status", "aria-live": "polite" });
+  const field = el("input", { type: "text", readonly: true, class: "copy", "aria-label": "Link or snippet to copy",
+    hidden: true });
+  const button = (label, action) => {
+    const control = el("button", { type: "button" }, label);
+    control.addEventListener("click", action);
+    return control;
+  };
+  const show = async (text, what) => {
+    field.hidden = false;
+    field.value = text;
+    field.select();
+    try {
+      await navigator.clipboard.writeText(text);
+      say(status, `${what} copied.`);
+    } catch {
+      say(status, `${what} selected: copy it with Ctrl+C or ⌘C.`);
+    }
+  };
+  const csv = el("a", { class: "button", download: "" }, "Data (CSV)");
+  const refreshCsv = () => { csv.href = options.csv(); };
+  csv.addEventListener("focus", refreshCsv);
+  csv.addEventListener("mouseenter", refreshCsv);
+  csv.addEventListener("click", refreshCsv);
+  const controls = [
+    button("Download PNG", async () => saveBlob(await pngBlob(options.chart()), `${options.name()}.png`)),
+    button("Download SVG", () => saveBlob(svgBlob(options.chart()), `${options.name()}.svg`)),
+    csv,
+    button("Share", () => show(options.permalink(), "Link")),
+  ];
+  if (options.embed) {
+    controls.push(button("Embed", () => show(embedSnippet(options.embed(), options.title()), "Embed code")));
+  }
+  const bar = el("div", { class: "chart-tools", role: "group", "aria-label": "Take this chart away" },
+    controls, field, status);
+  refreshCsv();
+  return bar;
+}
