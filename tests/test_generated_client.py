@@ -285,7 +285,10 @@ def test_generated_client_answers_as_a_direct_request(
 
 
 def _takes_csv(operation: Mapping[str, Any]) -> bool:
-    return any(p["name"] == "format" and "csv" in p["schema"].get("enum", []) for p in operation.get("parameters", []))
+    """The operation answers CSV: its 200 lists ``text/csv`` (``/api/v1/query/...`` takes ``format=csv``
+    and explains it, in JSON)."""
+    takes = any(p["name"] == "format" and "csv" in p["schema"].get("enum", []) for p in operation.get("parameters", []))
+    return takes and "text/csv" in operation["responses"]["200"].get("content", {})
 
 
 CSV_OPERATIONS = [

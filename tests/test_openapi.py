@@ -466,6 +466,13 @@ REQUESTS = [
     ("HEAD", "/api/v1/citation", "?format=csl", 200),
     ("GET", "/api/v1/citation", "?format=xml", 400),
     ("GET", "/api/v1/citation", "?snapshot=2021-12", 404),
+    ("GET", "/api/v1/query/readiness", "?sort=score&order=DESC&region=lac&year=2019", 200),
+    ("HEAD", "/api/v1/query/readiness", "?sort=score", 200),
+    ("GET", "/api/v1/query/indicators", "?code=ken&shape=long&format=csv", 200),
+    ("GET", "/api/v1/query/history", "", 200),
+    ("GET", "/api/v1/query/aggregates", "?by=region", 200),
+    ("GET", "/api/v1/query/readiness", "?sort=bogus", 400),
+    ("GET", "/api/v1/query/history", "?weights=1,1,1,1,1", 400),
     ("GET", DOCUMENT_PATH, "", 200),
     ("GET", INDEX_PATH, "", 200),
     ("GET", "/healthz", "", 200),
@@ -487,7 +494,8 @@ async def test_openapi_real_answers_conform(
 
 @gen_test
 @pytest.mark.parametrize("path", [V1_PATH, LEGACY_PATH, INDICATORS_PATH, HISTORY_PATH, AGGREGATES_PATH,
-                                  SNAPSHOTS_PATH, DOCUMENT_PATH, INDEX_PATH, "/api/v1/citation"])
+                                  SNAPSHOTS_PATH, DOCUMENT_PATH, INDEX_PATH, "/api/v1/citation",
+                                  "/api/v1/query/readiness"])
 async def test_openapi_not_modified_conforms(http_client: Any, base_url: str, path: str) -> None:
     first = await http_client.fetch(f"{base_url}{path}")
     again = await http_client.fetch(

@@ -186,3 +186,15 @@ class NoSnapshotInYears(ReadinessError):
             f"No snapshot for years={asked}: years selects the December archives and the current snapshot, "
             f"which exist for {have} (GET /api/v1/snapshots lists them)."
         )
+
+
+class UnknownQueryRoute(ReadinessError):
+    """``/api/v1/query/{route}`` for a name that is not a query route it explains
+    (docs/API.md#get-apiv1queryroute-what-a-query-means): 404 naming the ones it does."""
+
+    status = 404
+
+    def __init__(self, name: str, accepted: tuple[str, ...]) -> None:
+        super().__init__(
+            f"No query route {_shown(name)} to explain: use /api/v1/query/ followed by one of {', '.join(accepted)}."
+        )

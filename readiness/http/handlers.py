@@ -11,6 +11,7 @@ from loaders import Snapshot, SnapshotStore
 from readiness.domain.answer import Answer
 from readiness.domain.citation import Citation, CitationRequest, citation_answer, download_headers
 from readiness.domain.errors import NotFound, NotReady, SnapshotNotFound, UnknownParameter
+from readiness.domain.explain import explain_body, explained_route
 from readiness.domain.query import Route, parse_query_string
 from readiness.http.base import BaseHandler
 from readiness.http.representation import LEGACY_HEADERS, CachePolicy, represent_request
@@ -20,6 +21,10 @@ from readiness.service import CacheOutcome, ReadinessService
 REDIS_CHECKED = "readiness_redis_checked"
 """Set (True) on a request by the hit lane when it asked Redis for the answer and missed, so
 the handler computes without asking again (``ReadinessService.answer``)."""
+
+RELEASE_CACHE_CONTROL = "public, max-age=3600"
+"""``Cache-Control`` of an answer that depends on the service's release alone, never on a snapshot
+(the OpenAPI document, the route index, what a query means): an hour, as a release rolls out."""
 
 INCOMPLETE_CACHE_CONTROL = "no-store"
 """``Cache-Control`` of an answer computed without a snapshot that could not be read
@@ -180,7 +185,22 @@ class DocumentHandler(BaseHandler):
         for name, _ in parse_qsl(self.request.query, keep_blank_values=True):
             if not name.startswith("_"):
                 raise UnknownParameter(name, None, ())
-        self.write_answer(self.document, "public, max-age=3600")
+        self.write_answer(self.document, RELEASE_CACHE_CONTROL)
+
+    head = get
+
+
+class QueryMeaningHandler(BaseHandler):
+    """``/api/v1/query/{route}``: what the request's query means to the data route ``route``
+    (docs/API.md#get-apiv1queryroute-what-a-query-means), parsed by that route's own parser, so
+    bad input is the 400 the data route gives. Reads no snapshot: it checks form, not existence."""
+
+    route_label = "query-meaning"
+
+    def get(self, name: str) -> None:
+        route, path = explained_route(name)
+        query = parse_query_string(self.request.query, route)
+        self.write_answer(Answer.of(explain_body(query, path)), RELEASE_CACHE_CONTROL)
 
     head = get
 

@@ -18,6 +18,7 @@ from loaders import JsonValue
 
 from readiness.domain.citation import CitationFormat
 from readiness.domain.envelope import API_VERSION
+from readiness.domain.explain import EXPLAINED
 from readiness.http.base import MAX_URL_BYTES
 from readiness.http.openapi_examples import EXAMPLES, recorded
 from readiness.http.openapi_parameters import IF_MODIFIED_SINCE, IF_NONE_MATCH, route_parameters
@@ -34,6 +35,10 @@ AGGREGATES_PATH = "/api/v1/aggregates"
 SNAPSHOTS_PATH = "/api/v1/snapshots"
 CHANGES_PATH = "/api/v1/snapshots/{id}/changes"
 CITATION_PATH = "/api/v1/citation"
+QUERY_PREFIX = "/api/v1/query/"
+"""``/api/v1/query/{route}``, described as one path per data route it explains (``QUERY_PATHS``), so
+that each operation lists exactly the parameters its route's parser takes."""
+QUERY_PATHS: dict[str, Route] = {f"{QUERY_PREFIX}{name}": route for name, (route, _) in EXPLAINED.items()}
 DOCUMENT_PATH = "/api/v1/openapi.json"
 INDEX_PATH = "/api/v1/"
 
@@ -262,6 +267,8 @@ def _paths() -> Json:
             _data_responses(_CITATION_CONTENT, {**_DATA, "Content-Disposition": ref("headers", "CitationFile")},
                             "`snapshot` is not a snapshot `/api/v1/snapshots` lists.", error),
             [*_CITATION_PARAMETERS, IF_MODIFIED_SINCE]),
+        **{f"{QUERY_PREFIX}{name}": _meaning_operations(name, route, data_path)
+           for name, (route, data_path) in EXPLAINED.items()},
         DOCUMENT_PATH: _operations(
             "getOpenApi", None, {"tags": ["operations"], "summary": "This OpenAPI document"},
             {"200": _response("This document.", _CACHED, _json({"type": "object"})),
@@ -282,6 +289,40 @@ def _paths() -> Json:
     }
     _add_examples(paths)
     return paths
+
+
+def _meaning_operations(name: str, route: Route, data_path: str) -> Json:
+    """``/api/v1/query/{name}``: what a query means to the data route at ``data_path`` (parsed as
+    ``route``), with that route's parameters (docs/API.md#get-apiv1queryroute-what-a-query-means)."""
+    error = ref("schemas", "Error")
+    return _operations(
+        f"getQuery{name.title()}", None,
+        {"tags": ["data"], "summary": f"What a query means to {data_path}",
+         "description": (
+             f"Reads this request's own query as `{data_path}` reads it (the same parser: aliases, any "
+             "case, `1`/`0`, `_` names dropped) and says it back in canonical form: `query`, the `url` "
+             f"that gets the same answer from `{data_path}` byte for byte, and each parameter's canonical "
+             "value (`sort=score` is `Composite Readiness Score`, `region=lac` is `Latin America & "
+             f"Caribbean`). A query `{data_path}` refuses is refused with the same 400 and message. It "
+             "checks form, not existence: no snapshot is read, so a `year` or `snapshot` without data is "
+             "explained, not refused (the data route answers 404). Another name after "
+             f"`{QUERY_PREFIX}` gets 404 naming {', '.join(f'`{known}`' for known in EXPLAINED)}.")},
+        {"200": _response("What the query means.", _CACHED, _json(ref("schemas", "QueryMeaning"))),
+         "304": _response(_NOT_MODIFIED, _CACHED),
+         "400": _response(f"Invalid query: the 400 `{data_path}` gives, with the same message.", _ERRORS,
+                          _json(error))},
+        _meaning_parameters(route, data_path))
+
+
+def _meaning_parameters(route: Route, data_path: str) -> list[JsonValue]:
+    """The query parameters of ``route`` (the data route at ``data_path``), as that route documents
+    them: read and explained, not applied."""
+    parameters: list[JsonValue] = []
+    for parameter in route_parameters(route):
+        read = _object(copy.deepcopy(parameter))
+        read["description"] = f"Read as `{data_path}` reads it: {read['description']}"
+        parameters.append(read)
+    return parameters
 
 
 def _data_responses(

@@ -82,6 +82,12 @@ EXAMPLES: tuple[Example, ...] = (
     Example("citation-csl", "As CSL-JSON", "/api/v1/citation", "/api/v1/citation?format=csl&snapshot=2026-11"),
     Example("citation-bad-format", "A format there is none of", "/api/v1/citation",
             "/api/v1/citation?format=endnote", 400),
+    Example("query-readiness", "Aliases, any case and 1/0 in their canonical form", "/api/v1/query/readiness",
+            "/api/v1/query/readiness?sort=score&order=DESC&region=lac&fcv=1&_=1"),
+    Example("query-history", "A history query, codes sorted", "/api/v1/query/history",
+            "/api/v1/query/history?codes=ken,bra&years=2025:2026&fields=score,Global%20Rank"),
+    Example("query-bad-value", "The data route's own 400", "/api/v1/query/readiness",
+            "/api/v1/query/readiness?sort=bogus", 400),
     Example("index", "The index", "/api/v1/", "/api/v1/"),
 )
 """One example per request shape of docs/API.md#examples, plus errors; ``target`` is what a client sends."""

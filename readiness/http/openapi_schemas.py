@@ -23,6 +23,7 @@ from loaders import (
 
 from readiness.domain.aggregates import AGGREGATE_COLUMNS, GROUP_ORDER, MEASURES, STATISTICS, UNCLASSIFIED
 from readiness.domain.envelope import API_VERSION
+from readiness.domain.explain import EXPLAINED
 from readiness.http.representation import DEPRECATION, SUCCESSOR_LINK
 from readiness.domain.shapes import HISTORY_LONG_COLUMNS, INDICATOR_LONG_COLUMNS, INDICATOR_MEASURES
 from readiness.domain.tables import HISTORY_FIELDS, MOVER_COLUMNS
@@ -451,6 +452,28 @@ def schemas() -> Json:
                         "additionalProperties": False,
                         "description": "The error envelope, or the legacy unknown-code body "
                                        "(no `apiVersion`)."},
+        "QueryMeaning": {
+            "type": "object",
+            "description": ("What a query means to a data route, as its own parser reads it: the canonical query, "
+                            "the URL that asks exactly that, and each parameter's canonical value. It checks the "
+                            "query's form only: no snapshot is read, so a `year` or `snapshot` that does not exist "
+                            "is explained, not refused."),
+            "required": ["apiVersion", "route", "query", "url", "parameters"],
+            "additionalProperties": False,
+            "properties": {
+                "apiVersion": {"const": API_VERSION},
+                "route": {"enum": [path for _, path in EXPLAINED.values()],
+                          "description": "The data route's path."},
+                "query": {"type": "string", "description": (
+                    "The canonical query string: fixed order, defaults left out, aliases and any case resolved, "
+                    "names beginning with `_` dropped; empty when the query asks for the defaults.")},
+                "url": {"type": "string", "description": (
+                    "`route`, followed by `?` and `query` unless it is empty: the same answer as the request's "
+                    "own query, byte for byte.")},
+                "parameters": {"type": "object", "additionalProperties": {"type": "string"}, "description": (
+                    "The canonical parameters, name to value, in the order of `query`.")},
+            },
+        },
         "Health": {"type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}},
         "Ready": {"type": "object", "required": ["status", "snapshot"],
                   "properties": {"status": {"const": "ready"},
