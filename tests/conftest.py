@@ -123,7 +123,7 @@ def country(code: str, name: str, region: str = "Sub-Saharan Africa", **fields: 
     """A Country with the given fields (keys with spaces via ``**{"Income Level": ...}``)."""
     record: dict[str, JsonValue] = {"Country Name": name, "Country Code": code, "Region": region}
     record.update({key.replace("_", " "): value for key, value in fields.items()})
-    details = (
+    details: tuple[dict[str, JsonValue], ...] = (
         {"indicator_code": "GE.EST", "indicator_name": "Government Effectiveness", "data_source": "WDI", "notes": ""},
         {"indicator_code": "IT.NET.USER.ZS", "indicator_name": "Internet users", "data_source": "WDI", "notes": ""},
     )
