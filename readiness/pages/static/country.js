@@ -1,47 +1,205 @@
-// One economy's view: its record with indicators (GET /api/v1/readiness?code=...), the means
-// of its region and of the world from the table (GET /api/v1/readiness?fields=...), and its
-// scores across snapshots (GET /api/v1/history?code=...), each drawn as the API answered.
-import { COMPOSITE, DIMENSIONS, bar, el, getJson, number, say, score } from "./api.js";
+// One economy's view (/explore/{ISO3}) and its embed (/embed/explore/{ISO3}): its record with
+// indicators (GET /api/v1/readiness?code=...), every economy's scores for the world and region
+// means, percentiles, peers and bands (GET /api/v1/readiness?fields=...), both of the snapshot
+// the URL chooses (?year= or ?snapshot=, snapshot.js), and its scores across snapshots
+// (GET /api/v1/history?code=...), each drawn as the API answered. The embed has fewer sections:
+// each part is drawn when the page has its place.
+import { COMPOSITE, DIMENSIONS, apiUrl, bar, el, getJson, number, say, score } from "./api.js";
 import { lineChart } from "./chart.js";
+import { chartTools } from "./export.js";
+import { chosenSnapshot, entryOf, sayShown, snapshotSelector, snapshots, withSnapshot } from "./snapshot.js";
+import {
+  IMPUTED_PREFIX, SCORES, bandCounts, bandOf as bandIn, ordinal, peers, quality, ranked, standings,
+  strengthsAndGaps,
+} from "./profile.js";
 
-const IMPUTED_PREFIX = "Imputed"; // builder/changes.py: data_source of an imputed value
-const SCORES = [[COMPOSITE, "Composite"], ...DIMENSIONS];
 const heading = document.getElementById("country");
 const code = heading.dataset.code;
+const name = heading.textContent;
+const embedded = heading.dataset.view === "embed";
 const status = document.getElementById("status");
+const place = (id) => document.getElementById(id);
 // The bands, as the server wrote them into the page from their one definition (readiness/domain/bands.py).
-const BANDS = JSON.parse(document.getElementById("bands-data").textContent);
+const BANDS = JSON.parse(place("bands-data").textContent);
+const TABLE_FIELDS = ["Country Code", "Country Name", "Region", "Microstate", "Global Rank", "Regional Rank",
+  ...SCORES.map(([field]) => field)];
 
-function mean(records, field) {
-  const values = records.map((record) => record[field]).filter((value) => typeof value === "number");
-  return values.length ? values.reduce((sum, value) => sum + value, 0) / values.length : null;
+const bandOf = (value) => bandIn(value, BANDS);
+
+// ``path`` with the snapshot the page's URL chooses: a peer's page, the embed, the link back.
+function withChoice(path) {
+  const query = new URLSearchParams(chosenSnapshot()).toString();
+  return query ? `${path}?${query}` : path;
 }
+const signed = (value) => `${value > 0 ? "+" : value < 0 ? "−" : "±"}${score(Math.abs(value))}`;
 
 function drawSummary(country) {
+  const target = place("summary");
+  if (!target) return;
   const fcv = country["FCV Status"] ? `fragile or conflict-affected (${country["FCV Type"] || "FCV"})` : "not fragile or conflict-affected";
-  document.getElementById("summary").textContent =
-    `${country["Region"]} · ${country["Income Level"] || "income group unknown"} · ${fcv}`;
+  const micro = country["Microstate"] ? " · microstate (scored, not ranked)" : "";
+  target.textContent = `${country["Region"]} · ${country["Income Level"] || "income group unknown"} · ${fcv}${micro}`;
 }
 
-function drawScores(country, table) {
+function fact(term, ...value) {
+  return el("div", {}, el("dt", {}, term), el("dd", {}, ...value));
+}
+
+function rankWords(country, table) {
+  if (typeof country["Global Rank"] === "number") return `${country["Global Rank"]} of ${ranked(table).length}`;
+  return country["Microstate"] ? "— (a microstate: not ranked)" : "— (not ranked)";
+}
+
+// The headline: composite, band, global rank.
+function drawHeadline(country, table) {
+  const band = bandOf(country[COMPOSITE]);
+  place("headline").replaceChildren(
+    fact("Composite (0–100)", el("span", { "data-composite": "" }, score(country[COMPOSITE]))),
+    fact("Band", band ? el("span", { class: `band-chip b${BANDS.indexOf(band)}`, "data-band": "" }, band.name) : "none"),
+    fact("Global rank", rankWords(country, table)));
+}
+
+function againstCell(standing) {
+  if (!standing.against) return el("td", {}, "–");
+  const { word, difference } = standing.against;
+  return el("td", { "data-against": word },
+    el("span", { class: `against ${word}` }, word), ` (${signed(difference)})`);
+}
+
+function drawScores(country, table, rows) {
+  const regionHeader = place("region-mean");
+  if (regionHeader) regionHeader.textContent = `${country["Region"]} mean`;
+  document.querySelector("#scores tbody").replaceChildren(...rows.map((row) =>
+    el("tr", { "data-field": row.field },
+      el("th", { scope: "row" }, row.label),
+      el("td", { class: "num" }, bar(row.value, "own")),
+      embedded ? null : el("td", { class: "num" }, bar(row.region, "region")),
+      el("td", { class: "num" }, bar(row.world, "world")),
+      againstCell(row),
+      embedded ? null : el("td", { class: "num", "data-percentile": row.percentile ?? "" },
+        row.percentile === null ? "—" : ordinal(row.percentile)))));
+  const ranks = place("ranks");
+  if (!ranks) return;
   const region = table.filter((record) => record["Region"] === country["Region"]);
-  document.getElementById("region-mean").textContent = `${country["Region"]} mean`;
-  document.querySelector("#scores tbody").replaceChildren(...SCORES.map(([field, label]) =>
-    el("tr", {},
-      el("th", { scope: "row" }, label),
-      el("td", { class: "num" }, bar(country[field], "own")),
-      el("td", { class: "num" }, bar(mean(region, field), "region")),
-      el("td", { class: "num" }, bar(mean(table, field), "world")))));
-  const ranked = table.filter((record) => typeof record["Global Rank"] === "number").length;
-  const rankedInRegion = region.filter((record) => typeof record["Regional Rank"] === "number").length;
-  const fact = (term, value) => el("div", {}, el("dt", {}, term), el("dd", {}, value));
-  document.getElementById("ranks").replaceChildren(
-    fact("Global rank", country["Global Rank"] ? `${country["Global Rank"]} of ${ranked}` : "not ranked"),
-    fact("Regional rank", country["Regional Rank"] ? `${country["Regional Rank"]} of ${rankedInRegion} in ${country["Region"]}` : "not ranked"));
+  const rankedInRegion = ranked(region).length;
+  ranks.replaceChildren(
+    fact("Global rank", rankWords(country, table)),
+    fact("Regional rank", typeof country["Regional Rank"] === "number"
+      ? `${country["Regional Rank"]} of ${rankedInRegion} in ${country["Region"]}` : "— (not ranked)"));
+}
+
+function drawWords(rows) {
+  const target = place("words");
+  if (!target) return;
+  target.replaceChildren(...strengthsAndGaps(name, rows).map((sentence) => el("p", {}, sentence)));
+}
+
+// The region's economies, best first, this one highlighted; a microstate's rank is "—".
+function drawPeers(country, table) {
+  const target = document.querySelector("#peers tbody");
+  if (!target) return;
+  const list = peers(country, table);
+  target.replaceChildren(...list.map((record) => {
+    const self = record["Country Code"] === code;
+    const band = bandOf(record[COMPOSITE]);
+    const micro = record["Microstate"];
+    return el("tr", { class: self ? "self" : null, "data-code": record["Country Code"], "aria-current": self ? "true" : null },
+      el("th", { scope: "row" },
+        el("a", { href: withChoice(`/explore/${record["Country Code"]}`) }, record["Country Name"]),
+        self ? el("span", { class: "self-mark" }, " (this economy)") : null,
+        micro ? el("span", { class: "micro-mark" }, "microstate") : null),
+      el("td", { class: "num" }, score(record[COMPOSITE])),
+      el("td", {}, band ? band.name : "–"),
+      el("td", { class: "num", "data-rank": "" }, typeof record["Global Rank"] === "number" ? String(record["Global Rank"]) : "—"));
+  }));
+  const micro = list.filter((record) => record["Microstate"]);
+  place("peers-note").replaceChildren(micro.length
+    ? `${micro.length === 1 ? "One economy of the region is a microstate" : `${micro.length} economies of the region are microstates`} ` +
+      `(${micro.map((r) => r["Country Name"]).join(", ")}): economies under 300,000 people are scored, and so have a band, ` +
+      "but are never ranked, so their global rank is “—”."
+    : `No economy of ${country["Region"]} is a microstate: every one with a composite is ranked.`);
+  place("peers-note").append(" ", el("a", { href: "/method#microstates" }, "Why microstates are not ranked"), ".");
+}
+
+const BIN = 5; // the histogram's bins are 5 points wide: each lies in one band (bounds 40, 60, 75)
+
+// Economies per band, the histogram of composites with this economy's place, and the words.
+function drawDistribution(country, table) {
+  const target = document.querySelector("#distribution tbody");
+  if (!target) return;
+  const withComposite = table.filter((record) => typeof record[COMPOSITE] === "number");
+  const counts = bandCounts(table, BANDS);
+  const own = bandOf(country[COMPOSITE]);
+  target.replaceChildren(...counts.map(({ band, count }) => el("tr", { class: band === own ? "self" : null, "data-band": band.name },
+    el("th", { scope: "row" }, el("span", { class: `band-chip b${BANDS.indexOf(band)}` }, band.name),
+      band === own ? el("span", { class: "self-mark" }, ` (${name})`) : null),
+    el("td", {}, band.range),
+    el("td", { class: "num", "data-count": "" }, String(count)),
+    el("td", { class: "num" }, `${number((100 * count) / withComposite.length, 1)}%`))));
+  const higher = withComposite.filter((record) => record[COMPOSITE] > country[COMPOSITE]).length;
+  place("distribution-words").textContent = own
+    ? `${name}'s composite, ${score(country[COMPOSITE])}, is in the ${own.name} band, with ${counts.find((c) => c.band === own).count} ` +
+      `of the ${withComposite.length} economies with a composite; ${higher} of them (microstates included) score higher.`
+    : `${name} has no composite in this snapshot, so no band.`;
+
+  const bins = Array.from({ length: 100 / BIN }, (_, index) => ({ from: index * BIN, count: 0 }));
+  for (const record of withComposite) bins[Math.min(bins.length - 1, Math.floor(record[COMPOSITE] / BIN))].count += 1;
+  const tallest = Math.max(1, ...bins.map((b) => b.count));
+  const ownBin = own ? Math.min(bins.length - 1, Math.floor(country[COMPOSITE] / BIN)) : -1;
+  const columns = bins.map((b, index) => {
+    const column = el("span", { class: `column b${BANDS.indexOf(bandOf(b.from))}${index === ownBin ? " own" : ""}` });
+    column.style.height = `${(100 * b.count) / tallest}%`;
+    return column;
+  });
+  const marker = own ? el("span", { class: "marker" }, el("span", {}, `${name} ${score(country[COMPOSITE])}`)) : null;
+  if (marker) {
+    marker.style.left = `${Math.max(0, Math.min(100, country[COMPOSITE]))}%`;
+    marker.classList.toggle("flip", country[COMPOSITE] > 65); // its label to the left, inside the plot
+  }
+  const axis = el("div", { class: "axis", "aria-hidden": "true" },
+    [0, 40, 60, 75, 100].map((tick) => {
+      const label = el("span", {}, String(tick));
+      label.style.left = `${tick}%`;
+      return label;
+    }));
+  place("distribution-chart").replaceChildren(el("div", {
+    class: "histogram", role: "img",
+    "aria-label": `Histogram of the composites of ${withComposite.length} economies in ${BIN}-point bins, coloured by band` +
+      (own ? `; ${name}, ${score(country[COMPOSITE])}, is in the ${ownBin * BIN} to ${ownBin * BIN + BIN} bin, ${own.name} band.` : "."),
+  }, el("div", { class: "plot", "aria-hidden": "true" }, columns, marker), axis));
+}
+
+function drawQuality(details) {
+  const target = place("quality");
+  if (!target) return;
+  const { scored, imputed, missing } = quality(details);
+  const reported = scored.length - imputed.length - missing.length;
+  const years = scored.filter((item) => !imputed.includes(item) && typeof item.year === "number").map((item) => item.year);
+  const parts = [el("p", { id: "quality-words" },
+    `Of ${name}'s ${scored.length} scored indicators, ${reported} are reported values, ${imputed.length} ` +
+    `${imputed.length === 1 ? "was" : "were"} imputed and ${missing.length} ${missing.length === 1 ? "has" : "have"} no value.` +
+    (years.length ? ` The reported values are from ${Math.min(...years)} to ${Math.max(...years)}.` : ""))];
+  if (imputed.length) {
+    parts.push(el("p", {}, "Imputed (filled from a median of similar economies, as the builder's note says):"),
+      el("ul", { id: "imputed-list", class: "imputed-list" }, imputed.map((item) => el("li", { "data-code": item.indicator_code },
+        el("span", { class: "imputed-mark" }, "Imputed"), " ", el("strong", {}, item.indicator_name),
+        ` (${item.indicator_code}, ${item.component}): ${String(item.data_source).slice(IMPUTED_PREFIX.length).replace(/^:\s*/, "")}`,
+        item.notes ? el("span", { class: "note" }, item.notes) : null))));
+  }
+  if (missing.length) {
+    parts.push(el("p", {}, "No value, so not counted in its dimension score:"),
+      el("ul", { id: "missing-list" }, missing.map((item) => el("li", {}, `${item.indicator_name} (${item.indicator_code})`,
+        item.notes ? el("span", { class: "note" }, item.notes) : null))));
+  }
+  parts.push(el("p", { class: "hint" }, "Every indicator, with its source and note, is in the table below; ",
+    el("a", { href: "/method#imputation" }, "how values are imputed"), "."));
+  target.replaceChildren(...parts);
 }
 
 function drawIndicators(details) {
-  document.querySelector("#indicators tbody").replaceChildren(...details.map((item) => {
+  const target = document.querySelector("#indicators tbody");
+  if (!target) return;
+  target.replaceChildren(...details.map((item) => {
     const source = String(item.data_source || "");
     const imputed = source.startsWith(IMPUTED_PREFIX);
     const sourceCell = el("td", {}, imputed ? el("span", { class: "imputed-mark" }, "Imputed") : null,
@@ -56,12 +214,6 @@ function drawIndicators(details) {
       el("td", {}, `${item.global_percentile || "–"}, ${item.regional_percentile || "–"}`),
       sourceCell);
   }));
-}
-
-// The band of a composite: the first band, from the top, whose floor the score reaches.
-function bandOf(value) {
-  if (typeof value !== "number") return null;
-  return BANDS.find((band) => value >= band.floor) ?? BANDS.at(-1);
 }
 
 // One of ``parts`` equal shares, as the method page writes it: "1/4 (25%)".
@@ -79,6 +231,7 @@ function meanOf(values, noun) {
 // How the composite is built: each dimension's normalized values (imputed ones marked), their
 // mean (the published dimension score), then the mean of the five scores and its band.
 function drawBuild(country) {
+  if (!place("build")) return;
   const details = country.indicator_details || [];
   const groups = DIMENSIONS.map(([field, label]) => {
     const dimension = field.replace(/ Score$/, ""); // indicator_details name it by its component
@@ -101,7 +254,7 @@ function drawBuild(country) {
         el("td", { colspan: 3 }, meanOf(counted, "value"), el("strong", { "data-score": "" }, score(country[field])))));
   });
   document.querySelectorAll("#build tbody").forEach((old) => old.remove());
-  document.getElementById("build").append(...groups);
+  place("build").append(...groups);
 
   const scores = DIMENSIONS.map(([field]) => country[field]);
   const complete = scores.every((value) => typeof value === "number");
@@ -113,13 +266,14 @@ function drawBuild(country) {
       el("td", { colspan: 2 }, complete ? meanOf(scores, "dimension score") : "no composite: a dimension has no score ",
         el("strong", { "data-score": "" }, score(country[COMPOSITE])))));
   const band = bandOf(country[COMPOSITE]);
-  document.getElementById("band").replaceChildren(...(band
+  place("band").replaceChildren(...(band
     ? ["Band: ", el("strong", {}, band.name), ` (a composite ${band.range})`]
     : ["No band: there is no composite."]));
 }
 
+
 function drawHistory(rows) {
-  const target = document.getElementById("history");
+  const target = place("history");
   if (!rows.length) {
     target.replaceChildren(el("p", {}, "No snapshot has scores for this economy."));
     return;
@@ -131,17 +285,25 @@ function drawHistory(rows) {
   const legend = el("ul", { class: "legend" }, series.map((line) => el("li", { class: `series ${line.className}` },
     el("span", { class: "swatch", "aria-hidden": "true" }), line.label)));
   const table = el("table", { class: "history" },
-    el("caption", {}, `${heading.textContent}'s scores by snapshot`),
+    el("caption", {}, `${name}'s scores by snapshot`),
     el("thead", {}, el("tr", {}, el("th", { scope: "col" }, "Snapshot"),
       SCORES.map(([, label]) => el("th", { scope: "col", class: "num" }, label)),
       el("th", { scope: "col", class: "num" }, "Global rank"))),
     el("tbody", {}, rows.map((row) => el("tr", {}, el("th", { scope: "row" }, row.snapshot),
       SCORES.map(([field]) => el("td", { class: "num" }, number(row[field]))),
       el("td", { class: "num" }, number(row["Global Rank"], 0))))));
-  target.replaceChildren(
-    lineChart(labels, series, `${heading.textContent}'s scores from ${labels[0]} to ${labels.at(-1)}, 0 to 100`),
-    legend,
-    el("details", {}, el("summary", {}, "The numbers"), el("div", { class: "table-wrap" }, table)));
+  const title = `${name}'s scores from ${labels[0]} to ${labels.at(-1)}, 0 to 100`;
+  const chart = lineChart(labels, series, title);
+  const tools = embedded ? null : chartTools({
+    chart: () => chart,
+    name: () => `${code.toLowerCase()}-history`,
+    csv: () => apiUrl("/api/v1/history", { code, format: "csv" }),
+    permalink: () => window.location.href,
+    embed: () => withChoice(`/embed/explore/${code}`),
+    title: () => `${name}: readiness scores across snapshots`,
+  });
+  const numbers = el("details", {}, el("summary", {}, "The numbers"), el("div", { class: "table-wrap" }, table));
+  target.replaceChildren(...[chart, legend, tools, numbers].filter(Boolean));
 }
 
 async function loadHistory() {
@@ -149,28 +311,86 @@ async function loadHistory() {
     const answer = await getJson("/api/v1/history", { code });
     drawHistory(answer.data);
   } catch (error) {
-    document.getElementById("history").replaceChildren(el("p", {}, `No history: ${error.message}`));
+    place("history").replaceChildren(el("p", {}, `No history: ${error.message}`));
   }
 }
 
-async function load() {
-  const history = loadHistory();
+function showParts(visible) {
+  for (const part of document.querySelectorAll(".snapshot-part")) part.hidden = !visible;
+}
+
+// Say which snapshot the page shows, in its words ("2024-12 (published 2024-12-05)").
+function sayShowing(entry) {
+  if (!entry) return;
+  place("showing").replaceChildren("Showing snapshot ", el("span", { "data-snapshot": "" }, entry.id),
+    ` (${entry.current ? "the current one, " : ""}published ${entry.published}).`);
+  sayShown(entry);
+}
+
+let latest = 0;
+
+// Draw every section of the snapshot ``chosen`` ({year} or {snapshot} or nothing): all but the history.
+async function load(chosen) {
+  const mine = ++latest;
+  say(status, "Loading…");
   try {
-    const fields = ["Country Code", "Region", "Global Rank", "Regional Rank", ...SCORES.map(([field]) => field)];
-    const [one, all] = await Promise.all([
-      getJson("/api/v1/readiness", { code }),
-      getJson("/api/v1/readiness", { fields: fields.join(",") }),
+    const [one, all, list] = await Promise.all([
+      getJson("/api/v1/readiness", { code, ...chosen }),
+      getJson("/api/v1/readiness", { fields: TABLE_FIELDS.join(","), ...chosen }),
+      snapshots(),
     ]);
+    if (mine !== latest) return;
+    const entry = one.snapshot === "current" ? list.find((candidate) => candidate.current)
+      : list.find((candidate) => candidate.id === one.snapshot);
+    sayShowing(entry);
     const country = one.data;
+    if (!country || Array.isArray(country)) {
+      showParts(false);
+      say(status, `${name} is not in snapshot ${entry ? entry.id : one.snapshot}: that snapshot has no record of it. ` +
+        "Choose another snapshot; its history below lists the snapshots that have it.", true);
+      return;
+    }
+    const rows = standings(country, all.data);
     drawSummary(country);
-    drawScores(country, all.data);
+    drawHeadline(country, all.data);
+    drawScores(country, all.data, rows);
+    drawWords(rows);
+    drawPeers(country, all.data);
+    drawDistribution(country, all.data);
+    drawQuality(country.indicator_details || []);
     drawIndicators(country.indicator_details || []);
     drawBuild(country);
-    say(status, `Snapshot ${one.snapshot === "current" ? document.querySelector("[data-snapshot]").textContent : one.snapshot}.`);
+    showParts(true);
+    say(status, "");
   } catch (error) {
+    if (mine !== latest) return;
+    showParts(false);
+    place("showing").replaceChildren("No snapshot shown.");
     say(status, `The API refused the request: ${error.message}`, true);
+  }
+}
+
+async function start() {
+  const history = loadHistory();
+  if (embedded) {
+    const back = document.querySelector("footer.site a");
+    if (back) back.href = withChoice(`/explore/${code}`);
+    await load(chosenSnapshot());
+  } else {
+    const container = place("snapshot-choice");
+    const selector = snapshotSelector(container, (params) => {
+      window.history.pushState(null, "", withSnapshot(params));
+      load(params);
+    }).catch((error) => say(status, `No snapshot list: ${error.message}`, true));
+    window.addEventListener("popstate", async () => {
+      const select = container.querySelector("select");
+      const shown = entryOf(await snapshots(), chosenSnapshot());
+      if (select && shown) select.value = shown.id;
+      load(chosenSnapshot());
+    });
+    await Promise.all([selector, load(chosenSnapshot())]);
   }
   await history;
 }
 
-load();
+start();
