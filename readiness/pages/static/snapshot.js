@@ -39,9 +39,10 @@ export function describe(entry) {
   return `${entry.id} (published ${entry.published})`;
 }
 
-// Every "[data-snapshot]" of the page says the snapshot shown.
+// Every "[data-snapshot]" of the page says the snapshot shown, and "[data-published]" its date.
 export function sayShown(entry) {
   for (const node of document.querySelectorAll("[data-snapshot]")) node.textContent = entry.id;
+  for (const node of document.querySelectorAll("[data-published]")) node.textContent = entry.published;
 }
 
 // The URL parameters that choose ``entry``: none for the current snapshot, year= for a
