@@ -1,0 +1,324 @@
+// The map, for /map and /embed/map alike: every economy with a shape in the vendored Natural Earth
+// geometry (world-110m.json, written by scripts/vendor_world_atlas.py) coloured by one score of one
+// snapshot, as GET /api/v1/readiness answers it, in the classes of the index's bands; each shape a
+// link to the economy's page; the economies too small to draw listed beside it. The view is in the
+// URL (?score=infra&year=2024), read with the API's own names: the API resolves the score's name
+// (any field name or alias, any case) and the snapshot, and says when one is not valid.
+import { COMPOSITE, DIMENSIONS, ApiError, apiUrl, el, getJson, say, score as written } from "./api.js";
+import { chosenSnapshot, describe, entryOf, paramsFor, snapshotSelector, snapshots, withSnapshot } from "./snapshot.js";
+import { chartTools } from "./export.js";
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const CODE = "Country Code";
+const NAME = "Country Name";
+const view = document.getElementById("map-view");
+const status = document.getElementById("status");
+const problem = document.getElementById("problem");
+const embedded = document.body.classList.contains("embed");
+// The bands and the scores' aliases, as the server wrote them into the page from their one
+// definition (readiness/domain/bands.py, readiness/domain/vocabulary.py): field -> alias.
+const BANDS = JSON.parse(document.getElementById("bands-data").textContent);
+const ALIASES = JSON.parse(document.getElementById("score-aliases").textContent);
+const SCORES = [[COMPOSITE, "Composite score"], ...DIMENSIONS.map(([field, label]) => [field, `${label} score`])];
+const LABELS = Object.fromEntries(SCORES);
+const SYNTHETIC = document.querySelector(".synthetic") !== null; // the page's notice: the snapshot's data is synthetic
+
+function svg(tag, attributes = {}, ...children) {
+  const element = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value !== null && value !== undefined) element.setAttribute(name, String(value));
+  }
+  for (const child of children) element.append(child);
+  return element;
+}
+
+// The class of a value: the index of the first band, from the top, whose floor it reaches; null
+// for no value. The composite's classes are its bands; a dimension score is cut at the same bounds.
+function classOf(value) {
+  if (typeof value !== "number") return null;
+  const index = BANDS.findIndex((band) => value >= band.floor);
+  return index === -1 ? BANDS.length - 1 : index;
+}
+
+// What a class is called for ``field``: the band's name and range for the composite, the range alone
+// for a dimension (the bands are the composite's).
+function className(field, index) {
+  if (index === null) return "no data";
+  const band = BANDS[index];
+  return field === COMPOSITE ? `${band.name} (${band.range})` : band.range;
+}
+
+function swatch(index) {
+  return el("span", { class: `swatch ${index === null ? "no-data" : `c-${index}`}`, "aria-hidden": "true" });
+}
+
+let geometry = null;
+async function loadGeometry() {
+  geometry ??= fetch(view.dataset.geometry).then((response) => {
+    if (!response.ok) throw new ApiError(`the map's geometry answered ${response.status}`);
+    return response.json();
+  });
+  return geometry;
+}
+
+// The view the URL asks for, answered by the API: { field, rows, snapshot id, asked score, problem }.
+// An unknown score is said, never dropped silently: the map then shows the composite and says so.
+async function loadData(asked, chosen) {
+  const request = (name) => getJson("/api/v1/readiness", { fields: `${CODE},${NAME},${name}`, ...chosen });
+  const accepted = `use one of ${Object.values(ALIASES).join(", ")} or a score's field name`;
+  let answer = null;
+  let field = COMPOSITE;
+  let note = null;
+  if (asked) {
+    try {
+      answer = await request(asked);
+      field = Object.keys(answer.data[0] ?? {}).find((key) => key !== CODE && key !== NAME);
+      if (!(field in LABELS)) note = `score=${asked} is not a score the map can show: ${accepted}.`;
+    } catch (error) {
+      if (!(error instanceof ApiError) || !error.message.includes("fields=")) throw error;
+      note = `score=${asked} is not a score: ${accepted}.`;
+    }
+    if (note) {
+      answer = null;
+      field = COMPOSITE;
+      note += " The map shows the composite score.";
+    }
+  }
+  answer ??= await request(COMPOSITE);
+  return { field, rows: answer.data, snapshot: answer.snapshot, note };
+}
+
+// The URL parameters of a view: score= (the alias; none for the composite) and the snapshot's.
+function viewParams(field, chosen) {
+  return { ...(field === COMPOSITE ? {} : { score: ALIASES[field] }), ...chosen };
+}
+
+function search(params) {
+  const text = new URLSearchParams(params).toString().replaceAll("+", "%20");
+  return text ? `?${text}` : "";
+}
+
+const tooltip = document.getElementById("map-tooltip");
+
+function showTooltip(target, lines, point = null) {
+  tooltip.replaceChildren(el("strong", {}, lines[0]), ...lines.slice(1).map((line) => el("span", {}, line)));
+  tooltip.hidden = false;
+  const box = tooltip.parentElement.getBoundingClientRect();
+  const at = point ?? (() => {
+    const shape = target.getBoundingClientRect();
+    return { x: shape.left + shape.width / 2, y: shape.top + shape.height / 2 };
+  })();
+  const width = tooltip.offsetWidth;
+  const left = Math.max(0, Math.min(box.width - width, at.x - box.left + 12));
+  tooltip.style.left = `${left}px`;
+  tooltip.style.top = `${Math.max(0, at.y - box.top + 14)}px`;
+}
+
+function hideTooltip() {
+  tooltip.hidden = true;
+}
+
+// A dark line with a white halo over the shape pointed at or focused: visible on every class.
+function highlight(root, path) {
+  root.querySelector(".map-highlight")?.remove();
+  if (!path) return;
+  const d = path.getAttribute("d");
+  root.append(svg("g", { class: "map-highlight", "aria-hidden": "true" },
+    svg("path", { d, class: "halo" }), svg("path", { d, class: "line" })));
+}
+
+// The map as an <svg>: one path per feature, a link per economy in the data.
+function drawMap(shapes, byCode, field, label) {
+  const [, , width, height] = shapes.viewBox.split(" ").map(Number);
+  const root = svg("svg", { viewBox: shapes.viewBox, class: "map-svg", role: "group", "aria-labelledby": "map-caption",
+    width, height });
+  const features = shapes.features.map((feature) => ({ ...feature, row: byCode.get(feature.code) }))
+    .sort((a, b) => (a.row?.[NAME] ?? a.name).localeCompare(b.row?.[NAME] ?? b.name, "en"));
+  // No data: grey hatching, in the SVG itself so a downloaded file keeps it.
+  root.append(svg("defs", {}, svg("pattern", { id: "map-no-data", width: 4, height: 4, patternUnits: "userSpaceOnUse",
+    patternTransform: "rotate(45)" }, svg("rect", { width: 4, height: 4, fill: "#eceef0", stroke: "none" }),
+  svg("line", { x1: 0, y1: 0, x2: 0, y2: 4, stroke: "#8c959f", "stroke-width": 1.5 }))));
+  const countries = svg("g", { class: "countries" });
+  for (const feature of features) {
+    const { row } = feature;
+    const value = row?.[field];
+    const index = classOf(value);
+    const path = svg("path", { d: feature.d, class: index === null ? "no-data" : `c-${index}`, "data-code": feature.code });
+    if (!row) {
+      const lines = [feature.name, "not in the data"];
+      path.append(svg("title", {}, lines.join(": ")));
+      path.addEventListener("pointermove", (event) => showTooltip(path, lines, { x: event.clientX, y: event.clientY }));
+      path.addEventListener("pointerleave", hideTooltip);
+      countries.append(path);
+      continue;
+    }
+    const name = row[NAME];
+    const lines = [name, `${label}: ${written(value)}`, index === null ? "No data" : (field === COMPOSITE
+      ? `Band: ${BANDS[index].name}` : `Class: ${BANDS[index].range}`)];
+    const link = svg("a", { href: `/explore/${feature.code}`, "aria-label": lines.join(", "), "data-code": feature.code,
+      target: embedded ? "_blank" : null, rel: embedded ? "noopener" : null },
+    svg("title", {}, lines.join("\n")), path);
+    link.addEventListener("pointermove", (event) => {
+      showTooltip(link, lines, { x: event.clientX, y: event.clientY });
+      if (!root.querySelector(".map-highlight") || root.dataset.lit !== feature.code) {
+        root.dataset.lit = feature.code;
+        highlight(root, path);
+      }
+    });
+    link.addEventListener("pointerleave", () => { hideTooltip(); highlight(root, null); delete root.dataset.lit; });
+    link.addEventListener("focus", () => { showTooltip(link, lines); highlight(root, path); });
+    link.addEventListener("blur", () => { hideTooltip(); highlight(root, null); });
+    countries.append(link);
+  }
+  root.append(countries);
+  return root;
+}
+
+function drawLegend(field, counts) {
+  const items = BANDS.map((band, index) => el("li", {}, swatch(index), `${className(field, index)}`,
+    el("span", { class: "count" }, ` · ${counts[index] ?? 0}`)));
+  items.push(el("li", {}, swatch(null), "No data", el("span", { class: "count" }, ` · ${counts.none ?? 0}`)));
+  document.getElementById("map-legend").replaceChildren(...items);
+}
+
+function drawSmall(rows, field, label, shapes) {
+  const drawn = new Set(shapes.features.map((feature) => feature.code));
+  const small = rows.filter((row) => !drawn.has(row[CODE])).sort((a, b) => a[NAME].localeCompare(b[NAME], "en"));
+  document.getElementById("small-title").textContent = `Too small to draw (${small.length})`;
+  document.getElementById("map-small").replaceChildren(...small.map((row) => {
+    const index = classOf(row[field]);
+    const band = index === null ? "no data" : field === COMPOSITE ? BANDS[index].name : BANDS[index].range;
+    return el("li", { "data-code": row[CODE] },
+      el("a", { href: `/explore/${row[CODE]}`, target: embedded ? "_blank" : null, rel: embedded ? "noopener" : null },
+        swatch(index), row[NAME]),
+      el("span", { class: "value", "aria-label": `${label} ${written(row[field])}, ${band}` },
+        `${written(row[field])} · ${band}`));
+  }));
+  return small.length;
+}
+
+// For a download: the map with its title above, its legend in the South Pacific and its credit
+// below, so the file explains itself. standaloneSvg copies the SVG at once; the additions are gone
+// before the page paints again.
+function exportable(root, field, label, snapshot, shapes) {
+  const viewBox = root.getAttribute("viewBox");
+  const [, , width, height] = viewBox.split(" ").map(Number);
+  const items = [...BANDS.map((_, index) => [index, className(field, index)]), [null, "No data"]];
+  const top = height - 8 - items.length * 16;
+  const extra = svg("g", { class: "map-export" },
+    svg("text", { x: 8, y: -10, class: "export-title" }, `${label}, snapshot ${snapshot}`),
+    ...items.flatMap(([index, text], row) => [
+      svg("rect", { x: 8, y: top + row * 16, width: 14, height: 11, class: index === null ? "no-data" : `c-${index}` }),
+      svg("text", { x: 28, y: top + row * 16 + 10, class: "export-text" }, text)]),
+    svg("text", { x: width - 8, y: height + 14, "text-anchor": "end", class: "export-text" },
+      `Readiness Index${SYNTHETIC ? " (synthetic data: not the published index)" : ""}. Map: ${shapes.attribution}.`));
+  root.append(extra);
+  root.setAttribute("viewBox", `0 -30 ${width} ${height + 52}`);
+  requestAnimationFrame(() => {
+    extra.remove();
+    root.setAttribute("viewBox", viewBox);
+  });
+  return root;
+}
+
+let tools = null;
+let current = null;
+let generation = 0;
+
+async function render() {
+  const mine = ++generation;
+  const asked = (new URLSearchParams(window.location.search).get("score") ?? "").trim();
+  const chosen = chosenSnapshot();
+  say(status, "Loading…");
+  let shapes;
+  let data;
+  try {
+    [shapes, data] = await Promise.all([loadGeometry(), loadData(asked, chosen)]);
+  } catch (error) {
+    if (mine !== generation) return;
+    say(status, `The map could not be drawn: ${error.message}`, true);
+    document.getElementById("map").replaceChildren();
+    return;
+  }
+  if (mine !== generation) return;
+  const { field, rows, snapshot, note } = data;
+  const label = LABELS[field];
+  const list = await snapshots().catch(() => []);
+  const entry = entryOf(list, chosen);
+  const shown = entry?.id ?? snapshot;
+  for (const node of document.querySelectorAll("[data-snapshot]")) node.textContent = shown;
+  problem.hidden = !note;
+  problem.textContent = note ?? "";
+  const select = document.getElementById("map-score");
+  if (select) select.value = field;
+  if (!note) {  // the URL in the API's canonical words: score's alias, the snapshot's shortest name
+    const canonical = search(viewParams(field, entry ? paramsFor(entry) : chosen));
+    if (canonical !== window.location.search) {
+      window.history.replaceState(null, "", window.location.pathname + canonical);
+    }
+  }
+  const back = document.querySelector("footer.site a[target=_blank]");
+  if (embedded && back) back.href = `/map${window.location.search}`;
+
+  const byCode = new Map(rows.map((row) => [row[CODE], row]));
+  const root = drawMap(shapes, byCode, field, label);
+  document.getElementById("map").replaceChildren(root);
+  const drawnCodes = new Set(shapes.features.map((feature) => feature.code));
+  const counts = {};
+  for (const row of rows) {
+    if (!drawnCodes.has(row[CODE])) continue;
+    const index = classOf(row[field]);
+    counts[index ?? "none"] = (counts[index ?? "none"] ?? 0) + 1;
+  }
+  counts.none = (counts.none ?? 0) + shapes.features.filter((feature) => !byCode.has(feature.code)).length;
+  drawLegend(field, counts);
+  const small = drawSmall(rows, field, label, shapes);
+  document.getElementById("map-caption").textContent =
+    `${label}, snapshot ${entry ? describe(entry) : shown}`;
+  document.getElementById("map-after").textContent = `Map: ${shapes.attribution}.`;
+  const mapped = rows.length - small;
+  say(status, `${label} of ${rows.length} economies: ${mapped} on the map, ${small} too small to draw (listed).`);
+  current = { field, label, snapshot: shown, root, shapes, chosen: entry ? paramsFor(entry) : chosen };
+  if (!embedded && !tools) {
+    tools = chartTools({
+      chart: () => exportable(current.root, current.field, current.label, current.snapshot, current.shapes),
+      name: () => `map-${ALIASES[current.field]}-${current.snapshot}`,
+      csv: () => apiUrl("/api/v1/readiness", { format: "csv", fields: `${CODE},${NAME},${current.field}`,
+        ...current.chosen }),
+      permalink: () => window.location.href,
+      embed: () => `/embed/map${window.location.search}`,
+      title: () => `${current.label}, snapshot ${current.snapshot}`,
+    });
+    document.getElementById("map-tools").replaceChildren(tools);
+  }
+}
+
+// /map's controls: the score and the snapshot, each change a new history entry.
+async function controls() {
+  const select = document.getElementById("map-score");
+  select.replaceChildren(...SCORES.map(([field, label]) => el("option", { value: field }, label)));
+  select.value = COMPOSITE;
+  select.addEventListener("change", () => {
+    const params = new URLSearchParams(window.location.search);
+    if (select.value === COMPOSITE) params.delete("score");
+    else params.set("score", ALIASES[select.value]);
+    const text = params.toString().replaceAll("+", "%20");
+    window.history.pushState(null, "", window.location.pathname + (text ? `?${text}` : ""));
+    render();
+  });
+  const container = document.getElementById("map-snapshot");
+  await snapshotSelector(container, (params) => {
+    window.history.pushState(null, "", withSnapshot(params));
+    render();
+  });
+  window.addEventListener("popstate", async () => {
+    const list = await snapshots();
+    const entry = entryOf(list, chosenSnapshot());
+    const choice = container.querySelector("select");
+    if (entry && choice) choice.value = entry.id;
+    render();
+  });
+}
+
+if (!embedded) controls().catch((error) => say(status, `The snapshot list could not be loaded: ${error.message}`, true));
+render();

@@ -1,0 +1,340 @@
+"""The map (/map and /embed/map) in a real browser: what a person sees, hovers, clicks and tabs to,
+checked against what the API answers (docs/PAGES.md#the-map). Fixtures: tests/browser.py."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-untyped]
+from playwright.sync_api import Page, expect
+
+from readiness.domain.bands import BANDS, band_of
+from readiness.pages.assets import STATIC_DIR
+from tests.browser import OpenPage, PageServer, Watch, screenshot, skip_module_without_chromium
+
+skip_module_without_chromium()
+
+GEOMETRY: dict[str, Any] = json.loads((STATIC_DIR / "world-110m.json").read_text(encoding="utf-8"))
+DRAWN = {feature["code"] for feature in GEOMETRY["features"]}
+COMPOSITE = "Composite Readiness Score"
+BUDGET = 300_000
+"""The map page's bytes over the wire, compressed, everything it loads included (issue 22)."""
+
+
+def rows(server: PageServer, score: str = "score", snapshot: str = "") -> dict[str, dict[str, Any]]:
+    """The API's rows of every economy for ``score``, by code: the expectations come from the API."""
+    url = server.url(f"/api/v1/readiness?fields=Country%20Code,Country%20Name,{score}{snapshot}")
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return {row["Country Code"]: row for row in json.load(response)["data"]}
+
+
+def expected_classes(data: dict[str, dict[str, Any]], field: str) -> dict[str, str]:
+    """The class each drawn economy must have: its band's position from the top."""
+    classes = {}
+    for code, row in data.items():
+        if code in DRAWN:
+            band = band_of(row[field])
+            classes[code] = "no-data" if band is None else f"c-{BANDS.index(band)}"
+    return classes
+
+
+def drawn_classes(page: Page) -> dict[str, str]:
+    """The class of each economy's shape on the map, by the code its link names."""
+    classes: dict[str, str] = page.eval_on_selector_all(
+        "#map svg a[data-code]",
+        "links => Object.fromEntries(links.map((a) => "
+        "[a.dataset.code, a.querySelector('path').getAttribute('class')]))",
+    )
+    return classes
+
+
+def map_drawn(page: Page, label: str = "Composite score") -> None:
+    expect(page.locator("#status")).to_contain_text(f"{label} of 217 economies", timeout=15_000)
+
+
+def serious_violations(page: Page) -> list[str]:
+    """axe-core's serious and critical findings on the page, as tests/test_pages_browser.py reads them."""
+    violations = Axe().run(page).response["violations"]
+    return [f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+            for v in violations if v["impact"] in ("serious", "critical")]
+
+
+def headers(server: PageServer, path: str, **sent: str) -> tuple[dict[str, str], bytes]:
+    request = urllib.request.Request(server.url(path), headers=sent)
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return dict(response.headers), response.read()
+
+
+@contextmanager
+def another_site(frames: dict[str, str]) -> Iterator[str]:
+    """Another site on 127.0.0.1 (another origin: its own port), whose page at each path of
+    ``frames`` frames that URL; yields its root URL. A real server, not a routed or set_content
+    page: Chromium blocks a page with no address framing a loopback one, and `frame-ancestors *`
+    does not match about:blank."""
+
+    class Story(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = (f'<!DOCTYPE html><html lang="en"><title>A story</title><iframe src="{frames[self.path]}" '
+                    'title="Map" width="900" height="760"></iframe></html>').encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Story)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def test_map_draws_every_shape_coloured_by_the_apis_scores(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    data = rows(page_server)
+    expect(page.locator("#map svg path[data-code]")).to_have_count(len(GEOMETRY["features"]))
+    assert drawn_classes(page) == expected_classes(data, COMPOSITE)  # every economy with a shape, its band
+    assert set(drawn_classes(page)) == DRAWN & set(data)
+    # Shapes with no economy in the data (Western Sahara, Taiwan, ...) are drawn hatched, not linked.
+    unlinked = page.eval_on_selector_all("#map svg .countries > path", "paths => paths.map((p) => p.dataset.code)")
+    assert set(unlinked) == DRAWN - set(data) and unlinked
+    assert page.eval_on_selector("#map svg .countries > path", "p => getComputedStyle(p).fill") == 'url("#map-no-data")'
+    # One colour per class, the legend's swatch colour, different for each.
+    fills = {}
+    for index, band in enumerate(BANDS):
+        code = next(code for code, name in expected_classes(data, COMPOSITE).items() if name == f"c-{index}")
+        fill = page.eval_on_selector(f"#map a[data-code={code}] path", "p => getComputedStyle(p).fill")
+        swatch = page.eval_on_selector(f"#map-legend .swatch.c-{index}", "s => getComputedStyle(s).backgroundColor")
+        assert fill == swatch, band.name
+        fills[band.name] = fill
+    assert len(set(fills.values())) == len(BANDS)
+    legend = page.locator("#map-legend li")
+    expect(legend).to_have_count(len(BANDS) + 1)
+    for index, band in enumerate(BANDS):
+        expect(legend.nth(index)).to_contain_text(f"{band.name} ({band.range})")
+    expect(legend.last).to_contain_text("No data")
+    caption = "Composite score, snapshot 2026-11 (current, published 2026-11-05)"
+    expect(page.locator("#map-caption")).to_have_text(caption)
+    expect(page.locator("footer [data-snapshot]")).to_have_text("2026-11")
+    attribution = page.locator("#map-after")
+    for words in ("Natural Earth", "public domain", "world-atlas 2.0.2", "ISC"):
+        expect(attribution).to_contain_text(words)
+    screenshot(page, "map")
+
+
+def test_hovering_a_shape_says_its_score_and_clicking_opens_its_page(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    kenya = rows(page_server)["KEN"]
+    band = band_of(kenya[COMPOSITE])
+    assert band is not None
+    shape = page.locator("#map a[data-code=KEN]")
+    expect(shape).to_have_attribute("aria-label", f"Kenya, Composite score: {kenya[COMPOSITE]:.2f}, Band: {band.name}")
+    expect(shape.locator("title")).to_contain_text("Kenya")
+    shape.hover()
+    tooltip = page.locator("#map-tooltip")
+    expect(tooltip).to_be_visible()
+    expect(tooltip).to_contain_text("Kenya")
+    expect(tooltip).to_contain_text(f"{kenya[COMPOSITE]:.2f}")
+    expect(tooltip).to_contain_text(f"Band: {band.name}")
+    screenshot(page, "map-tooltip", full_page=False)
+    shape.click()
+    page.wait_for_url(page_server.url("/explore/KEN"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("Kenya")
+
+
+def test_tab_reaches_the_map_links_with_a_visible_focus_mark(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    page.locator("#map-snapshot select").focus()
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Skip the map's links"
+    page.keyboard.press("Tab")
+    focused = page.evaluate("[document.activeElement.namespaceURI, document.activeElement.dataset.code]")
+    assert focused == ["http://www.w3.org/2000/svg", "AFG"]  # the links go by name: Afghanistan first
+    expect(page.locator("#map .map-highlight path")).to_have_count(2)  # the focus mark: halo and line
+    expect(page.locator("#map-tooltip")).to_contain_text("Afghanistan")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.dataset.code") == "ALB"
+    screenshot(page, "map-focus", full_page=False)
+    page.keyboard.press("Enter")
+    page.wait_for_url(page_server.url("/explore/ALB"))
+
+
+def test_economies_too_small_to_draw_are_listed_with_their_scores(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    data = rows(page_server)
+    small = sorted((row for code, row in data.items() if code not in DRAWN), key=lambda row: row["Country Name"])
+    assert small, "the sample has microstates with no shape at 1:110m"
+    items = page.locator("#map-small li")
+    expect(items).to_have_count(len(small))
+    expect(page.locator("#small-title")).to_have_text(f"Too small to draw ({len(small)})")
+    for index, row in enumerate(small):
+        item = items.nth(index)
+        band = band_of(row[COMPOSITE])
+        assert band is not None
+        expect(item.get_by_role("link")).to_have_text(row["Country Name"])
+        expect(item.get_by_role("link")).to_have_attribute("href", f"/explore/{row['Country Code']}")
+        expect(item).to_contain_text(f"{row[COMPOSITE]:.2f} · {band.name}")
+    expect(page.locator("#status")).to_contain_text(f"{len(data) - len(small)} on the map, {len(small)} too small")
+
+
+def test_snapshot_selector_changes_the_colours_and_the_url(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    now = drawn_classes(page)
+    page.locator("#map-snapshot select").select_option("2023-12")
+    expect(page).to_have_url(page_server.url("/map?year=2023"))
+    expect(page.locator("#map-caption")).to_contain_text("snapshot 2023-12")
+    then = expected_classes(rows(page_server, snapshot="&year=2023"), COMPOSITE)
+    assert then != now  # the test would pass without a redraw otherwise
+    assert drawn_classes(page) == then
+    expect(page.locator("footer [data-snapshot]")).to_have_text("2023-12")
+    page.go_back()  # a new history entry: Back returns to the current snapshot
+    expect(page.locator("#map-caption")).to_contain_text("snapshot 2026-11")
+    expect(page.locator("#map-snapshot select")).to_have_value("2026-11")
+    assert drawn_classes(page) == now
+
+
+def test_score_select_changes_the_fill_legend_and_url(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    page.get_by_label("Score", exact=True).select_option(label="Infrastructure score")
+    map_drawn(page, "Infrastructure score")
+    expect(page).to_have_url(page_server.url("/map?score=infra"))
+    assert drawn_classes(page) == expected_classes(rows(page_server, "infra"), "Infrastructure Score")
+    # A dimension is cut at the bands' bounds; the band names are the composite's, so not said.
+    expect(page.locator("#map-legend li").first).to_contain_text(BANDS[0].range)
+    expect(page.locator("#map-legend")).not_to_contain_text(BANDS[0].name)
+    page.go_back()
+    map_drawn(page)
+    expect(page.get_by_label("Score", exact=True)).to_have_value(COMPOSITE)
+
+
+def test_map_reads_its_url_with_the_apis_names_and_says_what_it_cannot_show(
+    page: Page, page_server: PageServer, watch: Watch
+) -> None:
+    page.goto(page_server.url("/map?score=GOVERNANCE&snapshot=2024-12"))
+    map_drawn(page, "Governance score")
+    expect(page).to_have_url(page_server.url("/map?score=governance&year=2024"))  # the canonical words
+    expect(page.get_by_label("Score", exact=True)).to_have_value("Governance Score")
+    expect(page.locator("#map-snapshot select")).to_have_value("2024-12")
+    assert drawn_classes(page) == expected_classes(rows(page_server, "governance", "&year=2024"), "Governance Score")
+    page.goto(page_server.url("/map?score=Region"))
+    map_drawn(page)
+    expect(page.locator("#problem")).to_be_visible()
+    expect(page.locator("#problem")).to_contain_text("score=Region is not a score")
+    expect(page.locator("#problem")).to_contain_text("The map shows the composite score")
+    page.goto(page_server.url("/map?score=bogus"))
+    map_drawn(page)
+    expect(page.locator("#problem")).to_contain_text("score=bogus is not a score: use one of score, access")
+    assert "score=bogus" in page.url  # kept, so a reload says it again
+    page.goto(page_server.url("/map?year=1999"))
+    expect(page.locator("#status")).to_contain_text("The map could not be drawn")
+    expect(page.locator("#status")).to_contain_text("year=")
+    expect(page.locator("#map svg")).to_have_count(0)
+    watch.errors.clear()  # Chromium logs the API's 404 as a console error
+
+
+@pytest.mark.parametrize("path", ["/map", "/embed/map?score=infra"])
+def test_map_pages_have_no_serious_accessibility_violation(page: Page, page_server: PageServer, path: str) -> None:
+    page.goto(page_server.url(path))
+    map_drawn(page, "Infrastructure score" if "infra" in path else "Composite score")
+    assert serious_violations(page) == []
+
+
+def test_embed_map_can_be_framed_by_any_site_and_the_map_page_by_none(
+    page: Page, page_server: PageServer, watch: Watch
+) -> None:
+    embed, _ = headers(page_server, "/embed/map")
+    own, _ = headers(page_server, "/map")
+    assert "frame-ancestors *" in embed["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in own["Content-Security-Policy"]
+    frames = {"/embed": page_server.url("/embed/map?score=infra&year=2024"), "/page": page_server.url("/map")}
+    with another_site(frames) as site:
+        page.goto(f"{site}/embed")
+        frame = page.frame_locator("iframe")
+        expect(frame.locator("#status")).to_contain_text("Infrastructure score of 217 economies", timeout=15_000)
+        expect(frame.locator("#map svg a[data-code=KEN]")).to_have_attribute("target", "_blank")  # not in the frame
+        expect(frame.locator("#map-caption")).to_contain_text("snapshot 2024-12")
+        expect(frame.get_by_role("link", name="Open on the Readiness Index site")).to_have_attribute(
+            "href", "/map?score=infra&year=2024")
+        expect(frame.locator(".chart-tools")).to_have_count(0)
+        expect(frame.get_by_role("note", name="Synthetic data")).to_be_visible()
+        screenshot(page, "map-embed-framed")
+        assert watch.errors == []
+        page.goto(f"{site}/page")
+        page.wait_for_timeout(1000)
+        expect(page.frame_locator("iframe").locator("#map-view")).to_have_count(0)  # refused: nothing shows
+    assert watch.errors and all("frame-ancestors 'none'" in error for error in watch.errors), watch.errors
+    watch.errors.clear()
+
+
+def test_map_page_weighs_under_the_budget_compressed(page: Page, page_server: PageServer) -> None:
+    loaded: list[str] = []
+    page.on("response", lambda response: loaded.append(response.url))
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    sizes = {}
+    for url in dict.fromkeys(loaded):
+        path = url.removeprefix(page_server.url(""))
+        head, body = headers(page_server, path, **{"Accept-Encoding": "gzip"})
+        sizes[path] = len(body)
+        if path.endswith(".json") and path.startswith("/static/"):
+            assert head.get("Content-Encoding") == "gzip"  # the geometry travels compressed
+    assert any(path.startswith("/static/world-110m.") for path in sizes)
+    total = sum(sizes.values())
+    print(f"map page, compressed: {total} bytes in {len(sizes)} responses: {sizes}")
+    assert total <= BUDGET, sizes
+
+
+def test_map_downloads_are_the_map_with_its_legend(page: Page, page_server: PageServer, tmp_path: Path) -> None:
+    page.goto(page_server.url("/map?score=human"))
+    map_drawn(page, "Human capital score")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download SVG").click()
+    assert download.value.suggested_filename == "map-human-2026-11.svg"
+    saved = tmp_path / "map.svg"
+    download.value.save_as(saved)
+    tree = ElementTree.parse(saved)
+    texts = [node.text for node in tree.iter("{http://www.w3.org/2000/svg}text")]
+    assert "Human capital score, snapshot 2026-11" in texts
+    assert "No data" in texts and BANDS[0].range in texts
+    codes = {node.get("data-code") for node in tree.iter("{http://www.w3.org/2000/svg}path")}
+    assert "KEN" in codes
+    expect(page.locator("#map .map-export")).to_have_count(0)  # gone from the page once the file is made
+    expect(page.locator("#map svg")).to_have_attribute("viewBox", GEOMETRY["viewBox"])
+    csv = page.get_by_role("link", name="Data (CSV)")
+    expect(csv).to_have_attribute("href", "/api/v1/readiness?format=csv&fields=Country%20Code%2CCountry%20Name%2C"
+                                  "Human%20Capital%20Score")
+
+
+def test_map_fits_a_phone(pages: OpenPage, page_server: PageServer) -> None:
+    page = pages(width=390)
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # no sideways swipe
+    box = page.locator("#map svg").bounding_box()
+    assert box is not None and box["width"] <= 390 and box["width"] > 300
+    expect(page.locator("#map-small")).to_be_visible()
+    legend_size = page.eval_on_selector("#map-legend li", "li => parseFloat(getComputedStyle(li).fontSize)")
+    assert legend_size >= 11
+    screenshot(page, "map-phone")
