@@ -62,7 +62,7 @@ TOLERANCE = 0.35
 BY_NAME: Mapping[str, str] = {"Kosovo": "XKX", "N. Cyprus": "CYP", "Somaliland": "SOM"}
 """Features world-atlas gives no ISO id, by name: Kosovo is the World Bank's XKX; Northern
 Cyprus and Somaliland are drawn as part of Cyprus and Somalia, the economies the World Bank's
-data (and so ours) counts them in (docs/DECISIONS.md, the map)."""
+data (and so ours) counts them in (docs/DECISIONS.md#the-pages)."""
 LEFT_OUT = frozenset({"010"})
 """Antarctica (ISO 010): no economy, and a third of the map's height."""
 

@@ -245,7 +245,7 @@ def test_request_parse_bad_value_names_the_parameter(raw: str, name: str) -> Non
         CitationRequest.parse(raw)
     assert raised.value.name == name
     if name == "format":
-        assert "use bibtex, ris, csl" in str(raised.value)
+        assert "use bibtex, ris, csl, text" in str(raised.value)
 
 
 def test_request_parse_unknown_name_suggests_the_nearest() -> None:
@@ -302,6 +302,7 @@ async def test_citation_route_default_is_the_current_snapshots_bibtex(get: Any) 
 @pytest.mark.parametrize(("name", "media", "extension"), [
     ("ris", "application/x-research-info-systems; charset=utf-8", "ris"),
     ("CSL", "application/vnd.citationstyles.csl+json", "json"),
+    ("Text", "text/plain; charset=utf-8", "txt"),
 ])
 async def test_citation_route_each_format_with_its_type_and_file(get: Any, name: str, media: str,
                                                                  extension: str) -> None:
@@ -312,6 +313,10 @@ async def test_citation_route_each_format_with_its_type_and_file(get: Any, name:
     assert response.headers["Cache-Control"].startswith("public, max-age=86400")  # a pinned snapshot: archive policy
     if extension == "ris":
         assert ("PY", "2025") in parse_ris(response.body.decode())
+    elif extension == "txt":  # the catalogue's text of that snapshot, as the pages show it
+        text = response.body.decode()
+        assert text.endswith(".\n") and text.count("\n") == 1
+        assert "Readiness Index, snapshot 2025-12 [Data set]. Published 2025-12-05." in text
     else:
         assert orjson.loads(response.body)[0]["issued"] == {"date-parts": [[2025, 12, 5]]}
 
@@ -327,7 +332,7 @@ async def test_citation_route_older_manifest_without_publisher(get: Any) -> None
 @gen_test
 async def test_citation_route_bad_format_is_400_naming_format_and_the_accepted_values(get: Any) -> None:
     assert_error_envelope(await get("/api/v1/citation?format=endnote"), 400,
-                          "format='endnote' is not valid; use bibtex, ris, csl.")
+                          "format='endnote' is not valid; use bibtex, ris, csl, text.")
     assert_error_envelope(await get("/api/v1/citation?fromat=ris"), 400, "Did you mean 'format'?",
                           "Accepted parameters: format, snapshot.")
 

@@ -1,4 +1,4 @@
-"""The pages' charts in a real browser (docs/PAGES.md, Charts and downloads): the explorer's
+"""The pages' charts in a real browser (docs/PAGES.md#charts-and-downloads): the explorer's
 ranking chart (readiness/pages/static/ranking.js) draws the view best first; its toolbar
 (export.js) downloads a PNG twice the chart's size, a standalone SVG and the CSV of the rows,
 and shares the permalink; every chart's text is at least 11 px as rendered, on a phone too.

@@ -1,5 +1,5 @@
 """How to cite a snapshot: the catalogue's ``citation`` object and the downloads of
-``/api/v1/citation`` as BibTeX, RIS and CSL-JSON (docs/API.md#get-apiv1citation-the-citation-as-a-file).
+``/api/v1/citation`` as BibTeX, RIS, CSL-JSON and plain text (docs/API.md#get-apiv1citation-the-citation-as-a-file).
 
 Everything comes from the snapshot's manifest (``publisher``, ``license``, ``published``,
 ``synthetic``: docs/DATA.md#manifestjson), so the citation names whoever published the data,
@@ -55,6 +55,7 @@ class CitationFormat(Enum):
     BIBTEX = "bibtex"
     RIS = "ris"
     CSL = "csl"
+    TEXT = "text"
 
     @property
     def content_type(self) -> str:
@@ -71,8 +72,11 @@ _CONTENT_TYPES = {
     CitationFormat.BIBTEX: "application/x-bibtex; charset=utf-8",
     CitationFormat.RIS: "application/x-research-info-systems; charset=utf-8",
     CitationFormat.CSL: "application/vnd.citationstyles.csl+json",
+    CitationFormat.TEXT: "text/plain; charset=utf-8",
 }
-_EXTENSIONS = {CitationFormat.BIBTEX: ".bib", CitationFormat.RIS: ".ris", CitationFormat.CSL: ".json"}
+_EXTENSIONS = {
+    CitationFormat.BIBTEX: ".bib", CitationFormat.RIS: ".ris", CitationFormat.CSL: ".json", CitationFormat.TEXT: ".txt",
+}
 ACCEPTED_FORMATS = ", ".join(item.value for item in CitationFormat)
 
 
@@ -282,6 +286,8 @@ def rendered(citation: Citation, chosen: CitationFormat) -> bytes:
         return to_bibtex(citation).encode()
     if chosen is CitationFormat.RIS:
         return to_ris(citation).encode()
+    if chosen is CitationFormat.TEXT:  # the catalogue's ready-to-paste text, for a page showing any snapshot
+        return f"{citation.text}\n".encode()
     return to_csl(citation)
 
 

@@ -167,12 +167,14 @@ _CITATION_CONTENT: Json = {
     CitationFormat.BIBTEX.content_type.split(";")[0]: {"schema": {"type": "string"}},
     CitationFormat.RIS.content_type.split(";")[0]: {"schema": {"type": "string"}},
     CitationFormat.CSL.content_type: {"schema": {"type": "array", "minItems": 1, "maxItems": 1, "items": _CSL_ITEM}},
+    CitationFormat.TEXT.content_type.split(";")[0]: {"schema": {"type": "string"}},
 }
-"""The three download formats of ``/api/v1/citation``: BibTeX and RIS text, CSL-JSON an array."""
+"""The four download formats of ``/api/v1/citation``: BibTeX, RIS and plain text, CSL-JSON an array."""
 _CITATION_PARAMETERS: tuple[Json, ...] = (
     {"name": "format", "in": "query", "required": False,
-     "description": ("`bibtex` (default: `application/x-bibtex`), `ris` (`application/x-research-info-systems`) "
-                     "or `csl` (`application/vnd.citationstyles.csl+json`); any case. Another value gives 400."),
+     "description": ("`bibtex` (default: `application/x-bibtex`), `ris` (`application/x-research-info-systems`), "
+                     "`csl` (`application/vnd.citationstyles.csl+json`) or `text` (`text/plain`: the catalogue's "
+                     "ready-to-paste `text`); any case. Another value gives 400."),
      "schema": {"type": "string", "enum": ["", *(item.value for item in CitationFormat)]}},
     {"name": "snapshot", "in": "query", "required": False,
      "description": ("A snapshot id `YYYY-MM` that `/api/v1/snapshots` lists. Omitted: the current snapshot. "
@@ -260,8 +262,8 @@ def _paths() -> Json:
             "getCitation", None,
             {"tags": ["catalogue"], "summary": "The citation of a snapshot as a file",
              "description": ("The catalogue's `citation` of a snapshot as a file for reference managers: "
-                             "BibTeX (an `@misc` entry), RIS (`TY  - DATA`) or CSL-JSON (an array of one "
-                             "`dataset` item), as an attachment named after the snapshot. From the "
+                             "BibTeX (an `@misc` entry), RIS (`TY  - DATA`), CSL-JSON (an array of one "
+                             "`dataset` item) or the plain text, as an attachment named after the snapshot. From the "
                              "snapshot's manifest: its publisher, licence and publication date; a synthetic "
                              "snapshot's note says not to cite it.")},
             _data_responses(_CITATION_CONTENT, {**_DATA, "Content-Disposition": ref("headers", "CitationFile")},

@@ -1,0 +1,39 @@
+// "Cite this" in every page's footer: when it is opened, it says how to cite the snapshot the page
+// shows now (the page may have changed it since it loaded) and gives a permalink pinned to that
+// snapshot, so the link shows the same numbers after the next monthly release.
+import { apiUrl } from "./api.js";
+
+const block = document.getElementById("cite-this");
+
+// The snapshot on screen: what the page's "[data-snapshot]" says (snapshot.js keeps it current).
+function shownSnapshot() {
+  return document.querySelector("[data-snapshot]")?.textContent.trim() || block.dataset.current;
+}
+
+// The page's URL with its snapshot pinned: year= and snapshot= already pin it; otherwise add snapshot=.
+export function permalink(location, shown) {
+  const url = new URL(location.href);
+  if (!url.searchParams.has("year") && !url.searchParams.has("snapshot")) url.searchParams.set("snapshot", shown);
+  return url.href.replaceAll("+", "%20");
+}
+
+async function refresh() {
+  const shown = shownSnapshot();
+  const link = block.querySelector("[data-permalink]");
+  link.href = permalink(window.location, shown);
+  link.textContent = link.href;
+  for (const download of block.querySelectorAll("[data-citation-format]")) {
+    download.href = apiUrl("/api/v1/citation", { format: download.dataset.citationFormat, snapshot: shown });
+  }
+  const text = block.querySelector("[data-citation]");
+  if (text.dataset.snapshot === shown || (!text.dataset.snapshot && shown === block.dataset.current)) return;
+  const response = await fetch(apiUrl("/api/v1/citation", { format: "text", snapshot: shown }));
+  if (response.ok) {
+    text.textContent = (await response.text()).trim();
+    text.dataset.snapshot = shown;
+  }
+}
+
+if (block) {
+  block.addEventListener("toggle", () => { if (block.open) refresh(); });
+}
