@@ -1,73 +1,193 @@
-// The explorer's table: GET /api/v1/readiness with the filters and sort chosen, drawn as a
-// sortable table; the name search narrows the rows shown, and the download link asks the API
-// for exactly those rows as CSV. The state lives in the page's query string, so a view can be
-// shared and survives a reload.
-import { COMPOSITE, DIMENSIONS, apiUrl, bar, el, folded, getJson, number, say } from "./api.js";
+// The explorer's table: GET /api/v1/readiness with the filters, snapshot, weights and sort
+// chosen, drawn as a sortable table and as a ranking chart; the name search narrows the rows
+// shown, and the download link asks the API for exactly those rows as CSV.
+//
+// The view lives in the page's query string, in the API's own language: the page sends its
+// query (all but the page-only `q`, the name search) to GET /api/v1/query/readiness, the
+// service's own parser, and shows what it answers: the view its canonical parameters describe,
+// with the canonical URL in the address bar, or the API's message for a value it does not know
+// (and then no table at all, never another view in its place).
+import { COMPOSITE, DIMENSIONS, ApiError, apiUrl, bar, el, folded, getJson, number, say } from "./api.js";
+import { entryOf, snapshotSelector, snapshots, sayShown } from "./snapshot.js";
+import { drawRankingChart } from "./ranking.js";
 
-const COLUMNS = [
+const CUSTOM_SCORE = "Custom Score";
+const CUSTOM_RANK = "Custom Rank";
+// Every column; `extra` ones fold away on a phone until "Show all columns" (explore.css).
+const PUBLISHED_COLUMNS = [
   { field: "Global Rank", label: "Rank", numeric: true, ascendingFirst: true },
   { field: "Country Name", label: "Economy", numeric: false },
-  { field: "Region", label: "Region", numeric: false },
-  { field: "Income Level", label: "Income group", numeric: false },
+  { field: "Region", label: "Region", numeric: false, extra: true },
+  { field: "Income Level", label: "Income group", numeric: false, extra: true },
   { field: COMPOSITE, label: "Composite", numeric: true, barred: true },
-  ...DIMENSIONS.map(([field, label]) => ({ field, label, numeric: true, barred: true })),
-  { field: "FCV Status", label: "FCV", numeric: false },
+  ...DIMENSIONS.map(([field, label]) => ({ field, label, numeric: true, barred: true, extra: true })),
+  { field: "FCV Status", label: "FCV", numeric: false, extra: true },
 ];
-const FIELDS = ["Country Code", ...COLUMNS.map((column) => column.field)];
+const CUSTOM_COLUMNS = [
+  { field: CUSTOM_SCORE, label: "Custom score", numeric: true, barred: true, custom: true },
+  { field: CUSTOM_RANK, label: "Custom rank", numeric: true, ascendingFirst: true, custom: true },
+];
+const FIELDS = ["Country Code", ...PUBLISHED_COLUMNS.map((column) => column.field)];
 const FILTERS = ["region", "income", "fcv"];
+const SNAPSHOT = ["year", "snapshot"];
+// What the explorer reads of the canonical parameters; the API's other parameters (fields,
+// limit, codes, ...) are said to be unused and left out of the page's link.
+const USED = [...FILTERS, ...SNAPSHOT, "sort", "order", "weights"];
+// In the API's canonical order (Query.canonical), then the page's own.
+const URL_ORDER = ["region", "income", "fcv", "year", "snapshot", "sort", "order", "weights", "q"];
+const PAGE_ONLY = ["q"];
+const PUBLISHED_WEIGHT = 1;
+const MAX_SLIDER = 5;
 
 const form = document.getElementById("filters");
 const table = document.getElementById("ranking");
 const caption = document.getElementById("ranking-caption");
 const status = document.getElementById("status");
+const problem = document.getElementById("problem");
+const unused = document.getElementById("unused");
 const download = document.getElementById("download");
 const request = document.getElementById("request");
+const permalink = document.getElementById("permalink");
+const customLabel = document.getElementById("custom-label");
+const customWeights = document.getElementById("custom-weights");
+const weightsBox = document.getElementById("weights-box");
+const sliders = document.getElementById("weight-sliders");
+const moreColumns = document.getElementById("more-columns");
+const chart = document.getElementById("ranking-chart-body");
+const choice = document.getElementById("explore-snapshot");
+const links = document.getElementById("links");
+const viewLink = document.getElementById("view-link");
+const chartSection = document.getElementById("ranking-chart");
 
-let state = readState();
+let state = defaultState("");
 let rows = [];
+let shownEntry = null;
 let pending = 0;
 
-function readState() {
-  const params = new URLSearchParams(window.location.search);
-  const sort = COLUMNS.find((column) => column.field === params.get("sort")) ? params.get("sort") : "Global Rank";
-  const order = params.get("order") === "desc" || params.get("order") === "asc" ? params.get("order") : "asc";
-  const filters = Object.fromEntries(FILTERS.map((name) => [name, params.get(name) || ""]));
-  return { sort, order, filters, search: params.get("q") || "" };
+function defaultState(search) {
+  return { filters: { region: "", income: "", fcv: "" }, snapshot: {}, weights: null,
+    sort: "Global Rank", order: "asc", search };
 }
 
-// A filter or sort change is a new history entry (Back returns to the view before it); typing
-// in the search box replaces the current one, or every keystroke would be a step back.
-function writeState(push) {
-  const shown = apiUrl(window.location.pathname, { ...state.filters, q: state.search,
-    sort: state.sort === "Global Rank" && state.order === "asc" ? "" : state.sort,
-    order: state.sort === "Global Rank" && state.order === "asc" ? "" : state.order });
+const custom = () => state.weights !== null;
+const columns = () => (custom()
+  ? [...PUBLISHED_COLUMNS.slice(0, 5), ...CUSTOM_COLUMNS, ...PUBLISHED_COLUMNS.slice(5)] : PUBLISHED_COLUMNS);
+// Whether a column folds away on a phone: the published rank too while the custom rank is shown.
+const folds = (column) => column.extra || (custom() && column.field === "Global Rank");
+// The explorer's own default order: the published rank, or the custom score with custom weights.
+const defaultSort = (weights = state.weights) => (weights !== null
+  ? { sort: CUSTOM_SCORE, order: "desc" } : { sort: "Global Rank", order: "asc" });
+
+// Slider weights as the API writes them canonically: whole numbers without a common divisor;
+// equal weights are the published index (null).
+function canonicalWeights(weights) {
+  if (!weights || weights.every((weight) => weight === weights[0]) && weights[0] > 0) return null;
+  const gcd = (a, b) => (b ? gcd(b, a % b) : a);
+  const divisor = weights.reduce(gcd, 0) || 1;
+  return weights.map((weight) => weight / divisor);
+}
+
+// A query string as the service writes one (urlencode with quote, "," and ":" kept).
+function encode(value) {
+  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replaceAll("%2C", ",").replaceAll("%3A", ":");
+}
+
+// The view's parameters in the API's terms (sort and order left out for the explorer's default
+// view, the published rank ascending, as the API leaves out its own default).
+function viewParams() {
+  const params = { ...state.filters, ...state.snapshot };
+  const published = defaultSort(null);
+  if (state.sort !== published.sort || state.order !== published.order) Object.assign(params, { sort: state.sort, order: state.order });
+  if (custom()) params.weights = state.weights.join(",");
+  return params;
+}
+
+// The page's canonical URL: the API's canonical query for the view, then the name search.
+function pageUrl() {
+  const params = { ...viewParams(), q: state.search.trim() };
+  const text = URL_ORDER.filter((name) => params[name]).map((name) => `${name}=${encode(params[name])}`).join("&");
+  return window.location.pathname + (text ? `?${text}` : "");
+}
+
+// A filter, snapshot, weight or sort change is a new history entry (Back returns to the view
+// before it); typing in the search box replaces the current one, or every keystroke would be a
+// step back.
+function writeUrl(push) {
+  const shown = pageUrl();
   if (push && shown !== window.location.pathname + window.location.search) window.history.pushState(null, "", shown);
   else window.history.replaceState(null, "", shown);
+  permalink.href = shown;
+  permalink.textContent = permalink.href;
 }
 
-// The API parameters of the current view, without the format and the name search.
+// The API parameters of the table, without the format and the name search.
 function apiParams() {
-  return { ...state.filters, sort: state.sort, order: state.order, fields: FIELDS.join(",") };
+  return { ...state.filters, ...state.snapshot, sort: state.sort, order: state.order, fields: FIELDS.join(","),
+    weights: custom() ? state.weights.join(",") : "" };
+}
+
+// The view a page URL names, read by the service's parser (GET /api/v1/query/readiness):
+// resolves to the state, or throws the API's ApiError for a value it does not accept.
+async function readUrl(search) {
+  const params = new URLSearchParams(search);
+  const text = params.get("q") || "";
+  for (const name of PAGE_ONLY) params.delete(name);
+  const next = defaultState(text);
+  const given = [...params.entries()].filter(([, value]) => value.trim() !== "").map(([name]) => name);
+  if (given.length === 0) return { view: next, ignored: [] };
+  const query = params.toString().replaceAll("+", "%20");
+  const answer = await getJson(`/api/v1/query/readiness?${query}`);
+  const parameters = answer.parameters || {};
+  for (const name of FILTERS) next.filters[name] = parameters[name] === undefined ? "" : String(parameters[name]);
+  for (const name of SNAPSHOT) if (parameters[name] !== undefined) next.snapshot[name] = String(parameters[name]);
+  // A link's weights are kept as the API writes them, equal ones too (the API's custom columns).
+  if (parameters.weights !== undefined) next.weights = String(parameters.weights).split(",").map(Number);
+  if (given.includes("sort") || given.includes("order")) {
+    next.sort = parameters.sort ?? "Country Name"; // the API's default, which its canonical form leaves out
+    next.order = parameters.order ?? "asc";
+  } else {
+    Object.assign(next, defaultSort(next.weights)); // the explorer's default for these weights
+  }
+  const ignored = Object.entries(parameters).filter(([name]) => !USED.includes(name));
+  return { view: next, ignored };
+}
+
+function setControls() {
+  for (const name of FILTERS) form.elements[name].value = state.filters[name];
+  form.elements.q.value = state.search;
+  const weights = state.weights || DIMENSIONS.map(() => PUBLISHED_WEIGHT);
+  sliders.querySelectorAll("input").forEach((input, index) => {
+    input.value = String(Math.min(MAX_SLIDER, weights[index]));
+    input.nextElementSibling.value = String(weights[index]);
+  });
+  if (custom()) weightsBox.open = true;
+  customLabel.hidden = !custom();
+  customWeights.textContent = custom()
+    ? `Weights ${DIMENSIONS.map(([, label], index) => `${label} ${state.weights[index]}`).join(", ")}; `
+      + "Custom score and Custom rank are yours, Composite and Rank the published index." : "";
 }
 
 function drawHead() {
   const row = table.tHead.rows[0];
   // The buttons are drawn anew: the one that had the focus gives it to its successor.
   const focused = row.contains(document.activeElement) ? document.activeElement.dataset.field : null;
-  row.replaceChildren(...COLUMNS.map((column) => {
+  table.classList.toggle("weighted", custom());
+  row.replaceChildren(...columns().map((column) => {
     const sorted = column.field === state.sort;
     const button = el("button", { type: "button", "data-field": column.field }, column.label,
       el("span", { class: "arrow", "aria-hidden": "true" }, sorted ? (state.order === "asc" ? " ▲" : " ▼") : ""));
     button.addEventListener("click", () => sortBy(column));
     return el("th", {
       scope: "col",
-      class: column.numeric ? "num" : null,
+      class: [column.numeric ? "num" : "", folds(column) ? "extra" : "", column.custom ? "custom" : ""].join(" ").trim() || null,
       "aria-sort": sorted ? (state.order === "asc" ? "ascending" : "descending") : null,
     }, button);
   }));
   if (focused) row.querySelector(`button[data-field="${CSS.escape(focused)}"]`)?.focus();
-  const sortedBy = COLUMNS.find((column) => column.field === state.sort).label.toLowerCase();
-  caption.textContent = `Economies by ${sortedBy}, ${state.order === "asc" ? "ascending" : "descending"}`;
+  const sortedBy = columns().find((column) => column.field === state.sort)?.label.toLowerCase() ?? state.sort;
+  caption.textContent = `Economies by ${sortedBy}, ${state.order === "asc" ? "ascending" : "descending"}`
+    + (custom() ? " (custom weights: not the published index)" : "");
 }
 
 function sortBy(column) {
@@ -81,12 +201,14 @@ function sortBy(column) {
 
 function cell(column, record) {
   const value = record[column.field];
+  const extra = folds(column) ? "extra" : null;
   if (column.field === "Country Name") {
     return el("th", { scope: "row" }, el("a", { href: `/explore/${record["Country Code"]}` }, value));
   }
-  if (column.field === "FCV Status") return el("td", {}, value === true ? "Yes" : value === false ? "No" : "–");
-  if (column.barred) return el("td", { class: "num" }, bar(value));
-  return el("td", { class: column.numeric ? "num" : null }, column.numeric ? number(value, 0) : value ?? "–");
+  if (column.field === "FCV Status") return el("td", { class: extra }, value === true ? "Yes" : value === false ? "No" : "–");
+  const classes = [column.numeric ? "num" : "", extra || "", column.custom ? "custom" : ""].join(" ").trim() || null;
+  if (column.barred) return el("td", { class: classes }, bar(value));
+  return el("td", { class: classes }, column.numeric ? number(value, 0) : value ?? "–");
 }
 
 // A name containing the search, or a code beginning with it ("usa" finds United States).
@@ -99,55 +221,165 @@ function visibleRows() {
 function drawBody() {
   const shown = visibleRows();
   table.tBodies[0].replaceChildren(...shown.map((record) =>
-    el("tr", {}, COLUMNS.map((column) => cell(column, record)))));
+    el("tr", {}, columns().map((column) => cell(column, record)))));
   const narrowed = shown.length !== rows.length;
   const params = narrowed ? { ...apiParams(), codes: shown.map((r) => r["Country Code"]).join(",") } : apiParams();
   download.href = apiUrl("/api/v1/readiness", { ...params, format: "csv" });
   download.toggleAttribute("hidden", shown.length === 0);
   request.href = apiUrl("/api/v1/readiness", apiParams());
   say(status, `Showing ${shown.length} of ${rows.length} economies` +
-    (state.search.trim() ? ` matching “${state.search.trim()}”` : "") + ".");
+    (state.search.trim() ? ` matching “${state.search.trim()}”` : "") +
+    (shownEntry ? ` (snapshot ${shownEntry.id}${shownEntry.current ? ", the current one" : ""})` : "") + ".");
+  drawChart(shown);
 }
 
-async function load(push = false) {
-  const mine = ++pending;
-  drawHead();
-  writeState(push);
-  say(status, "Loading…");
+// The ranking chart of the rows shown (ranking.js), best first: by the composite, or by the
+// custom score while custom weights are set, whatever column the table is sorted by.
+function drawChart(shown) {
+  const field = custom() ? CUSTOM_SCORE : COMPOSITE;
   try {
-    const answer = await getJson("/api/v1/readiness", apiParams());
-    if (mine !== pending) return; // a newer request was sent meanwhile
-    rows = answer.data;
-    drawBody();
+    drawRankingChart(chart, {
+      field,
+      label: columns().find((column) => column.field === state.sort)?.label.toLowerCase() ?? state.sort,
+      rows: shown,
+      snapshot: shownEntry?.id ?? "",
+      permalink: permalink.href,
+      csv: download.href,
+    });
   } catch (error) {
-    if (mine !== pending) return;
-    rows = [];
-    table.tBodies[0].replaceChildren();
-    say(status, `The API refused the request: ${error.message}`, true);
+    chart.replaceChildren(el("p", { class: "error" }, `The chart could not be drawn: ${error.message}`));
   }
 }
 
+// Nothing shown: no rows, no chart, no links to them.
+function clearTable() {
+  rows = [];
+  table.tBodies[0].replaceChildren();
+  chart.replaceChildren();
+  showingSomething(false);
+}
+
+function showingSomething(shown) {
+  for (const part of [links, viewLink, chartSection]) part.hidden = !shown;
+}
+
+function showProblem(message) {
+  problem.replaceChildren(el("strong", {}, "This view cannot be shown. "), message, " ",
+    "Nothing is shown in its place; change a choice above, or ",
+    el("a", { href: "/explore" }, "start from the whole table"), ".");
+  problem.hidden = false;
+}
+
+// The snapshot named in the view, from the catalogue (current for none).
+async function entryShown() {
+  try {
+    return entryOf(await snapshots(), state.snapshot) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+// Fetch and draw the table of the current state.
+async function load(push = false) {
+  const mine = ++pending;
+  problem.hidden = true;
+  drawHead();
+  setControls();
+  writeUrl(push);
+  say(status, "Loading…");
+  try {
+    const answer = await getJson("/api/v1/readiness", apiParams());
+    const entry = await entryShown();
+    if (mine !== pending) return; // a newer request was sent meanwhile
+    rows = answer.data;
+    shownEntry = entry;
+    if (entry) sayShown(entry);
+    showingSomething(true);
+    drawBody();
+  } catch (error) {
+    if (mine !== pending) return;
+    clearTable();
+    showProblem(error.message);
+    say(status, "No economies shown.", true);
+  }
+}
+
+// Read the page's URL through the API's parser, then load its view; for a URL the parser
+// refuses, its message and no table.
+async function start() {
+  const mine = ++pending;
+  say(status, "Loading…");
+  let read;
+  try {
+    read = await readUrl(window.location.search);
+  } catch (error) {
+    if (mine !== pending) return;
+    state = defaultState(new URLSearchParams(window.location.search).get("q") || "");
+    setControls();
+    drawHead();
+    clearTable();
+    unused.hidden = true;
+    permalink.href = window.location.href;
+    permalink.textContent = permalink.href;
+    showProblem(error instanceof ApiError ? error.message : String(error));
+    say(status, "No economies shown: the link's query is not valid.", true);
+    return;
+  }
+  if (mine !== pending) return;
+  state = read.view;
+  unused.hidden = read.ignored.length === 0;
+  unused.textContent = read.ignored.length === 0 ? "" : `Not used by the explorer, and left out of the link: ${
+    read.ignored.map(([name, value]) => `${name}=${value}`).join(", ")} (it shows every economy the filters select, with its own columns).`;
+  await load();
+  const entry = await entryShown();
+  const select = choice.querySelector("select");
+  if (select && entry) select.value = entry.id;
+}
+
+function weightSliders() {
+  sliders.replaceChildren(...DIMENSIONS.map(([field, label], index) => {
+    const id = `w-${index}`;
+    const input = el("input", { type: "range", id, min: 0, max: MAX_SLIDER, step: 1, value: PUBLISHED_WEIGHT,
+      "data-dimension": field });
+    const output = el("output", { for: id }, String(PUBLISHED_WEIGHT));
+    input.addEventListener("input", () => { output.value = input.value; });
+    input.addEventListener("change", () => setWeights([...sliders.querySelectorAll("input")].map((i) => Number(i.value))));
+    return el("div", { class: "weight" }, el("label", { for: id }, label), input, output);
+  }));
+}
+
+function setWeights(weights) {
+  const wasCustom = custom();
+  state.weights = weights.every((weight) => weight === 0) ? weights : canonicalWeights(weights);
+  const sortIsCustom = [CUSTOM_SCORE, CUSTOM_RANK].includes(state.sort);
+  if (custom() && (!wasCustom || !sortIsCustom)) Object.assign(state, { sort: CUSTOM_SCORE, order: "desc" });
+  if (!custom() && sortIsCustom) Object.assign(state, defaultSort());
+  load(true);
+}
+
+weightSliders();
+document.getElementById("weights-reset").addEventListener("click", () => setWeights(DIMENSIONS.map(() => PUBLISHED_WEIGHT)));
+
 for (const name of FILTERS) {
-  const control = form.elements[name];
-  control.value = state.filters[name];
-  if (control.value !== state.filters[name]) state.filters[name] = ""; // not one of the choices
-  control.addEventListener("change", () => {
-    state.filters[name] = control.value;
+  form.elements[name].addEventListener("change", () => {
+    state.filters[name] = form.elements[name].value;
     load(true);
   });
 }
-// Back and Forward: the view of that entry, its controls set to match.
-window.addEventListener("popstate", () => {
-  state = readState();
-  for (const name of FILTERS) form.elements[name].value = state.filters[name];
-  form.elements.q.value = state.search;
-  load();
+moreColumns.addEventListener("click", () => {
+  const all = table.classList.toggle("all-columns");
+  moreColumns.setAttribute("aria-pressed", String(all));
 });
-form.elements.q.value = state.search;
+// Back and Forward: the view of that entry, read from its URL like the first one.
+window.addEventListener("popstate", () => start());
 form.elements.q.addEventListener("input", () => {
   state.search = form.elements.q.value;
-  writeState();
+  writeUrl(false);
   drawBody();
 });
 form.addEventListener("submit", (event) => event.preventDefault());
-load();
+
+start().then(() => snapshotSelector(choice, (params) => {
+  state.snapshot = params;
+  load(true);
+})).catch((error) => say(status, `The snapshots could not be listed: ${error.message}`, true));
