@@ -111,9 +111,9 @@ def headers() -> Json:
                                                   '(?:-synthetic)?\\.csv"$'},
                                       required=False),
         "CitationFile": header('The download\'s file name: `attachment; filename="readiness-2026-11.bib"` '
-                               "(`.ris`, `.json`), `-synthetic` before the extension for synthetic data.",
+                               "(`.ris`, `.json`, `.txt`), `-synthetic` before the extension for synthetic data.",
                                {"type": "string", "pattern": '^attachment; filename="readiness-[0-9]{4}-[0-9]{2}'
-                                                             '(?:-synthetic)?\\.(?:bib|ris|json)"$'}),
+                                                             '(?:-synthetic)?\\.(?:bib|ris|json|txt)"$'}),
         "Access-Control-Allow-Origin": header("CORS: any origin may read.", {"const": "*"}),
         "Access-Control-Expose-Headers": header("CORS: the headers a browser script may read.",
                                                 {"type": "string"}),
