@@ -18,7 +18,10 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,3 +197,33 @@ def screenshot(page: Page, name: str, *, full_page: bool = True) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
     return path
+
+
+@contextmanager
+def another_site(pages: Mapping[str, str]) -> Iterator[str]:
+    """Another web site on 127.0.0.1 (another origin: its own port) serving the HTML ``pages``
+    by path; yields its root URL. For the embeds: a real server, not a routed or ``set_content``
+    page, because Chromium blocks a page with no address framing a loopback one and
+    ``frame-ancestors *`` does not match about:blank."""
+
+    class Site(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            body = pages.get(self.path, "").encode()
+            self.send_response(200 if self.path in pages else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's name)
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)

@@ -11,13 +11,9 @@ from __future__ import annotations
 
 import re
 import struct
-import threading
 import urllib.request
 import xml.etree.ElementTree as ElementTree
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -27,7 +23,14 @@ import pytest
 from playwright.sync_api import Locator, Page, ViewportSize, expect
 
 from readiness.pages.assets import read_assets
-from tests.browser import SCREENSHOTS, OpenPage, PageServer, screenshot, skip_module_without_chromium
+from tests.browser import (
+    SCREENSHOTS,
+    OpenPage,
+    PageServer,
+    another_site,
+    screenshot,
+    skip_module_without_chromium,
+)
 from tests.test_pages_browser import api, serious_violations
 
 skip_module_without_chromium()
@@ -357,35 +360,9 @@ def test_line_chart_tools_download_a_png_and_give_an_embed_snippet_that_frames(
     expect(tools.get_by_role("status")).to_contain_text("Embed code")
     # Pasted into another site's page (another origin: a server of the test's own), the snippet
     # shows the economy.
-    with blog_serving(f"<!doctype html><title>A blog</title><h1>My post</h1>{snippet}") as blog:
-        page.goto(blog)
+    with another_site({"/post": f"<!doctype html><title>A blog</title><h1>My post</h1>{snippet}"}) as blog:
+        page.goto(f"{blog}/post")
         expect(page.frame_locator("iframe").get_by_role("heading", level=1)).to_have_text("Kenya", timeout=10_000)
-
-
-@contextmanager
-def blog_serving(html: str) -> Iterator[str]:
-    """A page of another site, ``html``, served on 127.0.0.1 from another port; its URL."""
-    body = html.encode()
-
-    class Blog(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's name)
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Blog)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/post"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 SMALLEST_TEXT = """(svg) => [...svg.querySelectorAll("text")].map((text) => ({

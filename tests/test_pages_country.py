@@ -5,10 +5,8 @@ docs/METHOD.md#the-country-profile. Fixtures: tests/browser.py."""
 
 from __future__ import annotations
 
-import http.server
 import json
 import math
-import threading
 import urllib.request
 from collections import Counter
 from collections.abc import Iterator
@@ -21,7 +19,7 @@ from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-unt
 from playwright.sync_api import Page, expect
 
 from readiness.domain.bands import BANDS, band_of
-from tests.browser import OpenPage, PageServer, Watch, screenshot, skip_module_without_chromium
+from tests.browser import OpenPage, PageServer, Watch, another_site, screenshot, skip_module_without_chromium
 
 skip_module_without_chromium()
 
@@ -301,31 +299,16 @@ def test_history_chart_has_its_tools_and_the_embed_snippet(page: Page, page_serv
 
 
 @pytest.fixture
-def other_origin(tmp_path: Path, page_server: PageServer) -> Iterator[str]:
+def other_origin(page_server: PageServer) -> Iterator[str]:
     """A second web server on another port (another origin) whose page frames the embed and,
     to show the difference, the country page."""
-    (tmp_path / "host.html").write_text(
-        "<!DOCTYPE html><title>A newsroom</title><h1>Our story</h1>"
-        f'<iframe id="embed" title="Kenya, embedded" src="{page_server.url("/embed/explore/KEN?year=2024")}" '
-        'width="800" height="900"></iframe>'
-        f'<iframe id="page" title="Kenya, the page" src="{page_server.url("/explore/KEN")}" '
-        'width="400" height="300"></iframe>')
-
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, directory=str(tmp_path), **kwargs)
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the base class's name)
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/host.html"
-    finally:
-        server.shutdown()
-        server.server_close()
+    host = ("<!DOCTYPE html><title>A newsroom</title><h1>Our story</h1>"
+            f'<iframe id="embed" title="Kenya, embedded" src="{page_server.url("/embed/explore/KEN?year=2024")}" '
+            'width="800" height="900"></iframe>'
+            f'<iframe id="page" title="Kenya, the page" src="{page_server.url("/explore/KEN")}" '
+            'width="400" height="300"></iframe>')
+    with another_site({"/host.html": host}) as site:
+        yield f"{site}/host.html"
 
 
 def test_the_embed_is_framed_by_another_origin_and_the_page_is_not(

@@ -4,11 +4,7 @@ checked against what the API answers (docs/PAGES.md#the-map). Fixtures: tests/br
 from __future__ import annotations
 
 import json
-import threading
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -19,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from readiness.domain.bands import BANDS, band_of
 from readiness.pages.assets import STATIC_DIR
-from tests.browser import OpenPage, PageServer, Watch, screenshot, skip_module_without_chromium
+from tests.browser import OpenPage, PageServer, Watch, another_site, screenshot, skip_module_without_chromium
 
 skip_module_without_chromium()
 
@@ -74,35 +70,10 @@ def headers(server: PageServer, path: str, **sent: str) -> tuple[dict[str, str],
         return dict(response.headers), response.read()
 
 
-@contextmanager
-def another_site(frames: dict[str, str]) -> Iterator[str]:
-    """Another site on 127.0.0.1 (another origin: its own port), whose page at each path of
-    ``frames`` frames that URL; yields its root URL. A real server, not a routed or set_content
-    page: Chromium blocks a page with no address framing a loopback one, and `frame-ancestors *`
-    does not match about:blank."""
-
-    class Story(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            body = (f'<!DOCTYPE html><html lang="en"><title>A story</title><iframe src="{frames[self.path]}" '
-                    'title="Map" width="900" height="760"></iframe></html>').encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Story)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=10)
+def story_framing(url: str) -> str:
+    """A page of another site that frames ``url``."""
+    return (f'<!DOCTYPE html><html lang="en"><title>A story</title><iframe src="{url}" '
+            'title="Map" width="900" height="760"></iframe></html>')
 
 
 def test_map_draws_every_shape_coloured_by_the_apis_scores(page: Page, page_server: PageServer) -> None:
@@ -268,7 +239,8 @@ def test_embed_map_can_be_framed_by_any_site_and_the_map_page_by_none(
     own, _ = headers(page_server, "/map")
     assert "frame-ancestors *" in embed["Content-Security-Policy"]
     assert "frame-ancestors 'none'" in own["Content-Security-Policy"]
-    frames = {"/embed": page_server.url("/embed/map?score=infra&year=2024"), "/page": page_server.url("/map")}
+    frames = {"/embed": story_framing(page_server.url("/embed/map?score=infra&year=2024")),
+              "/page": story_framing(page_server.url("/map"))}
     with another_site(frames) as site:
         page.goto(f"{site}/embed")
         frame = page.frame_locator("iframe")
