@@ -4,6 +4,8 @@ checked against what the API answers (docs/PAGES.md#the-map). Fixtures: tests/br
 from __future__ import annotations
 
 import json
+import struct
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,9 @@ from playwright.sync_api import Page, expect
 
 from readiness.domain.bands import BANDS, band_of
 from readiness.pages.assets import STATIC_DIR
-from tests.browser import OpenPage, PageServer, Watch, another_site, screenshot, skip_module_without_chromium
+from tests.browser import (
+    SCREENSHOTS, OpenPage, PageServer, Watch, another_site, screenshot, skip_module_without_chromium,
+)
 
 skip_module_without_chromium()
 
@@ -225,10 +229,13 @@ def test_map_reads_its_url_with_the_apis_names_and_says_what_it_cannot_show(
     watch.errors.clear()  # Chromium logs the API's 404 as a console error
 
 
-@pytest.mark.parametrize("path", ["/map", "/embed/map?score=infra"])
+@pytest.mark.parametrize("path", ["/map", "/embed/map?score=infra", "/map?region=ssa"])
 def test_map_pages_have_no_serious_accessibility_violation(page: Page, page_server: PageServer, path: str) -> None:
     page.goto(page_server.url(path))
-    map_drawn(page, "Infrastructure score" if "infra" in path else "Composite score")
+    expect(page.locator("#status")).to_contain_text(
+        "Infrastructure score of" if "infra" in path else "Composite score of", timeout=15_000)
+    if "region" in path:
+        page.get_by_text("All economies in a table").click()  # the table too
     assert serious_violations(page) == []
 
 
@@ -310,3 +317,217 @@ def test_map_fits_a_phone(pages: OpenPage, page_server: PageServer) -> None:
     legend_size = page.eval_on_selector("#map-legend li", "li => parseFloat(getComputedStyle(li).fontSize)")
     assert legend_size >= 11
     screenshot(page, "map-phone")
+
+
+# A region (docs/PAGES.md#the-map, "Zoom to a region"): the map zooms to it, fades the rest, and the
+# legend, the list and the table under the map count its economies only.
+
+WORLD = [float(number) for number in GEOMETRY["viewBox"].split()]
+
+
+def region_rows(server: PageServer, region: str, score: str = "score") -> dict[str, dict[str, Any]]:
+    """The API's rows of ``region``'s economies (the API's own filter), by code."""
+    url = server.url(f"/api/v1/readiness?region={region}&fields=Country%20Code,Country%20Name,Region,{score}")
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return {row["Country Code"]: row for row in json.load(response)["data"]}
+
+
+def region_drawn(page: Page, count: int, region: str, label: str = "Composite score") -> None:
+    expect(page.locator("#status")).to_contain_text(f"{label} of {count} economies in {region}", timeout=15_000)
+
+
+def view_box(page: Page) -> list[float]:
+    box: list[float] = page.eval_on_selector("#map svg", "s => s.getAttribute('viewBox').split(' ').map(Number)")
+    return box
+
+
+def shape_box(page: Page, code: str) -> list[float]:
+    box: list[float] = page.eval_on_selector(
+        f"#map path[data-code={code}]", "p => { const b = p.getBBox(); return [b.x, b.y, b.width, b.height]; }")
+    return box
+
+
+def contains(outer: list[float], inner: list[float]) -> bool:
+    return (outer[0] <= inner[0] and outer[1] <= inner[1] and inner[0] + inner[2] <= outer[0] + outer[2]
+            and inner[1] + inner[3] <= outer[1] + outer[3])
+
+
+def table_rows(page: Page) -> list[tuple[str, str, str, str]]:
+    """The table under the map as a reader sees it: code (from the link), name, score, band."""
+    found: list[tuple[str, str, str, str]] = page.eval_on_selector_all(
+        "#map-table tbody tr",
+        "rows => rows.map((r) => [r.querySelector('a').getAttribute('href').split('/').pop(), "
+        "r.querySelector('a').textContent, r.cells[1].textContent, r.cells[2].textContent])")
+    return [tuple(row) for row in found]  # type: ignore[misc]
+
+
+def test_a_region_zooms_the_map_and_narrows_legend_list_and_table(page: Page, page_server: PageServer) -> None:
+    data = region_rows(page_server, "SSA")
+    assert "KEN" in data and "USA" not in data
+    page.goto(page_server.url("/map?region=ssa"))
+    region_drawn(page, len(data), "Sub-Saharan Africa")
+    expect(page).to_have_url(page_server.url("/map?region=SSA"))  # the API's short code
+    expect(page.get_by_label("Region", exact=True)).to_have_value("SSA")
+    expect(page.locator("#map-caption")).to_contain_text("Composite score, Sub-Saharan Africa, snapshot 2026-11")
+    # Zoomed: narrower than the world, Kenya inside, the United States outside, the world's proportions.
+    box = view_box(page)
+    assert box[2] < WORLD[2] * 0.7 and box[3] < WORLD[3] * 0.7, box  # Africa is tall: its height sets the zoom
+    assert 1.25 - 0.01 <= box[2] / box[3] <= WORLD[2] / WORLD[3] + 0.01  # between a tall frame and the world's
+    size = page.eval_on_selector("#map svg", "s => [s.getBoundingClientRect().width, s.getBoundingClientRect().height]")
+    assert abs(size[0] / size[1] - box[2] / box[3]) < 0.02  # drawn with the box's proportions: not stretched
+    assert contains(box, shape_box(page, "KEN")) and not contains(box, shape_box(page, "USA"))
+    # Every economy with a shape is still a link; those outside the region are faded.
+    expect(page.locator("#map a[data-code=USA]")).to_have_attribute("href", "/explore/USA")
+    expect(page.locator("#map a[data-code=USA]")).to_have_class("outside")
+    assert page.eval_on_selector("#map a[data-code=KEN]", "a => getComputedStyle(a).opacity") == "1"
+    assert float(page.eval_on_selector("#map a[data-code=USA]", "a => getComputedStyle(a).opacity")) < 0.5
+    assert drawn_classes(page) == expected_classes(rows(page_server), COMPOSITE)  # the colours are unchanged
+    # The legend counts the region's drawn economies per band, as the API answers.
+    counts = [0] * len(BANDS)
+    for code, row in data.items():
+        if code in DRAWN:
+            band = band_of(row[COMPOSITE])
+            assert band is not None
+            counts[BANDS.index(band)] += 1
+    legend = page.locator("#map-legend li .count")
+    for index, count in enumerate(counts):
+        expect(legend.nth(index)).to_have_text(f" · {count}")
+    expect(legend.last).to_have_text(" · 0")
+    # The economies too small to draw: the region's only.
+    small = sorted(row["Country Name"] for code, row in data.items() if code not in DRAWN)
+    assert small, "the sample's Sub-Saharan Africa has islands with no shape (Cabo Verde, Comoros, ...)"
+    expect(page.locator("#map-small li a")).to_have_text(small)
+    # The table: closed at first, then exactly the region's economies, best first, the API's scores.
+    table = page.locator("#map-table")
+    expect(table).to_be_hidden()
+    page.get_by_text("All economies in a table").click()
+    expect(table).to_be_visible()
+    expect(page.locator("#map-table-count")).to_have_text(f"({len(data)})")
+    best_first = sorted(data.values(), key=lambda row: (-row[COMPOSITE], row["Country Name"]))
+    expected = []
+    for row in best_first:
+        band = band_of(row[COMPOSITE])
+        assert band is not None
+        expected.append((row["Country Code"], row["Country Name"], f"{row[COMPOSITE]:.2f}", band.name))
+    assert table_rows(page) == expected
+    screenshot(page, "map-region")
+
+
+def test_the_table_under_the_world_map_lists_every_economy(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/map?score=infra"))
+    map_drawn(page, "Infrastructure score")
+    page.get_by_text("All economies in a table").click()
+    data = rows(page_server, "infra")
+    found = table_rows(page)
+    assert {code for code, *_ in found} == set(data)
+    values = [float(value) for _, _, value, _ in found]
+    assert values == sorted(values, reverse=True)
+    for code, _, value, kind in found:
+        assert value == f"{data[code]['Infrastructure Score']:.2f}"
+        band = band_of(data[code]["Infrastructure Score"])
+        assert band is not None and kind == band.range  # a dimension's class, not the composite's band name
+    expect(page.locator("#map-table thead")).to_contain_text("Class")
+
+
+def test_choosing_a_region_is_a_history_entry(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/map?year=2024"))
+    map_drawn(page)
+    assert view_box(page) == WORLD
+    page.get_by_label("Region", exact=True).select_option(label="South Asia")
+    region_drawn(page, len(region_rows(page_server, "SAS")), "South Asia")
+    expect(page).to_have_url(page_server.url("/map?region=SAS&year=2024"))
+    box = view_box(page)
+    assert box[2] < WORLD[2] / 4 and contains(box, shape_box(page, "IND")) and not contains(box, shape_box(page, "KEN"))
+    page.go_back()
+    map_drawn(page)
+    expect(page).to_have_url(page_server.url("/map?year=2024"))
+    expect(page.get_by_label("Region", exact=True)).to_have_value("")
+    assert view_box(page) == WORLD
+    expect(page.locator("#map a.outside")).to_have_count(0)
+    page.go_forward()
+    region_drawn(page, len(region_rows(page_server, "SAS")), "South Asia")
+    expect(page.get_by_label("Region", exact=True)).to_have_value("SAS")
+
+
+def test_a_region_across_the_antimeridian_is_not_the_world(page: Page, page_server: PageServer) -> None:
+    """Fiji's shape is cut at 180°: East Asia & Pacific is zoomed to where its economies lie, not
+    stretched over the whole map by Fiji's sliver on the far left."""
+    page.goto(page_server.url("/embed/map?region=East%20Asia%20%26%20Pacific"))  # the embed reads it too
+    data = region_rows(page_server, "EAP")
+    region_drawn(page, len(data), "East Asia & Pacific")
+    box = view_box(page)
+    assert box[0] > WORLD[2] * 0.4 and box[2] < WORLD[2] * 0.55, box  # Fiji's sliver at x=4 would make it 0
+    for code in ("CHN", "AUS", "JPN", "IDN", "NZL"):
+        assert contains(box, shape_box(page, code)), code
+    expect(page.get_by_role("link", name="Open on the Readiness Index site")).to_have_attribute(
+        "href", "/map?region=EAP")
+
+
+def test_an_unknown_region_says_the_apis_message(page: Page, page_server: PageServer, watch: Watch) -> None:
+    try:
+        urllib.request.urlopen(page_server.url("/api/v1/readiness?region=Atlantis"), timeout=10)
+        raise AssertionError("the API accepted region=Atlantis")
+    except urllib.error.HTTPError as error:
+        message = json.load(error)["error"]
+    assert "region='Atlantis'" in message
+    page.goto(page_server.url("/map?region=Atlantis"))
+    map_drawn(page)
+    expect(page.locator("#problem")).to_be_visible()
+    expect(page.locator("#problem")).to_contain_text(message)
+    expect(page.locator("#problem")).to_contain_text("The map shows the whole world")
+    assert "region=Atlantis" in page.url  # kept, so a reload says it again
+    assert view_box(page) == WORLD
+    watch.errors.clear()  # Chromium logs the API's 400 as a console error
+
+
+def test_a_zoomed_map_downloads_as_shown_at_the_worlds_size(
+    page: Page, page_server: PageServer, tmp_path: Path
+) -> None:
+    data = region_rows(page_server, "SSA")
+    page.goto(page_server.url("/map?region=SSA"))
+    region_drawn(page, len(data), "Sub-Saharan Africa")
+    shown = view_box(page)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download SVG").click()
+    assert download.value.suggested_filename == "map-score-ssa-2026-11.svg"
+    saved = tmp_path / "map.svg"
+    download.value.save_as(saved)
+    tree = ElementTree.parse(saved)
+    root = tree.getroot()
+    factor = WORLD[2] / shown[2]
+    assert root.get("viewBox") == f"0 -30 {WORLD[2]:g} {round(shown[3] * factor, 1) + 52:g}"  # the world's width
+    texts = [node.text for node in tree.iter("{http://www.w3.org/2000/svg}text")]
+    assert "Composite score, Sub-Saharan Africa, snapshot 2026-11" in texts
+    groups = [node for node in tree.iter("{http://www.w3.org/2000/svg}g") if node.get("clip-path")]
+    assert len(groups) == 1  # the shapes, scaled to the region's box and clipped to it
+    transform = groups[0].get("transform", "")
+    assert transform.endswith(f" translate({-shown[0]:g} {-shown[1]:g})"), transform
+    assert float(transform.removeprefix("scale(").split(")")[0]) == pytest.approx(factor)
+    clip = next(tree.iter("{http://www.w3.org/2000/svg}clipPath")).find("{http://www.w3.org/2000/svg}rect")
+    assert clip is not None and [float(clip.get(name, "nan")) for name in ("x", "y", "width", "height")] == shown
+    expect(page.locator("#map svg")).to_have_attribute("viewBox", " ".join(f"{value:g}" for value in shown))
+    expect(page.locator("#map clipPath")).to_have_count(0)  # gone from the page once the file is made
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download PNG").click()
+    png = SCREENSHOTS / "map-region-download.png"  # looked at: the zoomed view, its title, legend and credit
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    download.value.save_as(png)
+    head = png.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n"
+    assert struct.unpack(">II", head[16:24]) == (WORLD[2] * 2, round((round(shown[3] * factor, 1) + 52) * 2))
+    csv = page.get_by_role("link", name="Data (CSV)")
+    expect(csv).to_have_attribute("href", "/api/v1/readiness?format=csv&region=SSA&fields=Country%20Code%2C"
+                                  "Country%20Name%2CComposite%20Readiness%20Score")
+
+
+def test_a_region_on_a_phone(pages: OpenPage, page_server: PageServer) -> None:
+    page = pages(width=390)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(page_server.url("/map?region=ssa"))
+    region_drawn(page, len(region_rows(page_server, "SSA")), "Sub-Saharan Africa")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.get_by_text("All economies in a table").click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # the table too
+    page.locator("#map-caption").scroll_into_view_if_needed()
+    screenshot(page, "map-region-phone", full_page=False)
+    screenshot(page, "map-region-phone-full")

@@ -2,8 +2,10 @@
 // geometry (world-110m.json, written by scripts/vendor_world_atlas.py) coloured by one score of one
 // snapshot, as GET /api/v1/readiness answers it, in the classes of the index's bands; each shape a
 // link to the economy's page; the economies too small to draw listed beside it. The view is in the
-// URL (?score=infra&year=2024), read with the API's own names: the API resolves the score's name
-// (any field name or alias, any case) and the snapshot, and says when one is not valid.
+// URL (?score=infra&region=SSA&year=2024), read with the API's own names: the API resolves the
+// score's name (any field name or alias, any case), the region (name, short code or alias) and the
+// snapshot, and says when one is not valid. A region zooms the map to its economies' shapes, fades
+// the others and narrows the legend, the list and the table under the map to it.
 import { COMPOSITE, DIMENSIONS, ApiError, apiUrl, el, getJson, say, score as written } from "./api.js";
 import { chosenSnapshot, describe, entryOf, paramsFor, snapshotSelector, snapshots, withSnapshot } from "./snapshot.js";
 import { chartTools } from "./export.js";
@@ -11,6 +13,7 @@ import { chartTools } from "./export.js";
 const SVG_NS = "http://www.w3.org/2000/svg";
 const CODE = "Country Code";
 const NAME = "Country Name";
+const REGION = "Region";
 const view = document.getElementById("map-view");
 const status = document.getElementById("status");
 const problem = document.getElementById("problem");
@@ -19,6 +22,8 @@ const embedded = document.body.classList.contains("embed");
 // definition (readiness/domain/bands.py, readiness/domain/vocabulary.py): field -> alias.
 const BANDS = JSON.parse(document.getElementById("bands-data").textContent);
 const ALIASES = JSON.parse(document.getElementById("score-aliases").textContent);
+// The seven regions, as the data names them -> the API's short code (loaders/contract.py REGION_SHORT).
+const REGION_SHORT = JSON.parse(document.getElementById("regions-data").textContent);
 const SCORES = [[COMPOSITE, "Composite score"], ...DIMENSIONS.map(([field, label]) => [field, `${label} score`])];
 const LABELS = Object.fromEntries(SCORES);
 const SYNTHETIC = document.querySelector(".synthetic") !== null; // the page's notice: the snapshot's data is synthetic
@@ -64,7 +69,7 @@ async function loadGeometry() {
 // The view the URL asks for, answered by the API: { field, rows, snapshot id, asked score, problem }.
 // An unknown score is said, never dropped silently: the map then shows the composite and says so.
 async function loadData(asked, chosen) {
-  const request = (name) => getJson("/api/v1/readiness", { fields: `${CODE},${NAME},${name}`, ...chosen });
+  const request = (name) => getJson("/api/v1/readiness", { fields: `${CODE},${NAME},${REGION},${name}`, ...chosen });
   const accepted = `use one of ${Object.values(ALIASES).join(", ")} or a score's field name`;
   let answer = null;
   let field = COMPOSITE;
@@ -72,7 +77,7 @@ async function loadData(asked, chosen) {
   if (asked) {
     try {
       answer = await request(asked);
-      field = Object.keys(answer.data[0] ?? {}).find((key) => key !== CODE && key !== NAME);
+      field = Object.keys(answer.data[0] ?? {}).find((key) => ![CODE, NAME, REGION].includes(key));
       if (!(field in LABELS)) note = `score=${asked} is not a score the map can show: ${accepted}.`;
     } catch (error) {
       if (!(error instanceof ApiError) || !error.message.includes("fields=")) throw error;
@@ -88,9 +93,27 @@ async function loadData(asked, chosen) {
   return { field, rows: answer.data, snapshot: answer.snapshot, note };
 }
 
-// The URL parameters of a view: score= (the alias; none for the composite) and the snapshot's.
-function viewParams(field, chosen) {
-  return { ...(field === COMPOSITE ? {} : { score: ALIASES[field] }), ...chosen };
+// The region the URL asks for, as the API's parser reads it (GET /api/v1/query/readiness):
+// { region: the data's name or null, note }. One the API refuses is said with the API's own message,
+// never dropped silently: the map then shows the world.
+async function loadRegion(asked) {
+  if (!asked) return { region: null, note: null };
+  try {
+    const answer = await getJson("/api/v1/query/readiness", { region: asked });
+    const region = answer.parameters?.region;
+    if (region in REGION_SHORT) return { region, note: null };
+    return { region: null, note: `region=${asked} is not a region of the map. The map shows the whole world.` };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { region: null, note: `${error.message} The map shows the whole world.` };
+  }
+}
+
+// The URL parameters of a view: score= (the alias; none for the composite), region= (the short
+// code; none for the world) and the snapshot's.
+function viewParams(field, region, chosen) {
+  return { ...(field === COMPOSITE ? {} : { score: ALIASES[field] }),
+    ...(region ? { region: REGION_SHORT[region] } : {}), ...chosen };
 }
 
 function search(params) {
@@ -128,7 +151,7 @@ function highlight(root, path) {
 }
 
 // The map as an <svg>: one path per feature, a link per economy in the data.
-function drawMap(shapes, byCode, field, label) {
+function drawMap(shapes, byCode, field, label, region) {
   const [, , width, height] = shapes.viewBox.split(" ").map(Number);
   const root = svg("svg", { viewBox: shapes.viewBox, class: "map-svg", role: "group", "aria-labelledby": "map-caption",
     width, height });
@@ -144,7 +167,9 @@ function drawMap(shapes, byCode, field, label) {
     const value = row?.[field];
     const index = classOf(value);
     const path = svg("path", { d: feature.d, class: index === null ? "no-data" : `c-${index}`, "data-code": feature.code });
+    const outside = region !== null && row?.[REGION] !== region ? "outside" : null;
     if (!row) {
+      if (outside) path.classList.add(outside);
       const lines = [feature.name, "not in the data"];
       path.append(svg("title", {}, lines.join(": ")));
       path.addEventListener("pointermove", (event) => showTooltip(path, lines, { x: event.clientX, y: event.clientY }));
@@ -156,7 +181,7 @@ function drawMap(shapes, byCode, field, label) {
     const lines = [name, `${label}: ${written(value)}`, index === null ? "No data" : (field === COMPOSITE
       ? `Band: ${BANDS[index].name}` : `Class: ${BANDS[index].range}`)];
     const link = svg("a", { href: `/explore/${feature.code}`, "aria-label": lines.join(", "), "data-code": feature.code,
-      target: embedded ? "_blank" : null, rel: embedded ? "noopener" : null },
+      class: outside, target: embedded ? "_blank" : null, rel: embedded ? "noopener" : null },
     svg("title", {}, lines.join("\n")), path);
     link.addEventListener("pointermove", (event) => {
       showTooltip(link, lines, { x: event.clientX, y: event.clientY });
@@ -172,6 +197,68 @@ function drawMap(shapes, byCode, field, label) {
   }
   root.append(countries);
   return root;
+}
+
+// The box the map zooms to for ``region``: the union of the drawn shapes' boxes (getBBox) of the
+// region's economies, with a margin, widened to at least TALLEST's proportions (a tall region,
+// Africa or the Americas, would otherwise fill a phone's screen) and heightened to at most the
+// world's, and kept inside the world where it fits. The map is never stretched: the SVG takes the
+// box's proportions. A shape cut by the antimeridian (Fiji,
+// Russia's Chukotka) counts on the side most of it lies on, or the region would span the world.
+const TALLEST = 1.25; // width to height, at least, of a region's view
+
+function regionBox(root, codes, world) {
+  let box = null;
+  const add = (b) => {
+    box = box ? { x0: Math.min(box.x0, b.x0), y0: Math.min(box.y0, b.y0), x1: Math.max(box.x1, b.x1),
+      y1: Math.max(box.y1, b.y1) } : b;
+  };
+  for (const path of root.querySelectorAll(".countries path[data-code]")) {
+    if (!codes.has(path.dataset.code)) continue;
+    const whole = path.getBBox();
+    if (whole.width <= world.width / 2) {
+      add({ x0: whole.x, y0: whole.y, x1: whole.x + whole.width, y1: whole.y + whole.height });
+      continue;
+    }
+    const sides = [[], []]; // the subpaths left and right of the middle, with their boxes' areas
+    for (const d of path.getAttribute("d").split(/(?=M)/)) {
+      const piece = svg("path", { d });
+      root.append(piece);
+      const b = piece.getBBox();
+      piece.remove();
+      sides[b.x + b.width / 2 < world.width / 2 ? 0 : 1].push(b);
+    }
+    const area = (side) => side.reduce((sum, b) => sum + b.width * b.height, 0);
+    for (const b of area(sides[0]) >= area(sides[1]) ? sides[0] : sides[1]) {
+      add({ x0: b.x, y0: b.y, x1: b.x + b.width, y1: b.y + b.height });
+    }
+  }
+  if (!box) return null;
+  const margin = Math.max(box.x1 - box.x0, box.y1 - box.y0) * 0.06 + 4;
+  let width = box.x1 - box.x0 + 2 * margin;
+  let height = box.y1 - box.y0 + 2 * margin;
+  const widest = world.width / world.height;
+  if (width / height > widest) height = width / widest;
+  else if (width / height < TALLEST) width = height * TALLEST;
+  if (width >= world.width) return null; // the region is the world
+  height = Math.min(height, world.height);
+  const clamp = (value, low, high) => Math.min(Math.max(value, low), high);
+  const x = clamp((box.x0 + box.x1 - width) / 2, world.x, world.x + world.width - width);
+  const y = clamp((box.y0 + box.y1 - height) / 2, world.y, world.y + world.height - height);
+  const round = (value) => Math.round(value * 10) / 10;
+  return { x: round(x), y: round(y), width: round(width), height: round(height) };
+}
+
+// Zooms ``root`` to ``box`` (null: the world): its viewBox, and the lines and the hatching scaled
+// back so they look as they do on the world map (CSS reads --zoom).
+function zoom(root, box, world) {
+  const shown = box ?? world;
+  root.setAttribute("viewBox", `${shown.x} ${shown.y} ${shown.width} ${shown.height}`);
+  root.setAttribute("width", shown.width);
+  root.setAttribute("height", shown.height);
+  const factor = world.width / shown.width;
+  root.style.setProperty("--zoom", String(factor));
+  root.querySelector("#map-no-data")?.setAttribute("patternTransform", `rotate(45) scale(${1 / factor})`);
 }
 
 function drawLegend(field, counts) {
@@ -197,16 +284,51 @@ function drawSmall(rows, field, label, shapes) {
   return small.length;
 }
 
+// The numbers as a table under the map: every economy of the view (the region's, or all), best
+// first, those without the score last; each a link to its page.
+function drawTable(rows, field, label, place, snapshot) {
+  const sorted = [...rows].sort((a, b) => {
+    const [x, y] = [a[field], b[field]];
+    if (typeof x !== "number" || typeof y !== "number") return (typeof x !== "number") - (typeof y !== "number");
+    return y - x || a[NAME].localeCompare(b[NAME], "en");
+  });
+  document.getElementById("map-table-count").textContent = `(${rows.length})`;
+  document.getElementById("map-table-caption").textContent = `${label}, ${place}, snapshot ${snapshot}: best first`;
+  document.getElementById("map-table-band").textContent = field === COMPOSITE ? "Band" : "Class";
+  document.querySelector("#map-table tbody").replaceChildren(...sorted.map((row) => {
+    const index = classOf(row[field]);
+    return el("tr", { "data-code": row[CODE] },
+      el("th", { scope: "row" }, el("a", { href: `/explore/${row[CODE]}`, target: embedded ? "_blank" : null,
+        rel: embedded ? "noopener" : null }, row[NAME])),
+      el("td", { class: "num" }, written(row[field])),
+      el("td", {}, swatch(index),
+        index === null ? "no data" : field === COMPOSITE ? BANDS[index].name : BANDS[index].range));
+  }));
+}
+
 // For a download: the map with its title above, its legend in the South Pacific and its credit
-// below, so the file explains itself. standaloneSvg copies the SVG at once; the additions are gone
-// before the page paints again.
-function exportable(root, field, label, snapshot, shapes) {
+// below, so the file explains itself. A zoomed map is drawn at the world's size: the shapes scaled
+// up and clipped to the region's box, so the file is as large and sharp as the world's. standaloneSvg
+// copies the SVG at once; the additions are gone before the page paints again.
+function exportable(root, field, title, shapes, box) {
   const viewBox = root.getAttribute("viewBox");
-  const [, , width, height] = viewBox.split(" ").map(Number);
+  const [, , width, worldHeight] = shapes.viewBox.split(" ").map(Number);
+  const countries = root.querySelector(".countries");
+  const height = box ? Math.round(box.height * (width / box.width) * 10) / 10 : worldHeight;
+  let clip = null;
+  if (box) {
+    const factor = width / box.width;
+    clip = svg("clipPath", { id: "map-zoom-clip" },
+      svg("rect", { x: box.x, y: box.y, width: box.width, height: box.height }));
+    root.querySelector("defs").append(clip);
+    countries.setAttribute("transform", `scale(${factor}) translate(${-box.x} ${-box.y})`);
+    countries.setAttribute("clip-path", "url(#map-zoom-clip)");
+  }
   const items = [...BANDS.map((_, index) => [index, className(field, index)]), [null, "No data"]];
   const top = height - 8 - items.length * 16;
   const extra = svg("g", { class: "map-export" },
-    svg("text", { x: 8, y: -10, class: "export-title" }, `${label}, snapshot ${snapshot}`),
+    svg("text", { x: 8, y: -10, class: "export-title" }, title),
+    svg("rect", { x: 4, y: top - 4, width: 150, height: items.length * 16 + 6, class: "export-legend" }),
     ...items.flatMap(([index, text], row) => [
       svg("rect", { x: 8, y: top + row * 16, width: 14, height: 11, class: index === null ? "no-data" : `c-${index}` }),
       svg("text", { x: 28, y: top + row * 16 + 10, class: "export-text" }, text)]),
@@ -216,6 +338,9 @@ function exportable(root, field, label, snapshot, shapes) {
   root.setAttribute("viewBox", `0 -30 ${width} ${height + 52}`);
   requestAnimationFrame(() => {
     extra.remove();
+    clip?.remove();
+    countries.removeAttribute("transform");
+    countries.removeAttribute("clip-path");
     root.setAttribute("viewBox", viewBox);
   });
   return root;
@@ -227,13 +352,16 @@ let generation = 0;
 
 async function render() {
   const mine = ++generation;
-  const asked = (new URLSearchParams(window.location.search).get("score") ?? "").trim();
+  const query = new URLSearchParams(window.location.search);
+  const asked = (query.get("score") ?? "").trim();
+  const askedRegion = (query.get("region") ?? "").trim();
   const chosen = chosenSnapshot();
   say(status, "Loading…");
   let shapes;
   let data;
+  let place;
   try {
-    [shapes, data] = await Promise.all([loadGeometry(), loadData(asked, chosen)]);
+    [shapes, data, place] = await Promise.all([loadGeometry(), loadData(asked, chosen), loadRegion(askedRegion)]);
   } catch (error) {
     if (mine !== generation) return;
     say(status, `The map could not be drawn: ${error.message}`, true);
@@ -241,7 +369,9 @@ async function render() {
     return;
   }
   if (mine !== generation) return;
-  const { field, rows, snapshot, note } = data;
+  const { field, rows: all, snapshot } = data;
+  const { region } = place;
+  const note = [data.note, place.note].filter(Boolean).join(" ") || null;
   const label = LABELS[field];
   const list = await snapshots().catch(() => []);
   const entry = entryOf(list, chosen);
@@ -251,8 +381,11 @@ async function render() {
   problem.textContent = note ?? "";
   const select = document.getElementById("map-score");
   if (select) select.value = field;
-  if (!note) {  // the URL in the API's canonical words: score's alias, the snapshot's shortest name
-    const canonical = search(viewParams(field, entry ? paramsFor(entry) : chosen));
+  const regionSelect = document.getElementById("map-region");
+  if (regionSelect) regionSelect.value = region ? REGION_SHORT[region] : "";
+  // The URL in the API's canonical words: score's alias, region's short code, the snapshot's shortest name.
+  if (!note) {
+    const canonical = search(viewParams(field, region, entry ? paramsFor(entry) : chosen));
     if (canonical !== window.location.search) {
       window.history.replaceState(null, "", window.location.pathname + canonical);
     }
@@ -260,9 +393,14 @@ async function render() {
   const back = document.querySelector("footer.site a[target=_blank]");
   if (embedded && back) back.href = `/map${window.location.search}`;
 
-  const byCode = new Map(rows.map((row) => [row[CODE], row]));
-  const root = drawMap(shapes, byCode, field, label);
+  const byCode = new Map(all.map((row) => [row[CODE], row]));
+  const rows = region ? all.filter((row) => row[REGION] === region) : all; // the economies of the view
+  const root = drawMap(shapes, byCode, field, label, region);
   document.getElementById("map").replaceChildren(root);
+  const [wx, wy, ww, wh] = shapes.viewBox.split(" ").map(Number);
+  const world = { x: wx, y: wy, width: ww, height: wh };
+  const box = region ? regionBox(root, new Set(rows.map((row) => row[CODE])), world) : null;
+  zoom(root, box, world);
   const drawnCodes = new Set(shapes.features.map((feature) => feature.code));
   const counts = {};
   for (const row of rows) {
@@ -270,30 +408,38 @@ async function render() {
     const index = classOf(row[field]);
     counts[index ?? "none"] = (counts[index ?? "none"] ?? 0) + 1;
   }
-  counts.none = (counts.none ?? 0) + shapes.features.filter((feature) => !byCode.has(feature.code)).length;
+  // Shapes with no economy in the data belong to no region: counted on the world map only.
+  if (!region) counts.none = (counts.none ?? 0) + shapes.features.filter((feature) => !byCode.has(feature.code)).length;
   drawLegend(field, counts);
   const small = drawSmall(rows, field, label, shapes);
+  const where = region ?? "world";
+  drawTable(rows, field, label, where, shown);
   document.getElementById("map-caption").textContent =
-    `${label}, snapshot ${entry ? describe(entry) : shown}`;
+    `${label}${region ? `, ${region}` : ""}, snapshot ${entry ? describe(entry) : shown}`;
   document.getElementById("map-after").textContent = `Map: ${shapes.attribution}.`;
   const mapped = rows.length - small;
-  say(status, `${label} of ${rows.length} economies: ${mapped} on the map, ${small} too small to draw (listed).`);
-  current = { field, label, snapshot: shown, root, shapes, chosen: entry ? paramsFor(entry) : chosen };
+  say(status, `${label} of ${rows.length} economies${region ? ` in ${region}` : ""}: ${mapped} on the map, `
+    + `${small} too small to draw (listed).`);
+  current = { field, label, snapshot: shown, root, shapes, box, region,
+    chosen: entry ? paramsFor(entry) : chosen };
   if (!embedded && !tools) {
+    const title = () => `${current.label}${current.region ? `, ${current.region}` : ""}, snapshot ${current.snapshot}`;
     tools = chartTools({
-      chart: () => exportable(current.root, current.field, current.label, current.snapshot, current.shapes),
-      name: () => `map-${ALIASES[current.field]}-${current.snapshot}`,
-      csv: () => apiUrl("/api/v1/readiness", { format: "csv", fields: `${CODE},${NAME},${current.field}`,
+      chart: () => exportable(current.root, current.field, title(), current.shapes, current.box),
+      name: () => ["map", ALIASES[current.field], current.region && REGION_SHORT[current.region].toLowerCase(),
+        current.snapshot].filter(Boolean).join("-"),
+      csv: () => apiUrl("/api/v1/readiness", { format: "csv",
+        region: current.region ? REGION_SHORT[current.region] : null, fields: `${CODE},${NAME},${current.field}`,
         ...current.chosen }),
       permalink: () => window.location.href,
       embed: () => `/embed/map${window.location.search}`,
-      title: () => `${current.label}, snapshot ${current.snapshot}`,
+      title,
     });
     document.getElementById("map-tools").replaceChildren(tools);
   }
 }
 
-// /map's controls: the score and the snapshot, each change a new history entry.
+// /map's controls: the score, the region and the snapshot, each change a new history entry.
 async function controls() {
   const select = document.getElementById("map-score");
   select.replaceChildren(...SCORES.map(([field, label]) => el("option", { value: field }, label)));
@@ -304,6 +450,14 @@ async function controls() {
     else params.set("score", ALIASES[select.value]);
     const text = params.toString().replaceAll("+", "%20");
     window.history.pushState(null, "", window.location.pathname + (text ? `?${text}` : ""));
+    render();
+  });
+  const regionSelect = document.getElementById("map-region");
+  regionSelect.addEventListener("change", () => {
+    const params = new URLSearchParams(window.location.search);
+    if (regionSelect.value) params.set("region", regionSelect.value);
+    else params.delete("region");
+    window.history.pushState(null, "", window.location.pathname + search(Object.fromEntries(params)));
     render();
   });
   const container = document.getElementById("map-snapshot");
