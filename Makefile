@@ -103,3 +103,9 @@ bench-edge: $(STAMP) nginx
 .PHONY: bench-flood
 bench-flood: $(STAMP)
 	$(BIN)/python bench/flood.py
+
+# The first render of each page in Chromium against the not-found page (bench/pages.py; needs
+# Chromium, as the browser tests do). ARGS="--quick" for two rounds.
+.PHONY: bench-pages
+bench-pages: $(STAMP) chromium
+	$(BIN)/python bench/pages.py $(ARGS)
