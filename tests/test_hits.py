@@ -19,6 +19,7 @@ from tornado.web import Application
 from loaders import Snapshot
 from readiness.http.base import MAX_URL_BYTES
 from readiness.http.application import to_origin_form
+from readiness.http.representation import KeptHeads
 from readiness.domain.query import Query
 from readiness.domain.query import Route
 from readiness.domain.compute import compute
@@ -160,7 +161,8 @@ async def test_hit_lane_sends_what_the_handler_sends(
 @gen_test
 @pytest.mark.parametrize(
     ("version", "connection", "expected"),
-    [("HTTP/1.0", "keep-alive", "Keep-Alive"), ("HTTP/1.1", "close", "close"), ("HTTP/1.0", None, None)],
+    [("HTTP/1.0", "keep-alive", "Keep-Alive"), ("HTTP/1.1", "close", "close"), ("HTTP/1.0", None, None),
+     ("HTTP/1.1", "keep-alive", None), ("HTTP/1.1", None, None)],
 )
 async def test_hit_lane_keeps_tornados_connection_handling(
     http_server: Any, http_port: int, version: str, connection: str | None, expected: str | None
@@ -392,6 +394,24 @@ async def test_a_kept_head_never_carries_another_responses_connection_header(
         assert hit.status.split(b" ")[1] == b"200"
         assert hit.headers.get("Connection") == expected, (extra, version, draining)
     assert handlers_built == [V1]  # every one a hit of the lane
+
+
+@gen_test
+async def test_a_body_over_the_kept_size_is_sent_after_its_head_alike(
+    http_server: Any, http_port: int, handlers_built: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(KeptHeads, "WHOLE_BYTES", 100)  # so KEN's 8 KB answer is written in two parts
+    request = request_bytes("GET", V1 + "?code=KEN")
+    from_handler = await exchange(http_port, request)
+    reader, writer = await asyncio.open_connection("127.0.0.1", http_port)
+    try:
+        for _ in range(2):  # the lane, twice on one connection: the second kept for the second
+            writer.write(request)
+            from_lane = await read_response(reader)
+            assert from_lane.without_date() == from_handler.without_date() and from_lane.body == from_handler.body
+    finally:
+        writer.close()
+    assert handlers_built == [V1]
 
 
 @gen_test

@@ -24,6 +24,7 @@ from readiness.http.representation import (
     represent,
     represent_request,
 )
+from readiness.http.wire import head_bytes
 
 LARGE = Answer.of(b'{"data":"' + b"x" * 4000 + b'"}')
 SMALL = Answer.of(b'{"data":1}')
@@ -215,8 +216,50 @@ def test_kept_heads_build_each_head_once_a_second() -> None:
     assert others[-1][1]["Date"] == "DATE 2"
     kept = heads.head(JSON_HEADERS, chosen, "public", "DATE 2")[1]
     assert kept is others[-1][1]
-    heads.forget()
-    assert heads.head(JSON_HEADERS, chosen, "public", "DATE 2")[1] is not kept
+
+
+def test_kept_heads_wire_is_the_head_as_tornado_writes_it_then_the_body() -> None:
+    heads = KeptHeads()
+    start_line, headers = heads.head(JSON_HEADERS, represent(LARGE, "", ""), "public", "DATE 1")
+    data, rest = heads.wire(start_line, headers, LARGE.body)
+    assert (data, rest) == (head_bytes(start_line, headers) + LARGE.body, b"")
+    assert data.startswith(b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n")
+    assert b"\r\nDate: DATE 1\r\n" in data and data.index(b"\r\n\r\n") + 4 == len(data) - len(LARGE.body)
+    assert heads.wire(start_line, headers, LARGE.body)[0] is data  # kept for the second
+    head_only = heads.wire(start_line, headers, b"")  # HEAD: the same head, no body
+    assert head_only == (head_bytes(start_line, headers), b"")
+    assert heads.wire(start_line, headers, b"")[0] is head_only[0]
+    # The next second: a new head, new bytes.
+    later = heads.head(JSON_HEADERS, represent(LARGE, "", ""), "public", "DATE 2")
+    assert b"\r\nDate: DATE 2\r\n" in heads.wire(*later, LARGE.body)[0]
+
+
+def test_kept_heads_wire_a_large_body_apart_and_unkept_heads_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    heads = KeptHeads()
+    start_line, headers = heads.head(JSON_HEADERS, represent(LARGE, "", ""), "public", "D")
+    monkeypatch.setattr(KeptHeads, "WHOLE_BYTES", len(LARGE.body) - 1)
+    data, rest = heads.wire(start_line, headers, LARGE.body)
+    assert (data, rest) == (head_bytes(start_line, headers), LARGE.body) and rest is LARGE.body  # not copied
+    # A head built for one response only (not kept): its bytes are made, not kept.
+    other_line, other = answer_head(JSON_HEADERS, represent(LARGE, "", ""), "public", "D")
+    assert heads.wire(other_line, other, b"")[0] == head_bytes(other_line, other)
+    assert heads.wire(other_line, other, b"")[0] is not heads.wire(other_line, other, b"")[0]
+
+
+def test_kept_heads_keep_at_most_their_bytes_of_whole_responses(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(KeptHeads, "BYTES", len(LARGE.body) + 1)
+    heads = KeptHeads()
+    identity = heads.head(JSON_HEADERS, represent(LARGE, "", ""), "public", "D")
+    gzipped = heads.head(JSON_HEADERS, represent(LARGE, "gzip", ""), "public", "D")
+    assert heads.wire(*identity, LARGE.body)[1] == b""  # whole: within the bytes
+    assert heads.wire(*gzipped, LARGE.gzipped or b"")[1] == LARGE.gzipped  # past them: the head alone
+
+
+def test_head_bytes_refuses_a_line_break_in_a_header() -> None:
+    start_line, headers = answer_head(JSON_HEADERS, represent(LARGE, "", ""), "public", "D")
+    headers["X-Bad"] = "a\r\nSet-Cookie: b"
+    with pytest.raises(ValueError, match="CR or LF"):
+        head_bytes(start_line, headers)
 
 
 def test_kept_heads_tell_apart_answers_with_one_etag() -> None:

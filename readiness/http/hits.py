@@ -18,7 +18,8 @@ While it is awaited the request counts in ``Lifecycle.in_flight``.
 What it sends is what ``QueryHandler.write_answer`` sends, built by the same function
 (``readiness.http.representation.answer_head``; tests compare the two on the wire), with the full
 ``Content-Length`` but no body for ``HEAD``, and ``Connection: close`` while draining. The lane
-keeps each head it builds for the second its ``Date`` holds (``KeptHeads``). The
+keeps each head it builds for the second its ``Date`` holds (``KeptHeads``), and the bytes it
+writes it as to a keep-alive client (``readiness/http/wire.py``). The
 request is counted in the metrics and the access log like any other. A tier-1 answer is not
 counted in ``Lifecycle.in_flight``: it is sent within one call, so a drain can never find it
 half done.
@@ -53,6 +54,7 @@ from readiness.http.handlers import REDIS_CHECKED, QueryHandler
 from readiness.http.lifecycle import CLOSE, Lifecycle, close_when_sent
 from readiness.http.logs import RequestLog
 from readiness.http.representation import CachePolicy, HttpDate, KeptHeads, Response, represent_request
+from readiness.http.wire import prepared_connection
 from readiness.service import CacheOutcome, ReadinessService
 
 log = logging.getLogger("readiness.hits")
@@ -104,23 +106,30 @@ class HitLane:
         """Write ``response`` (with ``Connection: close`` while draining), finish the request,
         count and log it with ``outcome``.
 
-        Its headers may be a head other responses share (``KeptHeads``): one that leaves with
-        a ``Connection`` header, ours while draining or Tornado's for a client that does not
-        keep the connection alive, is forgotten, so the next response builds its own."""
+        Its headers may be a head other responses share (``KeptHeads``). To a keep-alive
+        HTTP/1.1 client (nearly every one) the response goes as the bytes ``KeptHeads.wire``
+        keeps, past Tornado's ``write_headers`` (``readiness/http/wire.py``); to any other, and
+        to every client while draining, through ``write_headers``, with a copy of the head, since
+        a ``Connection`` header is then added to it."""
         start_line, headers, body = response
-        connection = request.connection
-        assert connection is not None  # a server request always has one
-        draining = self.lifecycle.draining
-        if draining:
-            headers[CLOSE[0]] = CLOSE[1]
-        try:
+        prepared = None if self.lifecycle.draining else prepared_connection(request)
+        if prepared is not None:
+            data, rest = self.heads.wire(start_line, headers, body)
+            prepared.write(data)
+            if rest:
+                prepared.write(rest)
+            prepared.finish()
+        else:
+            connection = request.connection
+            assert connection is not None  # a server request always has one
+            headers = headers.copy()
+            draining = self.lifecycle.draining
+            if draining:
+                headers[CLOSE[0]] = CLOSE[1]
             sent = connection.write_headers(start_line, headers, body)
-        finally:
-            if CLOSE[0] in headers:
-                self.heads.forget()
-        connection.finish()
-        if draining:
-            close_when_sent(connection, sent)
+            connection.finish()
+            if draining:
+                close_when_sent(connection, sent)
         self.log.record(request, route_label, start_line.code, outcome.value)
 
     def failed(self, request: HTTPServerRequest, stage: str) -> None:

@@ -16,6 +16,7 @@ from tornado.httputil import HTTPHeaders, ResponseStartLine
 
 from readiness.domain.answer import Answer
 from readiness.domain.meta import Headers
+from readiness.http.wire import head_bytes
 
 EXPOSED = "ETag, Deprecation, Link, Last-Modified, X-Readiness-Snapshot, X-Total-Count, Content-Disposition"
 """The response headers a browser script may read (CORS; docs/API.md#headers)."""
@@ -159,26 +160,37 @@ def _header(request: HTTPHeaders, name: str) -> str:
 
 class KeptHeads:
     """The heads (status line and headers) of the answers the hit lane sends, each built once
-    a second rather than once a response.
+    a second rather than once a response, and the bytes they are written as.
 
     Every header of an answer but ``Date`` is fixed by its representation, its route and the
     cache policy, and building the ``HTTPHeaders`` costs a visible share of a hit
     (docs/PERFORMANCE.md#hit-path-against-a-bare-handler-content-type-only-2026-11-25). So the
     head of each representation sent this second is kept and sent again; the next second
-    starts afresh with the new ``Date``, which also bounds what is kept.
+    starts afresh with the new ``Date``, which also bounds what is kept. ``wire`` keeps the
+    whole response as bytes beside its head, written as it is (``readiness/http/wire.py``).
 
     A kept head is shared by every response that sends it, so nothing may add a header to one:
-    whoever does (``Connection: close`` while draining, or Tornado's ``write_headers`` for a
-    client that does not keep its connection alive) calls ``forget`` once it is sent. Only the
-    hit lane uses it: a RequestHandler changes the headers it is given (``BaseHandler.send_response``).
+    a sender that must (``Connection: close`` while draining, or Tornado's ``write_headers`` for
+    a client that does not keep its connection alive) sends a copy. Only the hit lane uses it:
+    a RequestHandler changes the headers it is given (``BaseHandler.send_response``).
     """
 
     LIMIT = 256
     """At most this many heads a second (distinct answers); beyond, each is built as it goes."""
 
+    WHOLE_BYTES = 512 * 1024
+    """Bodies up to this size are kept in their response's bytes (head and body, one write);
+    a larger one is written after its head, never copied."""
+
+    BYTES = 16 * 1024 * 1024
+    """At most this many bytes of whole responses kept a second; beyond, heads alone."""
+
     def __init__(self) -> None:
         self._date = ""
-        self._heads: dict[tuple[int, str], tuple[Representation, Headers, str, ResponseStartLine, HTTPHeaders]] = {}
+        self._heads: dict[tuple[int, str], _Kept] = {}
+        self._sent: dict[int, _Kept] = {}
+        """The same heads by the ``id`` of their headers, for ``wire``."""
+        self._bytes = 0
 
     def head(
         self, route_headers: Headers, chosen: Representation, cache_control: str, date: str
@@ -186,19 +198,59 @@ class KeptHeads:
         """``answer_head(route_headers, chosen, cache_control, date)``, kept for this second."""
         if date != self._date:
             self._heads.clear()
+            self._sent.clear()
+            self._bytes = 0
             self._date = date
         key = (chosen.status, chosen.etag)
         kept = self._heads.get(key)
-        if kept is not None and kept[0] == chosen and kept[1] == route_headers and kept[2] == cache_control:
-            return kept[3], kept[4]
+        if kept is not None and kept.chosen == chosen and kept.route_headers == route_headers \
+                and kept.cache_control == cache_control:
+            return kept.start_line, kept.headers
         start_line, headers = answer_head(route_headers, chosen, cache_control, date)
         if len(self._heads) < self.LIMIT:
-            self._heads[key] = (chosen, route_headers, cache_control, start_line, headers)
+            kept = self._heads[key] = _Kept(chosen, route_headers, cache_control, start_line, headers)
+            self._sent[id(headers)] = kept
         return start_line, headers
 
-    def forget(self) -> None:
-        """Drop every kept head: one of them was given a header of its own response's."""
-        self._heads.clear()
+    def wire(self, start_line: ResponseStartLine, headers: HTTPHeaders, body: bytes) -> tuple[bytes, bytes]:
+        """The response of ``head``'s ``start_line`` and ``headers`` with ``body`` (empty for a
+        HEAD or a 304) as bytes to write one after the other: the whole response and ``b""``,
+        or its head and a body larger than ``WHOLE_BYTES``. Kept with a head kept this second."""
+        kept = self._sent.get(id(headers))  # held there, so no other object has that id
+        if kept is not None:
+            made = kept.with_body if body else kept.without_body
+            if made is not None:
+                return made
+        head = head_bytes(start_line, headers)
+        whole = len(body) <= self.WHOLE_BYTES and self._bytes + len(body) <= self.BYTES
+        made = (head + body, b"") if whole else (head, body)
+        if kept is not None:
+            if body:
+                kept.with_body = made
+                self._bytes += len(body) if whole else 0
+            else:
+                kept.without_body = made
+        return made
+
+
+class _Kept:
+    """A head ``KeptHeads`` keeps: what it was built from, and the bytes ``wire`` made of it."""
+
+    __slots__ = ("chosen", "route_headers", "cache_control", "start_line", "headers", "with_body", "without_body")
+
+    def __init__(
+        self, chosen: Representation, route_headers: Headers, cache_control: str,
+        start_line: ResponseStartLine, headers: HTTPHeaders,
+    ) -> None:
+        self.chosen = chosen
+        self.route_headers = route_headers
+        self.cache_control = cache_control
+        self.start_line = start_line
+        self.headers = headers
+        self.with_body: tuple[bytes, bytes] | None = None
+        """The response of a GET with a body: (whole response, b"") or (head, body)."""
+        self.without_body: tuple[bytes, bytes] | None = None
+        """The response of a HEAD (or a 304): (head, b"")."""
 
 
 class HttpDate:
