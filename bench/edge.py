@@ -69,6 +69,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from support import (  # first: it puts the repository root on sys.path
+    REPO_ROOT,
     BenchError,
     Process,
     fetch,
@@ -286,7 +287,8 @@ def run(quick: bool) -> dict[str, Any]:
         finally:
             edge.__exit__(None, None, None)
         abuse = abuse_phase(executable, api_ports, [process.popen.pid for process in processes[1:]],
-                            [item.path for item in entries[:30]], sorted(snapshot.countries), 4.0 if quick else 10.0)
+                            [item.path for item in entries[:30]], sorted(snapshot.countries), 4.0 if quick else 10.0,
+                            redis_port, data)
         refresh = refresh_phase(executable, workdir, redis_port, entries, 12.0 if quick else 15.0)
     finally:
         for process in reversed(processes):
@@ -334,10 +336,48 @@ HIT_RATIO_UNDER_FLOOD_TARGET = 0.99
 MEMORY_MARGIN_BYTES = 64 * 1024 * 1024
 """What an API process may grow beyond its configured in-process cache (64 MiB by default)
 under the flood: interpreter, buffers, the compute pool's queue."""
+REDIS_WARM_KEPT_TARGET = 0.95
+"""Share of the warm-up's keys still in Redis after the flood, at the shipped maxmemory (issue 20)."""
+SHIPPED_REDIS_CONF = REPO_ROOT / "k8s" / "base" / "redis.conf"
+"""Where the base's ``maxmemory`` and ``maxmemory-policy`` come from."""
 SLOW_READERS = 300
 SLOW_READERS_TARGET_BYTES = 64 * 1024 * 1024
 """What 300 connections from one address that never read may hold at the edge: kernel queues
 of its sockets plus its processes' resident growth (the edge pod's memory limit is 256 MiB)."""
+
+
+def redis_answer_keys(redis_port: int) -> set[bytes]:
+    """The answer keys in the benchmark's Redis (database 0, the API processes')."""
+    import redis
+
+    client = redis.Redis(host="127.0.0.1", port=redis_port)
+    try:
+        return set(client.scan_iter(match="readiness:answer:*", count=1000))
+    finally:
+        client.close()
+
+
+def warm_redis(redis_port: int, data: Path) -> tuple[set[bytes], str]:
+    """Give the benchmark's Redis the shipped ``maxmemory`` and policy (k8s/base/redis.conf),
+    run the warm-up command into it, and return the answer keys then in Redis, and the limit."""
+    import redis
+
+    settings = dict(line.split(None, 1) for line in SHIPPED_REDIS_CONF.read_text().splitlines()
+                    if line.startswith(("maxmemory ", "maxmemory-policy ")))
+    client = redis.Redis(host="127.0.0.1", port=redis_port)
+    try:
+        for name, value in settings.items():
+            client.config_set(name, value.strip())
+    finally:
+        client.close()
+    warmed = subprocess.run(
+        [sys.executable, "-m", "readiness.freshness.warm", "--data-dir", str(data),
+         "--redis-url", f"redis://127.0.0.1:{redis_port}/0"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+    )
+    if warmed.returncode != 0:
+        raise BenchError(f"the warm-up failed:\n{warmed.stderr[-2000:]}")
+    return redis_answer_keys(redis_port), f"{settings['maxmemory'].strip()} {settings['maxmemory-policy'].strip()}"
 
 
 def rss(pid: int) -> int:
@@ -468,7 +508,7 @@ def slow_readers(edge: Nginx, codes: list[str]) -> dict[str, Any]:
 
 
 def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popular: list[str],
-                codes: list[str], seconds: float) -> dict[str, Any]:
+                codes: list[str], seconds: float, redis_port: int, data: Path) -> dict[str, Any]:
     """One client (127.0.0.2) asks for popular answers at 50/s, alone and then while another
     (127.0.0.1) busts the cache at 600/s (FLOOD_KINDS), through an edge with the shipped
     configuration; then SLOW_READERS connections of the second never read.
@@ -476,8 +516,10 @@ def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popu
     Targets: the innocent client's p99 within 2x of its p99 without the flood, and at least 99 %
     of its answers hits; the requests of the flooder that reach the API within its miss budget
     (the burst, and the rate over the flood); the cache folder under its cap; each API process
-    within its in-process cache bound plus a margin; the slow readers holding at most 64 MiB.
+    within its in-process cache bound plus a margin; the slow readers holding at most 64 MiB;
+    at least 95 % of the keys the warm-up put in Redis (at the shipped ``maxmemory``) still there.
     """
+    warm_keys, redis_limit = warm_redis(redis_port, data)
     with Nginx(executable, tuple(f"127.0.0.1:{port}" for port in api_ports)) as edge:
         settings = edge.settings
         for path in popular:  # cached at the edge before either phase
@@ -533,6 +575,7 @@ def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popu
         reached = sum(1 for line in lines if line.startswith("127.0.0.1 ") and "upstream=127.0.0.1:" in line
                       and "upstream_status=429" not in line)
         slow = slow_readers(edge, codes)
+    warm_kept = len(warm_keys & redis_answer_keys(redis_port))
     miss_rate = float(settings.miss_rate.removesuffix("r/s"))
     budget = settings.miss_burst + 1 + miss_rate * flood_elapsed
     cap = int(settings.cache_max_size.removesuffix("m")) * 2**20
@@ -563,6 +606,9 @@ def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popu
         "slow_readers": slow,
         "api_rss_before_mb": [round(value / 2**20, 1) for value in memory_before],
         "api_rss_after_mb": [round(value / 2**20, 1) for value in memory_after],
+        "redis_limit": redis_limit,
+        "redis_warm_keys": len(warm_keys),
+        "redis_warm_keys_kept": warm_kept,
     }
     result["passed"] = (
         result["p99_factor"] <= P99_FACTOR_TARGET
@@ -572,13 +618,15 @@ def abuse_phase(executable: str, api_ports: list[int], api_pids: list[int], popu
         and reached <= budget
         and max(cache_sizes, default=0) <= cap
         and slow["held_mb"] * 2**20 <= SLOW_READERS_TARGET_BYTES
+        and warm_kept >= REDIS_WARM_KEPT_TARGET * len(warm_keys)
         and all(value <= cache_bytes + MEMORY_MARGIN_BYTES + before
                 for value, before in zip(memory_after, memory_before, strict=True))
     )
     print(f"abuse: innocent p99 {p99_alone:.2f} ms alone, {p99_flooded:.2f} ms flooded, hits {hit_ratio:.4f}; "
           f"flooder {flood_outcomes}, {reached} at the API in {flood_elapsed:.1f} s (budget {budget:.0f}); "
           f"cache {result['cache_mb_max']:.1f} MiB at most; slow readers {slow['held_mb']:.1f} MiB "
-          f"{slow['statuses']}; API RSS {result['api_rss_before_mb']} -> {result['api_rss_after_mb']} MB",
+          f"{slow['statuses']}; API RSS {result['api_rss_before_mb']} -> {result['api_rss_after_mb']} MB; "
+          f"Redis warm keys kept {warm_kept} of {len(warm_keys)}",
           file=sys.stderr)
     return result
 
@@ -734,6 +782,8 @@ def print_report(report: dict[str, Any]) -> None:
     print(f"  cache folder: {abuse['cache_mb_max']:.1f} MiB at most during the flood, {abuse['cache_mb_end']:.1f} MiB "
           f"after (cap {abuse['cache_cap_mb']:.0f} MiB); API RSS {abuse['api_rss_before_mb']} -> "
           f"{abuse['api_rss_after_mb']} MB (bound: +64 MiB cache + 64 MiB margin)")
+    print(f"  Redis warm keys kept: {abuse['redis_warm_keys_kept']} of {abuse['redis_warm_keys']} warmed "
+          f"(at {abuse['redis_limit']}; target >= {REDIS_WARM_KEPT_TARGET:.0%})")
     slow = abuse["slow_readers"]
     print(f"  {SLOW_READERS} connections that never read: {slow['held_mb']:.1f} MiB held at the edge "
           f"(kernel queues {slow['kernel_mb']:.1f} MiB, resident growth {slow['resident_growth_mb']:.1f} MiB; "

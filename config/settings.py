@@ -73,7 +73,7 @@ class Settings:
     # refuse; the manifests turn it on behind the edge, whose per-client miss budget keeps one
     # client from spending it all (docs/DECISIONS.md#cache-misses).
     compute_bytes_per_second: int = 0
-    compute_shed_pause_ms: int = 250
+    compute_shed_pause_ms: int = 1000
     # How long a thread may hold the GIL while the event loop waits for it (sys.setswitchinterval).
     switch_interval_us: int = 1000
     # Redis admission (docs/CACHING.md): a computed answer is written to Redis once asked for

@@ -16,6 +16,8 @@ beyond it rather than computed, so cached answers keep most of the event loop an
 from __future__ import annotations
 
 import asyncio
+import gc
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,6 +73,46 @@ class ComputeBudget:
         return True
 
 
+class CollectorPause:
+    """Python's cyclic garbage collector held off while a worker thread computes.
+
+    A large answer is built from tens of thousands of short-lived containers (rows, cells,
+    lists), all alive until it is serialized. The allocations trigger collections in the
+    worker thread, and one of the oldest generation then walks them all, with the GIL held
+    throughout: 20 to 35 ms during which the event loop answers nothing, the longest stalls a
+    cached answer saw under a flood of costly misses
+    (docs/PERFORMANCE.md#the-costly-flood-and-the-garbage-collector-2026-11-27). Reference
+    counting frees those containers when the computation ends, so no collection is needed for
+    them; ``paused`` disables the collector while any computation runs (it is one switch for the
+    whole process) and enables it again after the last, if it was enabled before. Collections
+    that fall due meanwhile run at the next allocation after, over what survived.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+        self._was_enabled = False
+
+    def paused(self, job: Callable[[], T]) -> T:
+        """``job()``, with the collector off while it runs."""
+        with self._lock:
+            if self._running == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._running += 1
+        try:
+            return job()
+        finally:
+            with self._lock:
+                self._running -= 1
+                if self._running == 0 and self._was_enabled:
+                    gc.enable()
+
+
+_COLLECTOR = CollectorPause()
+"""The one pause of the process's one collector, shared by every pool."""
+
+
 class ComputePool:
     """Runs computations on the event loop or in worker threads, and sheds beyond the bound.
 
@@ -114,7 +156,7 @@ class ComputePool:
         except asyncio.CancelledError:  # while waiting: never started, so never finishes
             self._count(-1, -cost)
             raise
-        running = asyncio.get_running_loop().run_in_executor(None, job)
+        running = asyncio.get_running_loop().run_in_executor(None, _COLLECTOR.paused, job)
         running.add_done_callback(lambda _: self._finished(cost))
         # A cancelled caller leaves the thread running: the slot and the admitted bytes are
         # given back when it ends, not before, so the bound always holds for real threads.

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import io
 import signal
 import threading
@@ -30,7 +31,7 @@ from readiness.cache.redis_tier import RedisTier
 from readiness.service import ReadinessService, RedisTtl
 from readiness.domain.query import Route
 from readiness.domain.compute import compute
-from readiness.work import ComputeBudget, ComputeLimits, ComputePool
+from readiness.work import CollectorPause, ComputeBudget, ComputeLimits, ComputePool, RETRY_AFTER_SECONDS
 from readiness.domain.compute import DETAILS_BYTES, RECORD_BYTES, estimated_bytes
 
 from tests.conftest import Clock, assert_error_envelope, body, gen_test, scrape
@@ -252,6 +253,63 @@ async def test_pool_refused_large_miss_waits_the_shed_pause_a_small_one_does_not
             await paused.run(cost, lambda: None)
         waited = loop.time() - started
         assert waited >= pause and (pause or waited < 0.04)
+
+
+@gen_test
+async def test_pool_computes_in_threads_with_the_collector_off_inline_with_it_on() -> None:
+    assert gc.isenabled()
+    pool = ComputePool(ComputeLimits(1, 100, 10**6), metrics())
+    assert await pool.run(101, gc.isenabled) is False  # in the worker thread
+    assert await pool.run(100, gc.isenabled) is True  # on the event loop
+    assert gc.isenabled()
+
+
+def test_collector_pause_lasts_until_the_last_computation_ends() -> None:
+    assert gc.isenabled()
+    pause = CollectorPause()
+    first_running, release_first = threading.Event(), threading.Event()
+    seen: dict[str, bool] = {}
+
+    def first() -> None:
+        first_running.set()
+        release_first.wait(5)
+        seen["first, at its end"] = gc.isenabled()
+
+    def second() -> None:
+        seen["second"] = gc.isenabled()
+
+    thread = threading.Thread(target=pause.paused, args=(first,))
+    thread.start()
+    try:
+        assert first_running.wait(5)
+        pause.paused(second)  # starts and ends while the first runs
+        seen["between"] = gc.isenabled()
+    finally:
+        release_first.set()
+        thread.join(5)
+    assert seen == {"second": False, "between": False, "first, at its end": False}
+    assert gc.isenabled()
+
+
+def test_collector_pause_leaves_a_disabled_collector_disabled_and_survives_a_failure() -> None:
+    pause = CollectorPause()
+
+    def fails() -> None:
+        raise RuntimeError("computation bug")
+
+    with pytest.raises(RuntimeError):
+        pause.paused(fails)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        assert pause.paused(lambda: 42) == 42
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_shed_pause_is_the_retry_after_by_default() -> None:
+    assert Settings().compute_shed_pause_ms == RETRY_AFTER_SECONDS * 1000
 
 
 def test_app_pool_has_the_budget_of_its_settings(sample_store: SnapshotStore) -> None:
