@@ -285,15 +285,20 @@ def test_map_page_weighs_under_the_budget_compressed(page: Page, page_server: Pa
     assert total <= BUDGET, sizes
 
 
+def downloaded_svg(page: Page, folder: Path, filename: str) -> ElementTree.ElementTree[ElementTree.Element]:
+    """The map's SVG download, named ``filename``, saved in ``folder`` and parsed."""
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download SVG").click()
+    assert download.value.suggested_filename == filename
+    saved = folder / filename
+    download.value.save_as(saved)
+    return ElementTree.parse(saved)
+
+
 def test_map_downloads_are_the_map_with_its_legend(page: Page, page_server: PageServer, tmp_path: Path) -> None:
     page.goto(page_server.url("/map?score=human"))
     map_drawn(page, "Human capital score")
-    with page.expect_download() as download:
-        page.get_by_role("button", name="Download SVG").click()
-    assert download.value.suggested_filename == "map-human-2026-11.svg"
-    saved = tmp_path / "map.svg"
-    download.value.save_as(saved)
-    tree = ElementTree.parse(saved)
+    tree = downloaded_svg(page, tmp_path, "map-human-2026-11.svg")
     texts = [node.text for node in tree.iter("{http://www.w3.org/2000/svg}text")]
     assert "Human capital score, snapshot 2026-11" in texts
     assert "No data" in texts and BANDS[0].range in texts
@@ -487,12 +492,7 @@ def test_a_zoomed_map_downloads_as_shown_at_the_worlds_size(
     page.goto(page_server.url("/map?region=SSA"))
     region_drawn(page, len(data), "Sub-Saharan Africa")
     shown = view_box(page)
-    with page.expect_download() as download:
-        page.get_by_role("button", name="Download SVG").click()
-    assert download.value.suggested_filename == "map-score-ssa-2026-11.svg"
-    saved = tmp_path / "map.svg"
-    download.value.save_as(saved)
-    tree = ElementTree.parse(saved)
+    tree = downloaded_svg(page, tmp_path, "map-score-ssa-2026-11.svg")
     root = tree.getroot()
     factor = WORLD[2] / shown[2]
     assert root.get("viewBox") == f"0 -30 {WORLD[2]:g} {round(shown[3] * factor, 1) + 52:g}"  # the world's width

@@ -112,7 +112,8 @@ class HitLane:
         to every client while draining, through ``write_headers``, with a copy of the head, since
         a ``Connection`` header is then added to it."""
         start_line, headers, body = response
-        prepared = None if self.lifecycle.draining else prepared_connection(request)
+        draining = self.lifecycle.draining
+        prepared = None if draining else prepared_connection(request)
         if prepared is not None:
             data, rest = self.heads.wire(start_line, headers, body)
             prepared.write(data)
@@ -123,7 +124,6 @@ class HitLane:
             connection = request.connection
             assert connection is not None  # a server request always has one
             headers = headers.copy()
-            draining = self.lifecycle.draining
             if draining:
                 headers[CLOSE[0]] = CLOSE[1]
             sent = connection.write_headers(start_line, headers, body)

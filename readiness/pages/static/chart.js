@@ -11,13 +11,17 @@ const HEIGHT = 260;
 const MARGIN = { top: 12, right: 28, bottom: 36, left: 40 };
 const CHAR_WIDTH = 7.5; // an upper bound on a 12 px digit or dash, for spacing the x labels
 
-// An SVG element with attributes (numbers to two decimals) and, optionally, text.
-export function svg(tag, attributes = {}, text = null) {
+// An SVG element with attributes (numbers to two decimals; null and undefined left out) and
+// children (strings become text, null is skipped): every page's SVG is made here.
+export function svg(tag, attributes = {}, ...children) {
   const element = document.createElementNS(SVG_NS, tag);
   for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined) continue;
     element.setAttribute(name, String(typeof value === "number" ? Math.round(value * 100) / 100 : value));
   }
-  if (text !== null) element.textContent = text;
+  for (const child of children) {
+    if (child !== null && child !== undefined) element.append(child);
+  }
   return element;
 }
 

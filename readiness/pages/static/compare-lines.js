@@ -1,15 +1,11 @@
 // How the compare page tells its lines apart without colour alone: each economy has its own
 // marker shape (filled), each mean a dashed line with its economy's shape hollow (the world's:
 // dotted, a hollow diamond); the colours are compare.css's (Okabe and Ito's palette).
-const SVG_NS = "http://www.w3.org/2000/svg";
+import { svg } from "./chart.js";
+
 export const MARKERS = ["circle", "square", "triangle", "diamond", "triangle-down", "plus", "cross", "star"];
 const SIZE = 4.5; // a marker's radius, in px
 
-function node(tag, attributes = {}) {
-  const element = document.createElementNS(SVG_NS, tag);
-  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
-  return element;
-}
 
 function polygon(points, x, y) {
   return `M${points.map(([dx, dy]) => `${(x + dx).toFixed(1)},${(y + dy).toFixed(1)}`).join("L")}Z`;
@@ -55,7 +51,7 @@ export function withMarkers(chart, lines) {
       if (!key) continue;
       const line = lines.get(key);
       for (const dot of group.querySelectorAll("circle")) {
-        const marker = node("path", { class: `marker${line.hollow ? " hollow" : ""}`,
+        const marker = svg("path", { class: `marker${line.hollow ? " hollow" : ""}`,
           d: markerPath(line.marker, Number(dot.getAttribute("cx")), Number(dot.getAttribute("cy"))) });
         marker.append(...dot.childNodes); // its <title>: the economy, the snapshot and the value
         dot.replaceWith(marker);
@@ -69,10 +65,10 @@ export function withMarkers(chart, lines) {
 
 // A line's key for the legend and the table: a short stretch of its line with its marker.
 export function sample(line) {
-  const group = node("g", { class: `series ${line.className}` });
-  group.append(node("path", { d: "M2,8H32", fill: "none" }),
-    node("path", { class: `marker${line.hollow ? " hollow" : ""}`, d: markerPath(line.marker, 17, 8) }));
-  const picture = node("svg", { class: "sample", width: 34, height: 16, viewBox: "0 0 34 16", "aria-hidden": "true",
+  const group = svg("g", { class: `series ${line.className}` });
+  group.append(svg("path", { d: "M2,8H32", fill: "none" }),
+    svg("path", { class: `marker${line.hollow ? " hollow" : ""}`, d: markerPath(line.marker, 17, 8) }));
+  const picture = svg("svg", { class: "sample", width: 34, height: 16, viewBox: "0 0 34 16", "aria-hidden": "true",
     focusable: "false" });
   picture.append(group);
   return picture;

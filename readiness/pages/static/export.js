@@ -2,6 +2,7 @@
 // API request that answers it), the page's permalink, and an embed snippet. The files are made
 // in the browser from the chart shown, so they are exactly what the reader sees.
 import { el, say } from "./api.js";
+import { svg } from "./chart.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const STYLED = ["fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
@@ -11,13 +12,13 @@ const STYLED = ["fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacit
 const NOT_INHERITED = { opacity: "1", "dominant-baseline": "auto" };
 const PNG_SCALE = 2; // twice the drawn size: sharp on a slide or a high-density screen
 
-// A standalone copy of ``svg``: the page's CSS does not travel with a file, so each element's
+// A standalone copy of the chart ``chart`` (an <svg>): the page's CSS does not travel with a file, so each element's
 // computed presentation is written onto the copy (on the root all of it; on the others what
 // they do not inherit from their parent, which keeps a 217-bar file small), with the width,
 // height and a white background.
-export function standaloneSvg(svg) {
-  const copy = svg.cloneNode(true);
-  const originals = [svg, ...svg.querySelectorAll("*")];
+export function standaloneSvg(chart) {
+  const copy = chart.cloneNode(true);
+  const originals = [chart, ...chart.querySelectorAll("*")];
   const copies = [copy, ...copy.querySelectorAll("*")];
   const computed = new Map(originals.map((original) => [original, window.getComputedStyle(original)]));
   originals.forEach((original, index) => {
@@ -34,16 +35,13 @@ export function standaloneSvg(svg) {
     else copies[index].removeAttribute("style");
     copies[index].removeAttribute("class");
   });
-  const box = svg.viewBox.baseVal;
-  const width = box && box.width ? box.width : svg.getBoundingClientRect().width;
-  const height = box && box.height ? box.height : svg.getBoundingClientRect().height;
+  const box = chart.viewBox.baseVal;
+  const width = box && box.width ? box.width : chart.getBoundingClientRect().width;
+  const height = box && box.height ? box.height : chart.getBoundingClientRect().height;
   copy.setAttribute("xmlns", SVG_NS);
   copy.setAttribute("width", String(width));
   copy.setAttribute("height", String(height));
-  const background = document.createElementNS(SVG_NS, "rect");
-  for (const [name, value] of Object.entries({ x: box?.x ?? 0, y: box?.y ?? 0, width, height, fill: "#ffffff" })) {
-    background.setAttribute(name, String(value));
-  }
+  const background = svg("rect", { x: box?.x ?? 0, y: box?.y ?? 0, width, height, fill: "#ffffff" });
   const title = copy.querySelector(":scope > title");
   if (title) title.after(background); // the title stays the first child, as SVG wants
   else copy.prepend(background);
@@ -51,13 +49,13 @@ export function standaloneSvg(svg) {
 }
 
 // The chart as an SVG file (a Blob).
-export function svgBlob(svg) {
-  return new Blob([standaloneSvg(svg).text], { type: "image/svg+xml" });
+export function svgBlob(chart) {
+  return new Blob([standaloneSvg(chart).text], { type: "image/svg+xml" });
 }
 
 // The chart as a PNG file (a Blob), drawn from its standalone SVG on a canvas.
-export async function pngBlob(svg) {
-  const { text, width, height } = standaloneSvg(svg);
+export async function pngBlob(chart) {
+  const { text, width, height } = standaloneSvg(chart);
   const url = URL.createObjectURL(new Blob([text], { type: "image/svg+xml" }));
   try {
     const image = new Image();

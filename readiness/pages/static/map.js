@@ -8,9 +8,10 @@
 // the others and narrows the legend, the list and the table under the map to it.
 import { COMPOSITE, DIMENSIONS, ApiError, apiUrl, el, getJson, say, score as written } from "./api.js";
 import { chosenSnapshot, describe, entryOf, paramsFor, snapshotSelector, snapshots, withSnapshot } from "./snapshot.js";
+import { svg } from "./chart.js";
+import { bandOf } from "./profile.js";
 import { chartTools } from "./export.js";
 
-const SVG_NS = "http://www.w3.org/2000/svg";
 const CODE = "Country Code";
 const NAME = "Country Name";
 const REGION = "Region";
@@ -28,21 +29,11 @@ const SCORES = [[COMPOSITE, "Composite score"], ...DIMENSIONS.map(([field, label
 const LABELS = Object.fromEntries(SCORES);
 const SYNTHETIC = document.querySelector(".synthetic") !== null; // the page's notice: the snapshot's data is synthetic
 
-function svg(tag, attributes = {}, ...children) {
-  const element = document.createElementNS(SVG_NS, tag);
-  for (const [name, value] of Object.entries(attributes)) {
-    if (value !== null && value !== undefined) element.setAttribute(name, String(value));
-  }
-  for (const child of children) element.append(child);
-  return element;
-}
-
 // The class of a value: the index of the first band, from the top, whose floor it reaches; null
 // for no value. The composite's classes are its bands; a dimension score is cut at the same bounds.
 function classOf(value) {
-  if (typeof value !== "number") return null;
-  const index = BANDS.findIndex((band) => value >= band.floor);
-  return index === -1 ? BANDS.length - 1 : index;
+  const band = bandOf(value, BANDS);
+  return band === null ? null : BANDS.indexOf(band);
 }
 
 // What a class is called for ``field``: the band's name and range for the composite, the range alone
