@@ -28,6 +28,7 @@ from readiness.domain.errors import ReadinessError
 from readiness.domain.query import LIST_PARAMETERS, ROUTE_PARAMETERS, Query, Route, parse_query_string
 from readiness.domain.vocabulary import FIELD_ALIASES
 from tests.conftest import unavailable
+from readiness.edge_config import TEMPLATE
 from tests.edge_nginx import MISSING, Nginx, _free_port, nginx_executable
 from tests.processes import Server, Start, launch
 
@@ -44,11 +45,14 @@ PATHS = {
 
 
 class Keys:
-    """The edge's ``$edge_target`` for request targets, over one kept-alive connection."""
+    """The edge's ``$edge_target`` for request targets, over one kept-alive connection; each
+    checked against what njs makes of the target, whether the map's fast path took it or not."""
 
     def __init__(self, port: int) -> None:
         self.port = port
         self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        self.fast_path = False
+        """Whether the last target was taken as it came without running njs."""
 
     def __call__(self, target: str, method: str = "GET") -> str:
         for attempt in (1, 2):
@@ -57,7 +61,11 @@ class Keys:
                 response = self.connection.getresponse()
                 body = response.read().decode()
                 assert response.status == 200, (target, response.status, body)
-                return body if method != "HEAD" else response.getheader("X-Edge-Uri", "")
+                edge_target = body if method != "HEAD" else response.getheader("X-Edge-Uri", "")
+                # The template's map takes a target as it came only where njs would keep it.
+                assert edge_target == response.getheader("X-Edge-Njs"), target
+                self.fast_path = response.getheader("X-Edge-Fast-Path") != "njs"
+                return edge_target
             except (http.client.HTTPException, ConnectionError):
                 self.connection.close()
                 if attempt == 2:
@@ -65,16 +73,29 @@ class Keys:
         raise AssertionError("unreachable")
 
 
+def fast_path_map() -> str:
+    """The template's map to ``$edge_target`` as ``$edge_fast_path``, whose default is "njs":
+    which targets the edge takes as they came without running njs."""
+    template = TEMPLATE.read_text()
+    start = template.index("map $request_uri $edge_target {")
+    block = template[start:template.index("\n}\n", start) + 3]
+    assert block.count("default $edge_uri;") == 1
+    return block.replace("$edge_target", "$edge_fast_path").replace("default $edge_uri;", "default njs;")
+
+
 @pytest.fixture(scope="module")
 def keys() -> Iterator[Keys]:
-    """The shipped edge (its upstream unused) and a server block answering ``$edge_target``."""
+    """The shipped edge (its upstream unused) and a server block answering ``$edge_target``,
+    with njs's own answer (``$edge_uri``) and the map's fast path alone in headers."""
     executable = nginx_executable()
     if executable is None:
         unavailable(MISSING)
     port = _free_port()
     edge = Nginx(executable, ("127.0.0.1:9",))
-    edge.extra_http = (f"server {{ listen 127.0.0.1:{port}; access_log off; location / {{"
-                       ' add_header X-Edge-Uri "$edge_target"; return 200 "$edge_target"; } }')
+    edge.extra_http = fast_path_map() + (
+        f"server {{ listen 127.0.0.1:{port}; access_log off; location / {{"
+        ' add_header X-Edge-Uri "$edge_target"; add_header X-Edge-Njs "$edge_uri";'
+        ' add_header X-Edge-Fast-Path "$edge_fast_path"; return 200 "$edge_target"; } }')
     with edge:
         keyed = Keys(port)
         yield keyed
@@ -277,6 +298,13 @@ def test_the_names_each_route_takes_are_the_apis(keys: Keys, route: Route) -> No
         ("/api/v1/indicators?indicators=GE.EST&indicators=&_=1", "/api/v1/indicators?indicators=GE.EST,"),
         ("/api/v1/readiness?fields=%FF&fields=score", "/api/v1/readiness?fields=%FF&fields=score"),  # the API's 400
         ("/api/v1/aggregates?by=region&_=1&years=2023:2025", "/api/v1/aggregates?by=region&years=2023:2025"),
+        # Plain pairs, sorted (njs's short lane), and what that lane leaves to the full rules.
+        ("/api/v1/readiness?sort=score&region=South%20Asia&order=desc",
+         "/api/v1/readiness?order=desc&region=South%20Asia&sort=score"),
+        ("/api/v1/readiness?codes=KEN&code=BRA", "/api/v1/readiness?codes=KEN"),
+        ("/api/v1/readiness?limit=7&fcv=1&limit=5", "/api/v1/readiness?fcv=1&limit=5"),
+        ("/api/v1/readiness?fields=b&codes=KEN&fields=a", "/api/v1/readiness?codes=KEN&fields=b,a"),
+        ("/api/readiness?sort=score&zz=1", "/api/readiness?sort=score"),
         # As they came: the API refuses them (an unknown name, bytes that are not UTF-8) ...
         ("/api/v1/readiness?zz=1&_=2", "/api/v1/readiness?zz=1&_=2"),
         ("/api/v1/readiness?region=%FF&_=2", "/api/v1/readiness?region=%FF&_=2"),
@@ -290,6 +318,56 @@ def test_the_names_each_route_takes_are_the_apis(keys: Keys, route: Route) -> No
 )
 def test_edge_targets(keys: Keys, target: str, expected: str) -> None:
     assert keys(target) == expected
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/api/v1/readiness",
+        "/api/v1/readiness?code=KEN",
+        "/api/v1/readiness?codes=BRA,KEN&fields=score",
+        "/api/v1/readiness?code=KEN&indicators=GE.EST,IT.NET.USER.ZS",
+        "/api/v1/readiness?order=desc&region=South%20Asia&sort=score",
+        "/api/v1/readiness?codes=KEN&year=2024",
+        "/api/v1/readiness?weights=access:2,learning:1",
+        "/api/v1/indicators?codes=KEN&indicators=GE.EST&years=2022:2025",
+        "/api/v1/history?code=KEN&shape=wide",
+        "/api/v1/aggregates?by=region&year=2024",
+        "/api/v1/snapshots",
+        "/api/v1/openapi.json",
+        "/explore?region=lac",
+        "/static/site.css",
+    ],
+)
+def test_canonical_targets_skip_njs(keys: Keys, target: str) -> None:
+    # njs costs a hit about as much again as the rest of the edge (docs/PERFORMANCE.md#what-njs-costs-a-hit).
+    assert keys(target) == target and keys.fast_path, target
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "/api/v1/readiness?",  # njs drops the empty query
+        "/api/v1/readiness/",
+        "/api/v1/readiness?code=KEN&",
+        "/api/v1/readiness?code=KEN&codes=BRA",  # njs drops `code`
+        "/api/v1/readiness?fields=score&codes=KEN",  # not sorted
+        "/api/v1/readiness?code=KEN&code=BRA",
+        "/api/v1/readiness?region=%20lac",
+        "/api/v1/readiness?region=South+Asia",
+        "/api/v1/readiness?region=Latin%20America%20%26%20Caribbean",
+        "/api/v1/readiness?code=KEN&_=1",
+        "/api/v1/readiness?years=2024",  # a name the route does not take: the API's 400
+        "/api/v1/history?year=2024",
+        "/api/v1/snapshots?format=csv",
+        "/api/readiness?code=KEN",
+        "/api/v1/snapshots/2026-11/changes",
+        "/api/v1/readiness?code=KEN?codes=BRA",
+    ],
+)
+def test_other_targets_go_through_njs(keys: Keys, target: str) -> None:
+    keys(target)  # and njs's answer is the edge's (Keys checks it)
+    assert not keys.fast_path, target
 
 
 def test_raw_bytes_outside_printable_ascii_are_left_to_the_api(keys: Keys) -> None:

@@ -16,45 +16,54 @@
 // hits included, and a regular expression costs njs 0.7 a microsecond or more a call, so a
 // query route's request runs one (PRINTABLE) and otherwise plain string functions and lookups.
 
-// Tornado's routes (readiness/app.py), a trailing slash taken off, with the names each takes
-// (ROUTE_PARAMETERS) as lookups; strict: another name is a 400 (every v1 route), else ignored
-// (the legacy route). CHANGES is /api/v1/snapshots/{id}/changes. Literals: a global built by
-// code costs njs 0.7 microseconds on every request (the VM is cloned per request).
-var ROUTES = {
-    '/api/v1/readiness': {strict: true, names: {code: true, codes: true, level: true, region: true, income: true,
-        fcv: true, year: true, snapshot: true, sort: true, order: true, fields: true, shortnames: true,
-        indicators: true, limit: true, weights: true, offset: true, format: true}},
-    '/api/readiness': {strict: false, names: {code: true, codes: true, level: true, region: true, income: true,
-        fcv: true, year: true, sort: true, order: true, fields: true, shortnames: true, indicators: true,
-        limit: true, format: true}},
-    '/api/v1/indicators': {strict: true, names: {code: true, codes: true, region: true, income: true, fcv: true,
-        indicators: true, year: true, years: true, snapshot: true, shape: true, limit: true, offset: true,
-        format: true}},
-    '/api/v1/history': {strict: true, names: {code: true, codes: true, region: true, income: true, fcv: true,
-        fields: true, years: true, shape: true, limit: true, offset: true, format: true}},
-    '/api/v1/snapshots': {strict: true, names: {}},
-    '/api/v1/aggregates': {strict: true, names: {by: true, region: true, income: true, fcv: true, year: true,
-        years: true, snapshot: true, limit: true, offset: true, format: true}},
-};
+// The names each of Tornado's query routes takes (readiness/app.py, ROUTE_PARAMETERS), a
+// trailing slash taken off the path, as one string with a space around each name; undefined
+// when `path` is not a query route. Code and string constants, not a table: njs 0.7 clones the
+// VM for every request, and a global object graph such as {route: {name: true}} was copied
+// with it, 5 microseconds a request (docs/PERFORMANCE.md#what-njs-costs-a-hit).
+function namesOf(path) {
+    switch (path) {
+    case '/api/v1/readiness':
+        return ' code codes fcv fields format income indicators level limit offset order region shortnames'
+            + ' snapshot sort weights year ';
+    case '/api/readiness':
+        return ' code codes fcv fields format income indicators level limit order region shortnames sort year ';
+    case '/api/v1/indicators':
+        return ' code codes fcv format income indicators limit offset region shape snapshot year years ';
+    case '/api/v1/history':
+        return ' code codes fcv fields format income limit offset region shape years ';
+    case '/api/v1/snapshots':
+        return ' ';
+    case '/api/v1/aggregates':
+        return ' by fcv format income limit offset region snapshot year years ';
+    }
+    // /api/v1/snapshots/{id}/changes
+    var prefix = '/api/v1/snapshots/';
+    if (path.length > prefix.length + 8 && path.substring(0, prefix.length) === prefix
+            && path.substring(path.length - 8) === '/changes'
+            && path.substring(prefix.length, path.length - 8).indexOf('/') < 0) {
+        return ' format ';
+    }
+    return undefined;
+}
+
+// Whether a route's `names` (namesOf) hold `name`.
+function takes(names, name) {
+    return name.indexOf(' ') < 0 && names.indexOf(' ' + name + ' ') >= 0;
+}
+
+// Every v1 route refuses a name it does not take (a 400); the legacy route ignores it.
+function strict(path) {
+    return path !== '/api/readiness';
+}
+
 // The list parameters (LIST_PARAMETERS): repeated, their values are joined with commas.
-var LISTS = {codes: true, fields: true, indicators: true};
-var CHANGES = {strict: true, names: {format: true}};
-var SNAPSHOTS = '/api/v1/snapshots/';
+function isList(name) {
+    return name === 'codes' || name === 'fields' || name === 'indicators';
+}
 
 var PRINTABLE = /^[\x21-\x7e]*$/;
-var LONE_PERCENT = /%(?![0-9A-Fa-f]{2})/g;
 var SPACES = ' \t\n\r\x0b\x0c';
-
-// The route of `path` (without its trailing slash, beginning with /api/), or undefined.
-function routeOf(path) {
-    var found = ROUTES[path];
-    if (found === undefined && path.length > SNAPSHOTS.length + 8
-            && path.substring(0, SNAPSHOTS.length) === SNAPSHOTS && path.substring(path.length - 8) === '/changes'
-            && path.substring(SNAPSHOTS.length, path.length - 8).indexOf('/') < 0) {
-        found = CHANGES;
-    }
-    return found;
-}
 
 // A name or value as the API reads it: `+` a space, %XX a byte (a `%` not followed by two hex
 // digits stays a `%`, as Python's unquote keeps it), the bytes UTF-8. null when they are not
@@ -70,7 +79,7 @@ function decoded(text) {
         return decodeURIComponent(text);
     } catch (e) {
         try {
-            return decodeURIComponent(text.replace(LONE_PERCENT, '%25'));
+            return decodeURIComponent(text.replace(/%(?![0-9A-Fa-f]{2})/g, '%25'));
         } catch (e2) {
             return null;
         }
@@ -113,8 +122,9 @@ function trimmed(text) {
     return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
-// The query string `args` of `route` normalized; null to leave the request as it came.
-function normalized(route, args) {
+// The query string `args` of the route at `path`, which takes `names` (namesOf), normalized;
+// null to leave the request as it came.
+function normalized(path, names, args) {
     if (!PRINTABLE.test(args)) {
         return null;
     }
@@ -127,7 +137,7 @@ function normalized(route, args) {
         }
         var at = pair.indexOf('=');
         var name = at < 0 ? pair : pair.slice(0, at);
-        if (route.names[name] !== true) {  // else a name the route takes, as the API spells it
+        if (!takes(names, name)) {  // else a name the route takes, as the API spells it
             var raw = name;
             name = decoded(raw);
             if (name === null) {  // not UTF-8: the API reads U+FFFD, a name it takes from nobody
@@ -137,8 +147,8 @@ function normalized(route, args) {
             } else if (name.charAt(0) === '_') {
                 continue;
             }
-            if (name === null || route.names[name] !== true) {
-                if (route.strict) {
+            if (name === null || !takes(names, name)) {
+                if (strict(path)) {
                     return null;
                 }
                 continue;
@@ -147,20 +157,20 @@ function normalized(route, args) {
         // A list's values are joined, in order; otherwise the last value wins. One that is not
         // UTF-8 is decided on below, if it is kept.
         var given = at < 0 ? '' : decoded(pair.slice(at + 1));
-        if (LISTS[name] === true && values[name] !== undefined) {
+        if (isList(name) && values[name] !== undefined) {
             given = values[name] === null || given === null ? null : values[name] + ',' + given;
         }
         values[name] = given;
     }
-    var names = Object.keys(values);
+    var present = Object.keys(values);
     var kept = [];
-    for (var j = 0; j < names.length; j++) {
-        var value = values[names[j]];
+    for (var j = 0; j < present.length; j++) {
+        var value = values[present[j]];
         if (value !== null) {
-            value = values[names[j]] = trimmed(value);
+            value = values[present[j]] = trimmed(value);
         }
         if (value !== '') {
-            kept.push(names[j]);
+            kept.push(present[j]);
         }
     }
     if (kept.indexOf('codes') >= 0 && kept.indexOf('code') >= 0) {
@@ -178,6 +188,31 @@ function normalized(route, args) {
     return parts.join('&');
 }
 
+// Pairs of a name and a plain value (letters, digits, `-.,:`, `%20` inside), which decodes,
+// trims and encodes to itself: the usual query, unsorted.
+var PLAIN = /^[a-z]+=[-.,:0-9A-Za-z]+(?:%20[-.,:0-9A-Za-z]+)*(?:&[a-z]+=[-.,:0-9A-Za-z]+(?:%20[-.,:0-9A-Za-z]+)*)*$/;
+
+// The query string `args` normalized when it is plain pairs (PLAIN) of names in `names`, each
+// given once: its pairs sorted, nothing else to do; undefined otherwise (normalized decides).
+// Half of normalized's work, for most requests that reach njs. Sorting `name=value` is sorting
+// by name: `=` sorts before any letter, and the pairs of one name are adjacent once sorted.
+function sortedPlain(names, args) {
+    if (!PLAIN.test(args)) {
+        return undefined;
+    }
+    var pairs = args.split('&');
+    pairs.sort();
+    var previous = '';
+    for (var i = 0; i < pairs.length; i++) {
+        var name = pairs[i].slice(0, pairs[i].indexOf('='));
+        if (name === previous || !takes(names, name) || (name === 'codes' && previous === 'code')) {
+            return undefined;
+        }
+        previous = name;
+    }
+    return pairs.join('&');
+}
+
 // $edge_uri: the normalized path and query of a GET or HEAD on a query route; otherwise, or
 // when a rule cannot be applied, $request_uri as it came.
 function uri(r) {
@@ -193,13 +228,14 @@ function uri(r) {
     if (path.charAt(path.length - 1) === '/') {
         path = path.slice(0, -1);
     }
-    var found = routeOf(path);
-    if (found === undefined) {
+    var names = namesOf(path);
+    if (names === undefined) {
         return target;
     }
-    var args;
+    var args = mark < 0 ? '' : target.slice(mark + 1);
     try {
-        args = normalized(found, mark < 0 ? '' : target.slice(mark + 1));
+        var plain = sortedPlain(names, args);
+        args = plain !== undefined ? plain : normalized(path, names, args);
     } catch (e) {
         return target;
     }
@@ -209,4 +245,4 @@ function uri(r) {
     return args === '' ? path : path + '?' + args;
 }
 
-export default {uri: uri, normalized: normalized};
+export default {uri: uri};
