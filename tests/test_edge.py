@@ -217,7 +217,7 @@ def test_edge_cache_volume_holds_the_cap_and_what_misses_write_before_nginx_trim
     # nginx's cache manager trims the cache to max_size, but looks every 10 s at most while
     # the cache is under it: what misses write in between comes on top. The gate lets through
     # at most EDGE_TOTAL_MISS_BURST + 10 s x EDGE_TOTAL_MISS_RATE of them, each under 150 kB
-    # (larger answers are never stored), and the two levels of directories take 4 KiB each.
+    # (larger answers are never stored), and the directories hold the entries' names.
     base = ROOT / "k8s" / "base"
     env = dict(line.split("=", 1) for line in (base / "edge.env").read_text().splitlines()
                if line and not line.startswith("#"))
@@ -229,9 +229,12 @@ def test_edge_cache_volume_holds_the_cap_and_what_misses_write_before_nginx_trim
     assert size_limit.endswith("Mi") and env["EDGE_CACHE_MAX_SIZE"].endswith("m")
     max_size = int(env["EDGE_CACHE_MAX_SIZE"].removesuffix("m")) * MiB  # nginx's m is MiB
     misses = int(env["EDGE_TOTAL_MISS_BURST"]) + 10 * int(env["EDGE_TOTAL_MISS_RATE"].removesuffix("r/s"))
-    directories = (16 + 16 * 256) * 4096
+    # The 256 directories (levels=2) hold every entry's name: 8,000 keys per MB of the keys
+    # zone (nginx's figure), 64 bytes each at most on ext4, and 4 KiB at least each.
+    entries = 8000 * int(env["EDGE_CACHE_KEYS_ZONE"].removesuffix("m"))
+    directories = 256 * 4096 + entries * 64
     template = (base / "edge.conf.template").read_text()
-    assert "levels=1:2 " in template and "use_temp_path=off" in template
+    assert "levels=2 " in template and "use_temp_path=off" in template
     assert '"~^(1[5-9][0-9]{4}|[2-9][0-9]{5}|[0-9]{7,})$" 1;' in template  # 150,000 bytes and up
     assert int(size_limit.removesuffix("Mi")) * MiB >= max_size + misses * LARGE_ANSWER_BYTES + directories
 
