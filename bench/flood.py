@@ -349,7 +349,7 @@ def print_report(rows: list[dict[str, object]], args: argparse.Namespace, data: 
           f"costly = {args.connections} connections asking {INDICATORS} for {COSTLY_ECONOMIES[0]}-"
           f"{COSTLY_ECONOMIES[1]} economies (gzip), each as soon as its last answer came")
     print(f"{args.rounds} rounds x {args.seconds:g} s per phase; data: {data}; Python {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs" + (f", server on CPU {args.cpus} only" if args.cpus else "")
+          f"{os.cpu_count()} CPUs" + (f", server on CPU {args.cpus} only, clients on the others" if args.cpus else "")
           + "; medians over rounds; ratio = phase / the same server's quiet phase")
     print()
     print(f"{'server':14} {'phase':9} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p50 x':>7} {'p99 x':>7} "
@@ -364,6 +364,15 @@ def print_report(rows: list[dict[str, object]], args: argparse.Namespace, data: 
         if row["innocent_non_200"]:
             line += f"  innocent non-200 or failed: {row['innocent_non_200']}"
         print(line)
+
+
+def cpu_list(text: str) -> set[int]:
+    """The CPUs of a taskset list such as ``1``, ``0,2`` or ``2-3``."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
 
 
 def parse_server(text: str) -> ServerConfig:
@@ -414,9 +423,14 @@ def main() -> int:
     parser.add_argument("--innocent-rate", type=float, default=50.0, help="innocent requests per second")
     parser.add_argument("--server", action="append", type=parse_server, default=[],
                         help="NAME:READINESS_X=1,READINESS_Y=2 (replaces the default inline, unbudgeted, pool)")
-    parser.add_argument("--cpus", help="run the server on these CPUs only (taskset -c), e.g. 1: a one-core pod")
+    parser.add_argument("--cpus", help="run the server on these CPUs only (taskset -c), e.g. 1: a one-core pod;"
+                        " the clients then run on the others, as they would on other machines")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.cpus:
+        others = set(os.sched_getaffinity(0)) - cpu_list(args.cpus)
+        if others:  # this process, and so the clients' processes started below
+            os.sched_setaffinity(0, others)
     with tempfile.TemporaryDirectory(prefix="flood-bench-") as temp, ProcessPoolExecutor(2) as pool:
         try:
             phases, data = run_rounds(pool, args, Path(temp))

@@ -188,9 +188,9 @@ function normalized(path, names, args) {
     return parts.join('&');
 }
 
-// Pairs of a name and a plain value (letters, digits, `-.,:`, `%20` inside), which decodes,
-// trims and encodes to itself: the usual query, unsorted.
-var PLAIN = /^[a-z]+=[-.,:0-9A-Za-z]+(?:%20[-.,:0-9A-Za-z]+)*(?:&[a-z]+=[-.,:0-9A-Za-z]+(?:%20[-.,:0-9A-Za-z]+)*)*$/;
+// Pairs of a name and a plain value (letters, digits, `-.,:`, `%20` and `%26` inside, as in
+// "Europe & Central Asia"), which decodes, trims and encodes to itself: the usual query, unsorted.
+var PLAIN = /^[a-z]+=[-.,:0-9A-Za-z]+(?:(?:%2[06])+[-.,:0-9A-Za-z]+)*(?:&[a-z]+=[-.,:0-9A-Za-z]+(?:(?:%2[06])+[-.,:0-9A-Za-z]+)*)*$/;
 
 // The query string `args` normalized when it is plain pairs (PLAIN) of names in `names`, each
 // given once: its pairs sorted, nothing else to do; undefined otherwise (normalized decides).
