@@ -7,6 +7,7 @@ import pytest
 from loaders import INDICATOR_FIELDS, Country, JsonValue, Snapshot, Summary, series_of
 from readiness.domain.errors import NoSnapshotInYears
 from readiness.domain.tables import (
+    COUNTRY_ROWS_HELD,
     HISTORY_DEFAULT,
     INDICATOR_COLUMNS,
     MOVER_COLUMNS,
@@ -23,6 +24,7 @@ from readiness.domain.tables import (
     valid_report,
     with_directions,
 )
+from readiness.domain.tables import _held_rows  # the memo's bound is what is tested
 
 from tests.conftest import country, snapshot
 
@@ -80,6 +82,32 @@ def test_indicator_rows_filter_by_codes_any_case_and_unknown_gives_none() -> Non
         "IT.NET.USER.ZS"
     }
     assert indicator_rows("x", world.countries.values(), ("NO.SUCH",)) == []
+
+
+def test_indicator_rows_of_an_economy_are_built_once_and_shared_between_answers() -> None:
+    world = _world()
+    first = indicator_rows("2026-11", world.countries.values(), None)
+    again = indicator_rows("2026-11", world.countries.values(), None)
+    assert first == again and all(a is b for a, b in zip(first, again, strict=True))
+    filtered = indicator_rows("2026-11", world.countries.values(), ("ge.est",))
+    assert [row["Country Code"] for row in filtered] == ["AGO", "BRA", "KEN"]
+    assert all(any(row is kept for kept in first) for row in filtered)
+
+
+def test_indicator_rows_follow_the_loaded_country_and_snapshot_not_the_code() -> None:
+    kenya = _world().countries["KEN"]
+    assert indicator_rows("2026-11", [kenya], None)[0]["snapshot"] == "2026-11"
+    assert indicator_rows("2026-12", [kenya], None)[0]["snapshot"] == "2026-12"
+    renamed = country("KEN", "Republic of Kenya")  # a refresh loads new Country objects
+    assert indicator_rows("2026-12", [renamed], None)[0]["Country Name"] == "Republic of Kenya"
+    assert indicator_rows("2026-12", [kenya], None)[0]["Country Name"] == "Kenya"
+
+
+def test_indicator_rows_held_are_bounded() -> None:
+    countries = [country(f"C{number:04d}", f"Economy {number}") for number in range(COUNTRY_ROWS_HELD + 50)]
+    rows = indicator_rows("2026-11", countries, None)
+    assert len(rows) == 2 * len(countries)
+    assert 0 < len(_held_rows) <= COUNTRY_ROWS_HELD
 
 
 def test_indicator_columns_are_identity_then_detail_keys_then_percentile_numbers() -> None:
