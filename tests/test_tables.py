@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import orjson
 import pytest
 
 from loaders import INDICATOR_FIELDS, Country, JsonValue, Snapshot, Summary, series_of
@@ -17,6 +18,7 @@ from readiness.domain.tables import (
     history_columns,
     history_rows,
     history_snapshots,
+    indicator_json_rows,
     indicator_rows,
     invalid_history_fields,
     mover_rows,
@@ -101,6 +103,15 @@ def test_indicator_rows_follow_the_loaded_country_and_snapshot_not_the_code() ->
     renamed = country("KEN", "Republic of Kenya")  # a refresh loads new Country objects
     assert indicator_rows("2026-12", [renamed], None)[0]["Country Name"] == "Republic of Kenya"
     assert indicator_rows("2026-12", [kenya], None)[0]["Country Name"] == "Kenya"
+
+
+@pytest.mark.parametrize("indicators", [None, ("ge.est",), ("NO.SUCH",)])
+def test_indicator_json_rows_are_the_rows_serialized(indicators: tuple[str, ...] | None) -> None:
+    world = _world()
+    rows = indicator_rows("2026-11", world.countries.values(), indicators)
+    serialized = indicator_json_rows("2026-11", world.countries.values(), indicators)
+    assert orjson.dumps({"data": serialized}) == orjson.dumps({"data": rows})
+    assert orjson.loads(orjson.dumps(serialized)) == rows
 
 
 def test_indicator_rows_held_are_bounded() -> None:

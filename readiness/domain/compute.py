@@ -44,6 +44,7 @@ from readiness.domain.tables import (
     history_rows,
     history_snapshots,
     snapshots_in_years,
+    indicator_json_rows,
     indicator_rows,
     invalid_history_fields,
     mover_rows,
@@ -100,7 +101,7 @@ def next_page(query: Query, route: Route, shown: int, total: int) -> str | None:
 
 def table_body(
     snapshot_id: str | None,
-    rows: Sequence[Record],
+    rows: Sequence[Record] | Sequence[orjson.Fragment],
     *,
     notice: str | None,
     unmatched: Mapping[str, JsonValue] | None = None,
@@ -167,18 +168,30 @@ def compute_indicator_years(snapshots: Sequence[Snapshot], query: Query) -> Answ
 
 def _indicator_table(snapshots: Sequence[Snapshot], query: Query, route: Route) -> Answer:
     by_code = _by_code(query)
+    newest = snapshots[-1]
+    notice = next((snapshot.notice for snapshot in reversed(snapshots) if snapshot.notice is not None), None)
+    if query.format is Format.JSON and query.shape is not Shape.LONG:  # the rows' own JSON, serialized once
+        serialized: list[orjson.Fragment] = []
+        for snapshot in snapshots:
+            serialized += indicator_json_rows(snapshot.id, select(snapshot, by_code), query.indicators)
+        page = limited(serialized, query.limit, query.offset)
+        meta = _indicator_meta(snapshots, query, route, len(page), len(serialized))
+        return Answer.of(table_body(newest.id, page, notice=notice, unmatched=unmatched(snapshots, query)), meta)
     matched: list[Record] = []
     for snapshot in snapshots:
         matched += indicator_rows(snapshot.id, select(snapshot, by_code), query.indicators)
     rows, total, table_columns = _shaped(matched, query, INDICATOR_COLUMNS, INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES)
-    newest = snapshots[-1]
-    meta = answer_meta(newest, query, "indicators", total, next_page(query, route, len(rows), total))
-    if any(snapshot.synthetic for snapshot in snapshots) and not meta.synthetic:
-        meta = replace(meta, synthetic=True)
+    meta = _indicator_meta(snapshots, query, route, len(rows), total)
     if query.format is Format.CSV:
         return Answer.of(to_csv(table_columns, rows), meta)
-    notice = next((snapshot.notice for snapshot in reversed(snapshots) if snapshot.notice is not None), None)
     return Answer.of(table_body(newest.id, rows, notice=notice, unmatched=unmatched(snapshots, query)), meta)
+
+
+def _indicator_meta(snapshots: Sequence[Snapshot], query: Query, route: Route, shown: int, total: int) -> AnswerMeta:
+    meta = answer_meta(snapshots[-1], query, "indicators", total, next_page(query, route, shown, total))
+    if any(snapshot.synthetic for snapshot in snapshots) and not meta.synthetic:
+        meta = replace(meta, synthetic=True)
+    return meta
 
 
 def _shaped(
