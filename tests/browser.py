@@ -31,7 +31,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Error, Page, Route, sync_playwright
 
 from tests.conftest import NO_SKIPS, ROOT, SAMPLE, unavailable
-from tests.processes import free_port, wait_until_up
+from tests.processes import free_ports, wait_until_up
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 """Where Debian (and Ubuntu) put their Chromium; ``READINESS_CHROMIUM`` names another."""
@@ -89,7 +89,7 @@ class PageServer:
 def page_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageServer]:
     """One ``server.py`` over the bundled sample for the whole session (its start-up reads
     217 economies; the pages never change it), killed at the end."""
-    port, admin_port = free_port(), free_port()
+    port, admin_port = free_ports(2)
     log = tmp_path_factory.mktemp("page-server") / "server.log"
     env = {
         **os.environ,

@@ -44,6 +44,20 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def free_ports(count: int) -> tuple[int, ...]:
+    """``count`` distinct free ports: each is held while the next is chosen (two free_port()
+    calls can return the same port, and a server then refused its public and operations
+    ports as one)."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return tuple(int(probe.getsockname()[1]) for probe in probes)
+    finally:
+        for probe in probes:
+            probe.close()
+
+
 def get(url: str) -> tuple[int, bytes]:
     """GET ``url``: (status, body). The timeout guards against a hang; it is no latency bound:
     on a loaded machine a first archive read of the sample can take several seconds."""
@@ -140,7 +154,7 @@ class Server:
 
 def launch(start: Start, log_dir: Path, env: dict[str, str]) -> Server:
     """Start ``server.py`` on a free port with ``env`` (READINESS_* over the defaults); wait until it answers."""
-    port, admin_port = free_port(), free_port()
+    port, admin_port = free_ports(2)
     log = log_dir / f"server-{port}.log"
     process = start(env={"READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(admin_port), **env}, log=log)
     wait_until_up(port, process)

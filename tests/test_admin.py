@@ -27,7 +27,7 @@ from readiness.http.lifecycle import Lifecycle
 from readiness.http.logs import AccessLog
 from readiness.metrics import Metrics
 from tests.conftest import gen_test
-from tests.processes import Start, free_port, get, wait_until_up
+from tests.processes import Start, free_ports, get, wait_until_up
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -51,7 +51,7 @@ def ports(io_loop: IOLoop, sample_store: SnapshotStore) -> Iterator[tuple[int, i
         make_app(Settings(), sample_store, metrics=metrics, lifecycle=lifecycle, memory=memory, access=access)
     )
     admin = HTTPServer(make_admin_app(sample_store, metrics, lifecycle, access, Settings().max_skipped_percent))
-    public_port, admin_port = free_port(), free_port()
+    public_port, admin_port = free_ports(2)
     public.listen(public_port, "127.0.0.1")
     admin.listen(admin_port, "127.0.0.1")
     yield public_port, admin_port
@@ -146,7 +146,7 @@ def test_request_metrics_are_what_prometheus_clients_counter_and_histogram_give(
 
 
 def test_server_serves_metrics_on_the_admin_port_only(start: Start, tmp_path: Path) -> None:
-    port, admin = free_port(), free_port()
+    port, admin = free_ports(2)
     process = start("--port", str(port), env={"READINESS_ADMIN_PORT": str(admin)})
     wait_until_up(port, process)
     assert get(f"http://127.0.0.1:{port}/metrics")[0] == 404

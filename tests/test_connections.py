@@ -23,7 +23,7 @@ from tornado.web import Application
 
 from readiness.http.connections import DESCRIPTOR_RESERVE, LimitedHTTPServer, Throttled, connection_cap
 from tests.conftest import ROOT, gen_test
-from tests.processes import fetch, free_port, get, until, wait_until_up
+from tests.processes import fetch, free_port, free_ports, get, until, wait_until_up
 
 DESCRIPTOR_LIMIT = 128
 IDLE_CLIENTS = 200
@@ -33,7 +33,7 @@ IDLE_CLIENTS = 200
 @pytest.fixture
 def limited_server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int, int, Path]]:
     """server.py under ``ulimit -n 128``: the process, its ports and its log file."""
-    port, admin = free_port(), free_port()
+    port, admin = free_ports(2)
     log = tmp_path / "server.log"
 
     def limit_descriptors() -> None:

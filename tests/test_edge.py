@@ -41,7 +41,7 @@ from readiness.edge_config import EdgeConfigError, EdgeSettings, edge_config, re
 from readiness.http.representation import prefers_gzip
 from tests.conftest import ROOT, SAMPLE, add_snapshot, copy_tree, flip, unavailable
 from tests.edge_nginx import Nginx, nginx_executable
-from tests.processes import RedisServer, free_port, redis_server_executable, until, wait_until_up
+from tests.processes import RedisServer, free_port, free_ports, redis_server_executable, until, wait_until_up
 
 KEN = "/api/v1/readiness?code=KEN"
 PATHS = (
@@ -98,7 +98,7 @@ class Apis:
     on the same ports, as pods behind a Service come back."""
 
     def __init__(self, log_dir: Path, env: Mapping[str, str]) -> None:
-        self.ports = (free_port(), free_port())
+        self.ports = free_ports(2)
         self.log_dir = log_dir
         self.env = dict(env)
         self.processes: list[subprocess.Popen[bytes]] = []

@@ -21,7 +21,7 @@ from tornado.web import Application
 from config import Settings, SettingsError
 from server import MAX_BODY_BYTES, ListenError, bind_listeners, http_server, parse_args
 from tests.conftest import ROOT, gen_test
-from tests.processes import Start, free_port, get, until, wait_until_up
+from tests.processes import Start, free_port, free_ports, get, until, wait_until_up
 
 
 def test_parse_args_flags_override_settings() -> None:
@@ -177,7 +177,7 @@ def test_bind_listeners_permission_denied_is_one_sentence(monkeypatch: pytest.Mo
 
 
 def test_server_admin_port_flag_moves_the_operations_port(start: Start) -> None:
-    port, admin, from_environment = free_port(), free_port(), free_port()
+    port, admin, from_environment = free_ports(3)
     process = start("--port", str(port), "--admin-port", str(admin),
                     env={"READINESS_ADMIN_PORT": str(from_environment)})
     wait_until_up(port, process)

@@ -35,7 +35,7 @@ from readiness.metrics import Metrics
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 
 from tests.conftest import Clock, access_lines, assert_error_envelope, gen_test, tiny_data
-from tests.processes import free_port
+from tests.processes import free_port, free_ports
 
 ARCHIVES = ("2023-12", "2024-12", "2025-12")
 """The tiny data's snapshots before the current 2026-11: history's Decembers."""
@@ -221,7 +221,7 @@ def servers(io_loop: IOLoop, data: Path) -> Iterator[tuple[ReadinessApplication,
                    access=access)
     public = HTTPServer(app)
     admin = HTTPServer(make_admin_app(store, metrics, lifecycle, access, Settings().max_skipped_percent))
-    public_port, admin_port = free_port(), free_port()
+    public_port, admin_port = free_ports(2)
     public.listen(public_port, "127.0.0.1")
     admin.listen(admin_port, "127.0.0.1")
     yield app, public_port, admin_port
