@@ -8,7 +8,7 @@ import pytest
 from loaders import INDICATOR_FIELDS, Country, JsonValue, Snapshot, Summary, series_of
 from readiness.domain.errors import NoSnapshotInYears
 from readiness.domain.tables import (
-    COUNTRY_ROWS_HELD,
+    COUNTRY_JSON_HELD,
     HISTORY_DEFAULT,
     INDICATOR_COLUMNS,
     MOVER_COLUMNS,
@@ -26,7 +26,7 @@ from readiness.domain.tables import (
     valid_report,
     with_directions,
 )
-from readiness.domain.tables import _held_rows  # the memo's bound is what is tested
+from readiness.domain.tables import _held_json  # the memo's bound is what is tested
 
 from tests.conftest import country, snapshot
 
@@ -86,23 +86,26 @@ def test_indicator_rows_filter_by_codes_any_case_and_unknown_gives_none() -> Non
     assert indicator_rows("x", world.countries.values(), ("NO.SUCH",)) == []
 
 
-def test_indicator_rows_of_an_economy_are_built_once_and_shared_between_answers() -> None:
+def test_indicator_json_rows_of_an_economy_are_serialized_once_and_shared_between_answers() -> None:
     world = _world()
-    first = indicator_rows("2026-11", world.countries.values(), None)
-    again = indicator_rows("2026-11", world.countries.values(), None)
-    assert first == again and all(a is b for a, b in zip(first, again, strict=True))
-    filtered = indicator_rows("2026-11", world.countries.values(), ("ge.est",))
-    assert [row["Country Code"] for row in filtered] == ["AGO", "BRA", "KEN"]
-    assert all(any(row is kept for kept in first) for row in filtered)
+    first = indicator_json_rows("2026-11", world.countries.values(), None)
+    again = indicator_json_rows("2026-11", world.countries.values(), None)
+    assert len(first) == 6 and all(a is b for a, b in zip(first, again, strict=True))
+    filtered = indicator_json_rows("2026-11", world.countries.values(), ("ge.est",))
+    assert [orjson.loads(orjson.dumps(json))["Country Code"] for json in filtered] == ["AGO", "BRA", "KEN"]
+    assert all(any(json is kept for kept in first) for json in filtered)
 
 
-def test_indicator_rows_follow_the_loaded_country_and_snapshot_not_the_code() -> None:
+def test_indicator_json_rows_follow_the_loaded_country_and_snapshot_not_the_code() -> None:
+    def first_row(snapshot_id: str, economy: Country) -> dict[str, JsonValue]:
+        return orjson.loads(orjson.dumps(indicator_json_rows(snapshot_id, [economy], None)[0]))  # type: ignore[no-any-return]
+
     kenya = _world().countries["KEN"]
-    assert indicator_rows("2026-11", [kenya], None)[0]["snapshot"] == "2026-11"
-    assert indicator_rows("2026-12", [kenya], None)[0]["snapshot"] == "2026-12"
+    assert first_row("2026-11", kenya)["snapshot"] == "2026-11"
+    assert first_row("2026-12", kenya)["snapshot"] == "2026-12"
     renamed = country("KEN", "Republic of Kenya")  # a refresh loads new Country objects
-    assert indicator_rows("2026-12", [renamed], None)[0]["Country Name"] == "Republic of Kenya"
-    assert indicator_rows("2026-12", [kenya], None)[0]["Country Name"] == "Kenya"
+    assert first_row("2026-12", renamed)["Country Name"] == "Republic of Kenya"
+    assert first_row("2026-12", kenya)["Country Name"] == "Kenya"
 
 
 @pytest.mark.parametrize("indicators", [None, ("ge.est",), ("NO.SUCH",)])
@@ -114,11 +117,11 @@ def test_indicator_json_rows_are_the_rows_serialized(indicators: tuple[str, ...]
     assert orjson.loads(orjson.dumps(serialized)) == rows
 
 
-def test_indicator_rows_held_are_bounded() -> None:
-    countries = [country(f"C{number:04d}", f"Economy {number}") for number in range(COUNTRY_ROWS_HELD + 50)]
-    rows = indicator_rows("2026-11", countries, None)
-    assert len(rows) == 2 * len(countries)
-    assert 0 < len(_held_rows) <= COUNTRY_ROWS_HELD
+def test_indicator_json_rows_held_are_bounded() -> None:
+    countries = [country(f"C{number:04d}", f"Economy {number}") for number in range(COUNTRY_JSON_HELD + 50)]
+    serialized = indicator_json_rows("2026-11", countries, None)
+    assert len(serialized) == 2 * len(countries)
+    assert 0 < len(_held_json) <= COUNTRY_JSON_HELD
 
 
 def test_indicator_columns_are_identity_then_detail_keys_then_percentile_numbers() -> None:

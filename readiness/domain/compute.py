@@ -170,10 +170,10 @@ def _indicator_table(snapshots: Sequence[Snapshot], query: Query, route: Route) 
     by_code = _by_code(query)
     newest = snapshots[-1]
     notice = next((snapshot.notice for snapshot in reversed(snapshots) if snapshot.notice is not None), None)
-    if query.format is Format.JSON and query.shape is not Shape.LONG:  # the rows' own JSON, serialized once
-        serialized: list[orjson.Fragment] = []
-        for snapshot in snapshots:
-            serialized += indicator_json_rows(snapshot.id, select(snapshot, by_code), query.indicators)
+    # One snapshot's table in JSON: its rows' JSON, serialized once per economy (the costly
+    # misses). Not over years: their snapshots would not fit what is held, nor pay for it.
+    if len(snapshots) == 1 and query.format is Format.JSON and query.shape is not Shape.LONG:
+        serialized = indicator_json_rows(newest.id, select(newest, by_code), query.indicators)
         page = limited(serialized, query.limit, query.offset)
         meta = _indicator_meta(snapshots, query, route, len(page), len(serialized))
         return Answer.of(table_body(newest.id, page, notice=notice, unmatched=unmatched(snapshots, query)), meta)

@@ -1,7 +1,7 @@
 """The rows and documents of the data routes (docs/API.md): the indicator table, history,
 the snapshot catalogue and the change report's movers. Pure functions over loaded snapshots,
 their summaries and parsed change reports: no I/O, no clock. One bounded memo: each loaded
-economy's indicator rows, built once (``_country_rows``).
+economy's indicator rows serialized once (``_country_json``).
 """
 
 from __future__ import annotations
@@ -66,89 +66,86 @@ CHANGES_FORMAT = 1
 """The change report format the service serves (docs/PUBLISHING.md#what-changed-changesjson)."""
 
 
-IndicatorRow = tuple[Record, orjson.Fragment]
-"""An indicator row and its JSON, serialized once."""
-
-
 def indicator_rows(snapshot_id: str, countries: Iterable[Country], indicators: Sequence[str] | None) -> list[Record]:
     """One row per (economy, indicator): ``countries`` in Country Code order, each country's
-    details in their order; only the ``indicators`` codes (any case) when given. The rows are
-    shared between answers (``_country_rows``): callers must not change them."""
-    return [row for row, _ in _indicator_pairs(snapshot_id, countries, indicators)]
+    details in their order; only the ``indicators`` codes (any case) when given."""
+    wanted: set[JsonValue] | None = None if indicators is None else {code.upper() for code in indicators}
+    unwanted: set[JsonValue] = set()
+    rows: list[Record] = []
+    for country in sorted(countries, key=_code):
+        elements = country.details if wanted is None else _wanted_details(country, wanted, unwanted)
+        if not elements:
+            continue
+        record = country.record
+        identity: Record = {
+            "Country Code": country.code,
+            "Country Name": record.get("Country Name"),
+            "Region": record.get("Region"),
+            "Income Level": record.get("Income Level"),
+            "snapshot": snapshot_id,
+        }
+        for element in elements:
+            row = {**identity, **element}
+            for key, ordinal in PERCENTILE_VALUES.items():
+                row[key] = ordinal_value(element.get(ordinal))
+            rows.append(row)
+    return rows
 
 
 def indicator_json_rows(
     snapshot_id: str, countries: Iterable[Country], indicators: Sequence[str] | None
 ) -> list[orjson.Fragment]:
-    """``indicator_rows``'s rows as JSON serialized once per row: orjson copies them into a
-    body (0.1 ms for 4,600 rows, against 1 ms serializing the dictionaries with the GIL held)."""
-    return [json for _, json in _indicator_pairs(snapshot_id, countries, indicators)]
-
-
-def _indicator_pairs(
-    snapshot_id: str, countries: Iterable[Country], indicators: Sequence[str] | None
-) -> list[IndicatorRow]:
+    """``indicator_rows``'s rows as their JSON, each serialized once per loaded economy and
+    shared (``_country_json``): orjson copies them into a body (0.1 ms for 4,600 rows, against
+    1 ms serializing the dictionaries, and 4 ms building them, with the GIL held)."""
     wanted: set[JsonValue] | None = None if indicators is None else {code.upper() for code in indicators}
     unwanted: set[JsonValue] = set()
-    pairs: list[IndicatorRow] = []
+    serialized: list[orjson.Fragment] = []
     for country in sorted(countries, key=_code):
-        every = _country_rows(snapshot_id, country)
-        pairs += every if wanted is None else _wanted_rows(every, wanted, unwanted)
-    return pairs
+        pairs = _country_json(snapshot_id, country)
+        serialized += [json for code, json in pairs if wanted is None or _is_wanted(code, wanted, unwanted)]
+    return serialized
 
 
-COUNTRY_ROWS_HELD = 512
-"""How many economies' indicator rows ``_country_rows`` keeps: two snapshots' worth (5.2 MiB
-each for the bundled sample's 4,991 rows and their JSON); past it, it starts again from none."""
-_held_rows: dict[int, tuple[Country, str, tuple[IndicatorRow, ...]]] = {}
+COUNTRY_JSON_HELD = 512
+"""How many economies' serialized rows ``_country_json`` keeps: two snapshots' worth (2.9 MiB
+each for the bundled sample's 4,991 rows); past it, it starts again from none."""
+_held_json: dict[int, tuple[Country, str, tuple[tuple[JsonValue, orjson.Fragment], ...]]] = {}
 
 
-def _country_rows(snapshot_id: str, country: Country) -> tuple[IndicatorRow, ...]:
-    """Every indicator row of ``country`` in ``snapshot_id`` with its JSON, built once per
-    loaded Country and shared: a table of 200 economies otherwise built 4,600 dictionaries
-    (4 ms holding the GIL; 0.04 ms once held) on every miss, and the event loop waited for the
-    GIL meanwhile (docs/PERFORMANCE.md#the-costly-flood-and-the-indicator-rows-2026-11-27).
+def _country_json(snapshot_id: str, country: Country) -> tuple[tuple[JsonValue, orjson.Fragment], ...]:
+    """Every indicator row of ``country`` in ``snapshot_id`` as (its indicator code, its JSON),
+    serialized once per loaded Country and shared: a table of 200 economies otherwise built
+    and serialized 4,600 dictionaries (5 ms holding the GIL) on every miss, and the event loop
+    waited for the GIL meanwhile (docs/PERFORMANCE.md#the-costly-flood-and-the-indicator-rows-2026-11-27).
     Keyed by the object's identity, which the entry keeps alive (so the id is never reused
     while held): a Country never changes once loaded, and a refresh loads new ones."""
-    held = _held_rows.get(id(country))
+    held = _held_json.get(id(country))
     if held is not None and held[0] is country and held[1] == snapshot_id:
         return held[2]
-    record = country.record
-    identity: Record = {
-        "Country Code": country.code,
-        "Country Name": record.get("Country Name"),
-        "Region": record.get("Region"),
-        "Income Level": record.get("Income Level"),
-        "snapshot": snapshot_id,
-    }
-    rows: list[Record] = []
-    for element in country.details:
-        row = {**identity, **element}
-        for key, ordinal in PERCENTILE_VALUES.items():
-            row[key] = ordinal_value(element.get(ordinal))
-        rows.append(row)
     # A copy of each serialized row: orjson's own bytes keep the buffer it wrote into (about
     # 8 KiB a row, 39 MiB for the bundled sample's rows, against 2.9 MiB copied).
-    pairs = tuple((row, orjson.Fragment(bytes(memoryview(orjson.dumps(row))))) for row in rows)
-    if len(_held_rows) >= COUNTRY_ROWS_HELD:
-        _held_rows.clear()
-    _held_rows[id(country)] = (country, snapshot_id, pairs)
+    pairs = tuple(
+        (row.get("indicator_code"), orjson.Fragment(bytes(memoryview(orjson.dumps(row)))))
+        for row in indicator_rows(snapshot_id, [country], None)
+    )
+    if len(_held_json) >= COUNTRY_JSON_HELD:
+        _held_json.clear()
+    _held_json[id(country)] = (country, snapshot_id, pairs)
     return pairs
 
 
-def _wanted_rows(
-    pairs: Sequence[IndicatorRow], wanted: set[JsonValue], unwanted: set[JsonValue]
-) -> list[IndicatorRow]:
-    """The rows whose indicator code (any case) is in ``wanted``. ``wanted`` and ``unwanted``
-    also learn each code as written once seen, so every later row costs one or two set lookups
-    (the same codes recur in every economy: the table over years filters some 30,000 rows for
-    one indicator)."""
-    return [
-        pair
-        for pair in pairs
-        if (code := pair[0].get("indicator_code")) in wanted
-        or (code not in unwanted and _learn(code, wanted, unwanted))
-    ]
+def _wanted_details(country: Country, wanted: set[JsonValue], unwanted: set[JsonValue]) -> list[dict[str, JsonValue]]:
+    """The details of ``country`` whose code (any case) is in ``wanted`` (``_is_wanted``)."""
+    return [element for element in country.details if _is_wanted(element.get("indicator_code"), wanted, unwanted)]
+
+
+def _is_wanted(code: JsonValue, wanted: set[JsonValue], unwanted: set[JsonValue]) -> bool:
+    """Whether an indicator ``code`` (any case) is in ``wanted``. ``wanted`` and ``unwanted``
+    also learn each code as written once seen, so every later one costs one or two set lookups
+    (the same codes recur in every economy: the table over years filters some 30,000 elements
+    for one indicator)."""
+    return code in wanted or (code not in unwanted and _learn(code, wanted, unwanted))
 
 
 def _learn(code: JsonValue, wanted: set[JsonValue], unwanted: set[JsonValue]) -> bool:
