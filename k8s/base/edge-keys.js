@@ -12,9 +12,11 @@
 // other route or method pass as they came: their raw target is then the key.
 // tests/test_edge_keys.py checks the rules against the API's parser in nginx.
 //
-// njs 0.7.9 (Debian bookworm) and later: ES5 with a few ES6 forms. It runs on every request,
-// hits included, and a regular expression costs njs 0.7 a microsecond or more a call, so a
-// query route's request runs one (PRINTABLE) and otherwise plain string functions and lookups.
+// njs 0.7.9 (Debian bookworm) and later: ES5 with a few ES6 forms. It runs on hits too, on
+// every target the template's map does not take as it came (edge.conf.template: most hits
+// are already canonical), and a regular expression costs njs 0.7 a microsecond or more a call,
+// so a query route's request runs one (PLAIN) or two (then PRINTABLE) and otherwise plain
+// string functions and lookups.
 
 // The names each of Tornado's query routes takes (readiness/app.py, ROUTE_PARAMETERS), a
 // trailing slash taken off the path, as one string with a space around each name; undefined
