@@ -233,24 +233,19 @@ class KeptHeads:
         return made
 
 
+@dataclass(slots=True, eq=False)
 class _Kept:
     """A head ``KeptHeads`` keeps: what it was built from, and the bytes ``wire`` made of it."""
 
-    __slots__ = ("chosen", "route_headers", "cache_control", "start_line", "headers", "with_body", "without_body")
-
-    def __init__(
-        self, chosen: Representation, route_headers: Headers, cache_control: str,
-        start_line: ResponseStartLine, headers: HTTPHeaders,
-    ) -> None:
-        self.chosen = chosen
-        self.route_headers = route_headers
-        self.cache_control = cache_control
-        self.start_line = start_line
-        self.headers = headers
-        self.with_body: tuple[bytes, bytes] | None = None
-        """The response of a GET with a body: (whole response, b"") or (head, body)."""
-        self.without_body: tuple[bytes, bytes] | None = None
-        """The response of a HEAD (or a 304): (head, b"")."""
+    chosen: Representation
+    route_headers: Headers
+    cache_control: str
+    start_line: ResponseStartLine
+    headers: HTTPHeaders
+    with_body: tuple[bytes, bytes] | None = None
+    """The response of a GET with a body: (whole response, b"") or (head, body)."""
+    without_body: tuple[bytes, bytes] | None = None
+    """The response of a HEAD (or a 304): (head, b"")."""
 
 
 class HttpDate:
