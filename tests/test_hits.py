@@ -397,10 +397,10 @@ async def test_a_kept_head_never_carries_another_responses_connection_header(
 
 
 @gen_test
-async def test_a_body_over_the_kept_size_is_sent_after_its_head_alike(
+async def test_a_body_over_the_kept_size_is_sent_alike(
     http_server: Any, http_port: int, handlers_built: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(KeptHeads, "WHOLE_BYTES", 100)  # so KEN's 8 KB answer is written in two parts
+    monkeypatch.setattr(KeptHeads, "WHOLE_BYTES", 100)  # so KEN's 8 KB answer is joined for each response
     request = request_bytes("GET", V1 + "?code=KEN")
     from_handler = await exchange(http_port, request)
     reader, writer = await asyncio.open_connection("127.0.0.1", http_port)

@@ -107,18 +107,16 @@ class HitLane:
         count and log it with ``outcome``.
 
         Its headers may be a head other responses share (``KeptHeads``). To a keep-alive
-        HTTP/1.1 client (nearly every one) the response goes as the bytes ``KeptHeads.wire``
-        keeps, past Tornado's ``write_headers`` (``readiness/http/wire.py``); to any other, and
-        to every client while draining, through ``write_headers``, with a copy of the head, since
-        a ``Connection`` header is then added to it."""
+        HTTP/1.1 client (nearly every one) the response goes as one write of the bytes
+        ``KeptHeads.wire`` makes (and keeps for the second), past Tornado's ``write_headers``
+        (``readiness/http/wire.py``); to any other, and to every client while draining, through
+        ``write_headers``, with a copy of the head, since a ``Connection`` header is then added
+        to it."""
         start_line, headers, body = response
         draining = self.lifecycle.draining
         prepared = None if draining else prepared_connection(request)
         if prepared is not None:
-            data, rest = self.heads.wire(start_line, headers, body)
-            prepared.write(data)
-            if rest:
-                prepared.write(rest)
+            prepared.write(self.heads.wire(start_line, headers, body))
             prepared.finish()
         else:
             connection = request.connection

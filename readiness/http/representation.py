@@ -179,8 +179,8 @@ class KeptHeads:
     """At most this many heads a second (distinct answers); beyond, each is built as it goes."""
 
     WHOLE_BYTES = 512 * 1024
-    """Bodies up to this size are kept in their response's bytes (head and body, one write);
-    a larger one is written after its head, never copied."""
+    """Bodies up to this size are kept in their response's bytes for the second; a larger
+    one is joined to its head again for each response."""
 
     BYTES = 16 * 1024 * 1024
     """At most this many bytes of whole responses kept a second; beyond, heads alone."""
@@ -212,24 +212,24 @@ class KeptHeads:
             self._sent[id(headers)] = kept
         return start_line, headers
 
-    def wire(self, start_line: ResponseStartLine, headers: HTTPHeaders, body: bytes) -> tuple[bytes, bytes]:
-        """The response of ``head``'s ``start_line`` and ``headers`` with ``body`` (empty for a
-        HEAD or a 304) as bytes to write one after the other: the whole response and ``b""``,
-        or its head and a body larger than ``WHOLE_BYTES``. Kept with a head kept this second."""
+    def wire(self, start_line: ResponseStartLine, headers: HTTPHeaders, body: bytes) -> bytes:
+        """The whole response of ``head``'s ``start_line`` and ``headers`` with ``body`` (empty
+        for a HEAD or a 304), as bytes to write at once. Kept with a head kept this second when
+        the body is at most ``WHOLE_BYTES`` and within ``BYTES``; a larger one is joined to its
+        head for each response, as ``write_headers`` joins them (written apart, the head alone
+        in its own segment, a 2.7 MB answer went at 0.75 of the bare server's rate, against 0.98)."""
         kept = self._sent.get(id(headers))  # held there, so no other object has that id
         if kept is not None:
             made = kept.with_body if body else kept.without_body
             if made is not None:
                 return made
-        head = head_bytes(start_line, headers)
-        whole = len(body) <= self.WHOLE_BYTES and self._bytes + len(body) <= self.BYTES
-        made = (head + body, b"") if whole else (head, body)
+        made = head_bytes(start_line, headers) + body
         if kept is not None:
-            if body:
-                kept.with_body = made
-                self._bytes += len(body) if whole else 0
-            else:
+            if not body:
                 kept.without_body = made
+            elif len(body) <= self.WHOLE_BYTES and self._bytes + len(body) <= self.BYTES:
+                kept.with_body = made
+                self._bytes += len(body)
         return made
 
 
@@ -242,10 +242,10 @@ class _Kept:
     cache_control: str
     start_line: ResponseStartLine
     headers: HTTPHeaders
-    with_body: tuple[bytes, bytes] | None = None
-    """The response of a GET with a body: (whole response, b"") or (head, body)."""
-    without_body: tuple[bytes, bytes] | None = None
-    """The response of a HEAD (or a 304): (head, b"")."""
+    with_body: bytes | None = None
+    """The whole response of a GET with a body."""
+    without_body: bytes | None = None
+    """The response of a HEAD (or a 304): its head."""
 
 
 class HttpDate:

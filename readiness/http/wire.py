@@ -36,8 +36,8 @@ def head_bytes(start_line: ResponseStartLine, headers: HTTPHeaders) -> bytes:
 
 
 def prepared_connection(request: HTTPServerRequest) -> HTTP1Connection | None:
-    """The connection to write ``request``'s response to as prepared bytes (``head_bytes``,
-    then the body) with ``HTTP1Connection.write``; None when ``write_headers`` would add to the
+    """The connection to write ``request``'s response to as prepared bytes (``head_bytes``
+    and the body, in one call) with ``HTTP1Connection.write``; None when ``write_headers`` would add to the
     head (HTTP/1.0, ``Connection: close``, a server without keep-alive) or the connection is
     not Tornado's HTTP/1.1 one: send that response with ``write_headers``."""
     connection = request.connection
