@@ -21,26 +21,25 @@ from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from config import Settings, SettingsError, port_number
-from loaders import SnapshotStore
-from loaders.workers import CountingExecutor, busy_workers
 from redis.asyncio import Redis
 from tornado.httpserver import HTTPServer
 from tornado.ioloop import PeriodicCallback
 from tornado.netutil import bind_sockets
 from tornado.web import Application
 
-from readiness.app import make_app
-from readiness.app import make_admin_app, new_metrics
-from readiness.cache.breaker import CircuitBreaker
+from config import Settings, SettingsError, port_number
+from loaders import SnapshotStore
+from loaders.workers import CountingExecutor, busy_workers
+from readiness.app import make_admin_app, make_app, new_metrics
 from readiness.cache.answers import AnswerCache
-from readiness.http.connections import LimitedHTTPServer, connection_cap
-from readiness.http.lifecycle import Lifecycle
-from readiness.http.logs import AccessLog, configure
+from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import RedisTier, connect
 from readiness.freshness.rewarm import Rewarmer
 from readiness.freshness.warm import WARM_TIMEOUT_SECONDS, WarmSettings
 from readiness.freshness.watch import SnapshotWatcher
+from readiness.http.connections import LimitedHTTPServer, connection_cap
+from readiness.http.lifecycle import Lifecycle
+from readiness.http.logs import AccessLog, configure
 
 log = logging.getLogger("readiness.server")
 

@@ -15,8 +15,8 @@ from builder.inputs import Economy, InputError, Observation, RawData, read_raw
 from builder.publish import (
     Announce,
     Conflict,
-    HookFailed,
     Hook,
+    HookFailed,
     Outcome,
     Placement,
     PublishBusy,

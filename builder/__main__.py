@@ -20,15 +20,14 @@ from __future__ import annotations
 import argparse
 import datetime
 import sys
-from pathlib import Path
 from collections.abc import Callable, Sequence
-
-from config import redact
-from loaders import read_current_id
+from pathlib import Path
 
 from builder.build import BuildInvalid, Built, build_snapshot
 from builder.datadir import Listed, list_snapshots
+from builder.fetch import fetch_raw, requests_of
 from builder.inputs import InputError, read_raw
+from builder.progress import Progress
 from builder.publish import (
     Conflict,
     Outcome,
@@ -37,14 +36,14 @@ from builder.publish import (
     publish,
     shell_hook,
 )
-from builder.fetch import fetch_raw, requests_of
-from builder.progress import Progress
 from builder.rawtables import FcvError, read_fcv, write_tables
 from builder.refresh import Plan, Refreshed, built_summary, inherited_provenance, publication_date, refresh
 from builder.release import Release, ReleaseError
 from builder.sanity import Limits
 from builder.wdi import WdiError, import_wdi
 from builder.worldbank import MAX_PARALLEL, MAX_PER_PAGE, PUBLIC_API, SourceError, SourceSettings
+from config import redact
+from loaders import read_current_id
 
 Clock = Callable[[], datetime.datetime]
 

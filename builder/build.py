@@ -10,13 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from loaders import Problem, read_snapshot
-
 from builder.inputs import RawData
 from builder.release import Release
 from builder.score import ScoredSnapshot, score_snapshot
 from builder.staging import staging_area
 from builder.write import write_snapshot
+from loaders import Problem, read_snapshot
 
 
 class BuildInvalid(Exception):

@@ -10,11 +10,12 @@ in docs/PUBLISHING.md#what-changed-changesjson. Pure functions: the caller reads
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from loaders import CHANGES_FILE as CHANGES_FILE  # where the publisher writes the report
 from loaders import COMPOSITE, DIMENSIONS, RANK_MEASURE, Country, JsonValue, Snapshot, mover_direction
+
 FORMAT = 1
 TOP = 10
 """How many of the largest movers the report lists per score."""

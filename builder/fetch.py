@@ -19,21 +19,20 @@ from __future__ import annotations
 import datetime
 import threading
 import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor
 from concurrent.futures import wait as until
 from dataclasses import dataclass
-from collections.abc import Callable, Mapping
 
 import requests
-
-from config import redact
-from loaders import JsonValue
 
 from builder.inputs import Economy, Observation
 from builder.method import INDICATORS, POPULATION, WINDOW_START
 from builder.progress import Fetch
 from builder.rawtables import RawTables
 from builder.worldbank import MAX_PARALLEL, Answer, SourceError, SourceSettings, Wait, fetch_all, session
+from config import redact
+from loaders import JsonValue
 
 WDI, WGI = "2", "3"
 SOURCE_NAMES: dict[str, str] = {WDI: "World Bank WDI", WGI: "World Bank WGI"}

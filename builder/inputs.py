@@ -11,13 +11,12 @@ from __future__ import annotations
 import csv
 import math
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator, Mapping
-
-from loaders import REGION_SHORT
 
 from builder.method import INCOME_GROUPS, INDICATOR_BY_CODE
+from loaders import REGION_SHORT
 
 COUNTRIES_FILE = "countries.csv"
 INDICATORS_FILE = "indicators.csv"

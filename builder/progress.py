@@ -14,9 +14,9 @@ import datetime
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 if TYPE_CHECKING:

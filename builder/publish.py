@@ -34,13 +34,19 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from collections.abc import Callable, Iterator
 
 import redis
+
+from builder.changes import CHANGES_FILE, compare
+from builder.datadir import CURRENT, SNAPSHOTS
+from builder.progress import Progress
+from builder.staging import remove_leftovers, staging_area
+from builder.write import FORCED, MANIFEST
 from config import redact
 from loaders import (
     SNAPSHOT_CHANNEL,
@@ -50,12 +56,6 @@ from loaders import (
     read_current_id,
     read_snapshot,
 )
-
-from builder.changes import CHANGES_FILE, compare
-from builder.datadir import CURRENT, SNAPSHOTS
-from builder.progress import Progress
-from builder.staging import remove_leftovers, staging_area
-from builder.write import FORCED, MANIFEST
 
 log = logging.getLogger("readiness.builder")
 

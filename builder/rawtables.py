@@ -13,14 +13,12 @@ import csv
 import json
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
 
+from builder.inputs import COUNTRIES_FILE, COUNTRY_COLUMNS, INDICATOR_COLUMNS, INDICATORS_FILE, Economy, Observation
 from loaders import JsonValue
-
-from builder.inputs import COUNTRIES_FILE, COUNTRY_COLUMNS, INDICATOR_COLUMNS, INDICATORS_FILE
-from builder.inputs import Economy, Observation
 
 PROVENANCE_FILE = "provenance.json"
 LENDING_COLUMN = "lending_type"

@@ -25,12 +25,9 @@ import json
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Mapping
-
-from config import redact
-from loaders import Snapshot, read_current_id, read_snapshot
 
 from builder.build import Built, build_snapshot
 from builder.changes import ChangeReport, compare
@@ -54,6 +51,8 @@ from builder.release import Release
 from builder.sanity import Checked, Limits, check
 from builder.worldbank import SourceSettings, Wait
 from builder.write import MANIFEST, mark_forced
+from config import redact
+from loaders import Snapshot, read_current_id, read_snapshot
 
 
 class RefreshRefused(PublishError):

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass
 from collections.abc import Mapping, Sequence
-
-from loaders import COMPOSITE, DIMENSIONS, JsonValue, Snapshot
+from dataclasses import dataclass
 
 from builder.changes import ChangeReport
+from loaders import COMPOSITE, DIMENSIONS, JsonValue, Snapshot
 
 MIN_COMPARED = 5
 """Fewer economies than this in both snapshots (for the composite, or reporting an

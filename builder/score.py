@@ -9,11 +9,9 @@ the result to files is ``builder.write``'s job.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TypeVar
-from collections.abc import Callable, Mapping
-
-from loaders import DIMENSIONS
 
 from builder.inputs import Economy, Observation, RawData
 from builder.method import (
@@ -41,6 +39,7 @@ from builder.steps import (
     transform,
     usable,
 )
+from loaders import DIMENSIONS
 
 _T = TypeVar("_T")
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 import statistics
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from builder.inputs import Economy, Observation
 from builder.method import (
@@ -25,7 +25,6 @@ from builder.method import (
     ImputationLevel,
     Indicator,
 )
-
 
 _SUFFIXES = {1: "st", 2: "nd", 3: "rd"}
 

@@ -42,11 +42,10 @@ from typing import NoReturn, Protocol
 
 import orjson
 
-from config import redact
-from loaders import CHANGES_FILE, INDICATORS_FILE, SNAPSHOT_ID, read_current_id, snapshot_ids
-
 from builder.datadir import CURRENT, SNAPSHOTS
 from builder.staging import remove_leftovers, staging_area
+from config import redact
+from loaders import CHANGES_FILE, INDICATORS_FILE, SNAPSHOT_ID, read_current_id, snapshot_ids
 
 log = logging.getLogger("readiness.sync")
 

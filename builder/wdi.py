@@ -17,16 +17,15 @@ import datetime
 import hashlib
 import io
 import zipfile
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Iterator, Mapping
-
-from loaders import REGION_SHORT, JsonValue
 
 from builder.fetch import GOVERNANCE_SOURCE, SOURCE_NAMES, WDI
 from builder.inputs import Economy, Observation
 from builder.method import INCOME_GROUPS, INDICATOR_BY_CODE, POPULATION, WINDOW_START
 from builder.rawtables import RawTables
+from loaders import REGION_SHORT, JsonValue
 
 _DATA_COLUMNS = ("Country Code", "Indicator Code")
 _COUNTRY_COLUMNS = ("Country Code", "Table Name", "Region", "Income Group")

@@ -15,10 +15,10 @@ allows (``MAX_PER_PAGE``), so a series of every economy over the method's window
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import takewhile
 from typing import cast
-from collections.abc import Callable, Mapping
 
 import requests
 from requests.adapters import HTTPAdapter

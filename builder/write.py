@@ -11,23 +11,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 
+from builder.method import INDICATORS, Indicator
+from builder.release import Release
+from builder.score import Entry, ScoredEconomy, ScoredSnapshot
 from loaders import (
     COMPOSITE,
     COUNTRY_FIELDS,
     DETAILS,
     DIMENSIONS,
     INDICATOR_FIELDS,
-    SCHEMA_VERSION,
     INDICATORS_FILE,
+    SCHEMA_VERSION,
     JsonValue,
 )
-
-from builder.method import INDICATORS, Indicator
-from builder.release import Release
-from builder.score import Entry, ScoredEconomy, ScoredSnapshot
 
 MANIFEST = "manifest.json"
 COUNTRIES = "countries"

@@ -27,9 +27,9 @@ import argparse
 import csv
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = "readiness-sample-v1"

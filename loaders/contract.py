@@ -9,9 +9,9 @@ document are all built from these tables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from collections.abc import Mapping
 
 from loaders.model import JsonValue
 

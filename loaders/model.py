@@ -6,8 +6,8 @@ and a refresh swaps in a whole new one (docs/DATA.md).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
 """A value as it comes out of a JSON document."""

@@ -29,13 +29,13 @@ import logging
 import os
 import time
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from collections.abc import Callable
 
-from loaders.compact import Packed
 from loaders.bounded import BoundedReads, ReadTimeout
+from loaders.compact import Packed
 from loaders.model import Snapshot
 from loaders.reader import SNAPSHOT_ID, SnapshotRefused, load_snapshot, manifest_digest, read_current_id
 from loaders.summary import CHANGES_FILE, Summary, summarize

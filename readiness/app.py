@@ -7,10 +7,10 @@ from __future__ import annotations
 import sys
 
 import orjson
-from config import Settings
-from loaders import SnapshotStore
 from tornado.web import Application
 
+from config import Settings
+from loaders import SnapshotStore
 from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker

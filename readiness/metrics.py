@@ -8,10 +8,11 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from typing import Protocol
 
-from loaders import SnapshotStore
 from prometheus_client import CollectorRegistry, Counter, Gauge, ProcessCollector, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric, SummaryMetricFamily
 from prometheus_client.registry import Collector
+
+from loaders import SnapshotStore
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 

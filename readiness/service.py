@@ -11,7 +11,6 @@ from enum import Enum
 from functools import partial
 
 from loaders import SNAPSHOT_ID, Snapshot, SnapshotStore, Summary
-
 from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
 from readiness.cache.keys import cache_key, collection_key, request_key, snapshots_key

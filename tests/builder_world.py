@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import csv
 import math
-from pathlib import Path
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from builder.inputs import Economy, Observation, RawData
 from builder.method import INDICATORS, POPULATION, Indicator

@@ -35,9 +35,9 @@ import io
 import os
 import shutil
 import threading
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
-from collections.abc import Awaitable, Callable, Iterator, Mapping
 
 import orjson
 import pytest
@@ -49,12 +49,10 @@ from tornado.web import Application
 
 from builder import Economy, Release, build_snapshot
 from config import Settings
-from loaders import Country, JsonValue, Snapshot, SnapshotStore
-from loaders import reader
+from loaders import Country, JsonValue, Snapshot, SnapshotStore, reader
 from readiness.app import make_app
 from readiness.http.handlers import ReadinessHandler
 from readiness.http.logs import AccessLog
-
 from tests.builder_world import STANDARD, world
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -18,8 +18,8 @@ import socket
 import subprocess
 import tempfile
 import time
-from pathlib import Path
 from dataclasses import replace
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 

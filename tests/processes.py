@@ -20,19 +20,18 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
-from collections.abc import Callable, Iterator, Sequence
 
 import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import REAL_REDIS, ROOT, unavailable
-
 
 Start = Callable[..., "subprocess.Popen[bytes]"]
 

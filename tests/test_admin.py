@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import io
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
 
 import pytest
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
@@ -19,8 +19,7 @@ from tornado.ioloop import IOLoop
 
 from config import Settings
 from loaders import SnapshotStore
-from readiness.app import make_app
-from readiness.app import make_admin_app, new_metrics
+from readiness.app import make_admin_app, make_app, new_metrics
 from readiness.cache.answers import AnswerCache
 from readiness.domain.answer import Answer
 from readiness.http.lifecycle import Lifecycle

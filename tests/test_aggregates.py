@@ -38,9 +38,14 @@ from readiness.domain.compute import compute_aggregates
 from readiness.domain.errors import ArchiveNotFound, NoSnapshotInYears, ReadinessError, SnapshotNotFound
 from readiness.domain.query import Grouping, Route, parse_query_string
 from readiness.http.logs import AccessLog
-
 from tests.conftest import (
-    access_lines, assert_error_envelope, body, country, gen_test, snapshot, summarized_sample,
+    access_lines,
+    assert_error_envelope,
+    body,
+    country,
+    gen_test,
+    snapshot,
+    summarized_sample,
 )
 
 CURRENT = "2026-11"

@@ -16,7 +16,6 @@ from tornado.testing import bind_unused_port
 from tornado.web import Application
 
 from readiness.domain.answer import Answer
-
 from tests.conftest import SAMPLE, access_lines, gen_test
 
 BENCH = Path(__file__).resolve().parent.parent / "bench"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from readiness.cache.breaker import CircuitBreaker
-
 from tests.conftest import Clock
 
 

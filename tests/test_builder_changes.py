@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from collections.abc import Mapping
-
-from loaders import COMPOSITE, Snapshot, read_snapshot
-from loaders.validate import main as validate_main
 
 from builder import Economy, Release, build_snapshot, publish
 from builder.changes import CHANGES_FILE, ChangeReport, compare
 from builder.sanity import Limits, problems
-
+from loaders import COMPOSITE, Snapshot, read_snapshot
+from loaders.validate import main as validate_main
 from tests.builder_world import NEXT_MONTH, STANDARD, economy, world
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -22,7 +22,6 @@ from builder.method import INDICATORS
 from builder.progress import Fetch
 from builder.rawtables import FcvError, read_fcv, write_tables
 from builder.worldbank import MAX_PER_PAGE, SourceError, SourceSettings
-
 from tests.worldbank_fake import HANG, RECORDED, FakeWorldBank, _answer, serve
 
 NOW = datetime.datetime(2026, 11, 5, 6, 0, tzinfo=datetime.UTC)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from loaders.contract import DIMENSIONS, INDICATOR_FIELDS
-
 from builder.method import (
     AUXILIARY,
     IMPUTATION_LEVELS,
@@ -15,6 +13,7 @@ from builder.method import (
     SCORING,
     ImputationLevel,
 )
+from loaders.contract import DIMENSIONS, INDICATOR_FIELDS
 
 
 def test_method_has_21_scoring_and_2_auxiliary_series() -> None:

@@ -8,19 +8,17 @@ import importlib
 import json
 import os
 import re
-import shutil
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 import redis
-
-from loaders import SnapshotStore, read_snapshot, snapshot_ids
 
 from builder import (
     Conflict,
@@ -39,10 +37,9 @@ from builder import (
     shell_hook,
 )
 from builder.__main__ import main
-from loaders import SNAPSHOT_CHANNEL, read_current_id
 from builder.changes import CHANGES_FILE
 from builder.publish import LOCK, StepFailed
-
+from loaders import SNAPSHOT_CHANNEL, SnapshotStore, read_current_id, read_snapshot, snapshot_ids
 from tests.builder_world import STANDARD, economy, world, write_raw
 
 ROOT = Path(__file__).resolve().parent.parent

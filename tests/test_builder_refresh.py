@@ -13,14 +13,11 @@ import random
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator
 
 import pytest
-
-from loaders import read_current_id, read_snapshot
-from loaders.validate import main as validate_main
 
 from builder import Release
 from builder.__main__ import main
@@ -30,7 +27,8 @@ from builder.method import POPULATION
 from builder.publish import Conflict, HookFailed, Placement, SnapshotConflict, StepFailed, publish
 from builder.refresh import Plan, RefreshRefused, inherited_provenance, publication_date, refresh
 from builder.worldbank import SourceSettings
-
+from loaders import read_current_id, read_snapshot
+from loaders.validate import main as validate_main
 from tests.worldbank_fake import FakeWorldBank, World, from_raw, serve
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from loaders import COMPOSITE, DIMENSIONS, Country, Snapshot
-
 from builder.changes import compare
 from builder.sanity import Limits, check, spearman
+from loaders import COMPOSITE, DIMENSIONS, Country, Snapshot
 
 
 @pytest.mark.parametrize(("first", "second", "expected"), [

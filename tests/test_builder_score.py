@@ -11,12 +11,10 @@ from dataclasses import replace
 
 import pytest
 
-from loaders.contract import DIMENSIONS
-
 from builder.inputs import Observation, RawData
 from builder.method import AUXILIARY, INDICATORS, SCORING
 from builder.score import Entry, ScoredEconomy, ScoredSnapshot, score_snapshot
-
+from loaders.contract import DIMENSIONS
 from tests.builder_world import ECA, HIC, SSA, STANDARD, YEAR, economy, world
 
 INFRASTRUCTURE, HUMAN_CAPITAL, ACCESS, INNOVATION, GOVERNANCE = DIMENSIONS

@@ -23,8 +23,7 @@ from builder.steps import (
     transform,
     usable,
 )
-
-from tests.builder_world import ECA, EAP, HIC, LIC, SSA, economy
+from tests.builder_world import EAP, ECA, HIC, LIC, SSA, economy
 
 ELECTRICITY = INDICATOR_BY_CODE["EG.ELC.ACCS.ZS"]
 SERVERS = INDICATOR_BY_CODE["IT.NET.SECR.P6"]

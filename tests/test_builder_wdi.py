@@ -20,7 +20,6 @@ from builder.__main__ import main
 from builder.inputs import read_raw
 from builder.rawtables import write_tables
 from builder.wdi import WdiError, import_wdi
-
 from tests.builder_world import STANDARD, world
 
 NOW = datetime.datetime(2026, 11, 5, tzinfo=datetime.UTC)

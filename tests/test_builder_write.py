@@ -8,16 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from loaders import COUNTRY_FIELDS, DETAILS, DIMENSIONS, INDICATOR_FIELDS, JsonValue, load_snapshot, read_snapshot
-from loaders.schema import SCHEMA_VERSION
-
 import builder.build
 import builder.write
 from builder.build import BuildInvalid, build_snapshot
 from builder.release import Release, ReleaseError
 from builder.score import ScoredSnapshot, score_snapshot
 from builder.write import country_document, encode, indicator_element, manifest_document
-
+from loaders import COUNTRY_FIELDS, DETAILS, DIMENSIONS, INDICATOR_FIELDS, JsonValue, load_snapshot, read_snapshot
+from loaders.schema import SCHEMA_VERSION
 from tests.builder_world import STANDARD, YEAR, world
 
 RELEASE = Release.parse("2024-12", "2024-12-05", "SYNTHETIC: test data")

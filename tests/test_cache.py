@@ -6,10 +6,9 @@ import gzip
 import re
 
 import pytest
+from blake3 import blake3
 from hypothesis import given
 from hypothesis import strategies as st
-
-from blake3 import blake3
 
 from readiness.cache.answers import _HEADER, _MAC_CONTEXT, _META, AnswerCache, AnswerCodec, _cost
 from readiness.domain.answer import GZIP_MIN_BYTES, Answer

@@ -32,7 +32,6 @@ from readiness.domain.citation import (
 )
 from readiness.domain.errors import InvalidParameter, UnknownParameter
 from readiness.http.logs import AccessLog
-
 from tests.builder_world import STANDARD, world
 from tests.conftest import assert_error_envelope, body, flip, gen_test
 from tests.openapi_server import serving

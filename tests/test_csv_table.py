@@ -20,7 +20,6 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, Country, JsonValue, Snapshot, SnapshotStore
 from readiness.app import make_app
 from readiness.domain.csv_table import to_csv
-
 from tests.openapi_server import serving
 
 BOM = b"\xef\xbb\xbf"

@@ -18,7 +18,6 @@ from config import Settings
 from loaders import SnapshotStore
 from readiness.app import make_app
 from readiness.domain.tables import INDICATOR_COLUMNS
-
 from tests.conftest import SAMPLE
 from tests.openapi_server import serving
 

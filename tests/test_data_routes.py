@@ -7,8 +7,8 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 import orjson
 import pytest
@@ -20,13 +20,11 @@ from builder import Release, build_snapshot, compare
 from builder.method import INDICATORS
 from config import Settings
 from loaders import CHANGES_FILE, JsonValue, SnapshotStore, load_snapshot
-from readiness.app import make_app
-from readiness.app import new_metrics
+from readiness.app import make_app, new_metrics
 from readiness.cache.breaker import CircuitBreaker
-from readiness.http.logs import AccessLog
 from readiness.cache.redis_tier import RedisTier, connect
 from readiness.domain.tables import HISTORY_DEFAULT, INDICATOR_COLUMNS, MOVER_COLUMNS
-
+from readiness.http.logs import AccessLog
 from tests.builder_world import ECA, NEXT_MONTH, STANDARD, economy, world
 from tests.conftest import access_lines, assert_error_envelope, body, flip, gen_test, place_snapshot
 

@@ -20,7 +20,6 @@ from readiness.app import make_app
 from readiness.domain.shapes import HISTORY_LONG_COLUMNS, INDICATOR_LONG_COLUMNS, INDICATOR_MEASURES
 from readiness.domain.tables import HISTORY_DEFAULT, INDICATOR_COLUMNS
 from readiness.http.logs import AccessLog
-
 from tests.conftest import access_lines, assert_error_envelope, body, gen_test
 from tests.test_data_routes import EVERY, csv_rows, data_directory, get, rows
 

@@ -12,6 +12,7 @@ import pytest
 
 from loaders import Snapshot, SnapshotStore, Summary, series_of
 from readiness.cache.answers import AnswerCache
+from readiness.cache.keys import collection_key, snapshots_key
 from readiness.domain.compute import (
     check_history,
     compute_catalogue,
@@ -22,11 +23,9 @@ from readiness.domain.compute import (
 )
 from readiness.domain.errors import ChangeReportNotFound, InvalidParameter
 from readiness.domain.meta import Format
-from readiness.metrics import Metrics
 from readiness.domain.query import Query, Route
+from readiness.metrics import Metrics
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
-from readiness.cache.keys import collection_key, snapshots_key
-
 from tests.conftest import country, gen_test, snapshot, tiny_data
 
 

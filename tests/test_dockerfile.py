@@ -17,7 +17,6 @@ import yaml
 
 import server
 from config import Settings
-
 from tests.conftest import ROOT
 
 DOCKERFILE = (ROOT / "Dockerfile").read_text()

@@ -17,7 +17,6 @@ import pytest
 
 from config import Settings
 from readiness.domain.query import PARAMETERS
-
 from tests.conftest import ROOT, gen_test, unavailable
 
 README = (ROOT / "README.md").read_text()

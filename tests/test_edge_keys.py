@@ -27,8 +27,8 @@ from loaders import COUNTRY_FIELDS, REGION_SHORT
 from readiness.domain.errors import ReadinessError
 from readiness.domain.query import LIST_PARAMETERS, ROUTE_PARAMETERS, Query, Route, parse_query_string
 from readiness.domain.vocabulary import FIELD_ALIASES
-from tests.conftest import unavailable
 from readiness.edge_config import TEMPLATE
+from tests.conftest import unavailable
 from tests.edge_nginx import MISSING, Nginx, _free_port, nginx_executable
 from tests.processes import Server, Start, launch
 

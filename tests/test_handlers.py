@@ -19,7 +19,6 @@ from tornado.web import Application
 from config import Settings
 from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
 from readiness.app import make_app
-
 from tests.conftest import SAMPLE as SAMPLE_DIR
 from tests.conftest import access_lines, assert_error_envelope, body, gen_test, scrape
 from tests.test_hits import exchange

@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
 from typing import Any
-from collections.abc import Iterator
 
 import orjson
 import pytest
@@ -17,13 +17,11 @@ from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 from tornado.web import Application
 
 from loaders import Snapshot
-from readiness.http.base import MAX_URL_BYTES
-from readiness.http.application import to_origin_form
-from readiness.http.representation import KeptHeads
-from readiness.domain.query import Query
-from readiness.domain.query import Route
 from readiness.domain.compute import compute
-
+from readiness.domain.query import Query, Route
+from readiness.http.application import to_origin_form
+from readiness.http.base import MAX_URL_BYTES
+from readiness.http.representation import KeptHeads
 from tests.conftest import access_lines, gen_test, scrape
 
 V1 = "/api/v1/readiness"

@@ -16,10 +16,10 @@ from tornado.web import Application
 
 from config import Settings
 from loaders import SnapshotStore
+from readiness.app import make_app, new_metrics
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import RedisTier
-from readiness.app import make_app, new_metrics
 from readiness.http.logs import AccessLog
 from tests.conftest import access_lines, eventually, gen_test, scrape
 

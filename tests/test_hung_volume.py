@@ -8,13 +8,13 @@ import json
 import os
 import signal
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
-from tests.processes import Server, Start, fetch, launch, percentile, until
 from tests.conftest import add_snapshot, flip
+from tests.processes import Server, Start, fetch, launch, percentile, until
 
 TIMEOUT_SECONDS = 2
 """READINESS_READ_TIMEOUT_SECONDS of the server under test."""

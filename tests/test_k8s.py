@@ -29,8 +29,8 @@ import yaml
 from config import Settings, SettingsError
 from config.settings import DEFAULT_SIGNING_KEY
 from loaders import load_snapshot
-from readiness.cache.redis_tier import ANSWER_PREFIX
 from readiness.cache.keys import cache_key
+from readiness.cache.redis_tier import ANSWER_PREFIX
 from server import parse_args
 from tests.conftest import ROOT, unavailable
 from tests.test_dockerfile import check_server_command

@@ -17,11 +17,9 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from redis.asyncio import Redis
 
-from loaders import load_snapshot
-from readiness.domain.query import Query
-from loaders import SNAPSHOT_CHANNEL
-from readiness.domain.query import Route
+from loaders import SNAPSHOT_CHANNEL, load_snapshot
 from readiness.domain.compute import compute
+from readiness.domain.query import Query, Route
 from readiness.freshness.watch import announce
 from tests.conftest import SAMPLE
 from tests.processes import (

@@ -39,6 +39,8 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS, REGION_SHORT, SnapshotStore
 from readiness.app import make_app
 from readiness.domain.errors import InvalidParameter, ReadinessError
+from readiness.domain.query import LIST_PARAMETERS, MAX_INDICATORS, Query, Route
+from readiness.domain.vocabulary import CUSTOM_FIELDS, CUSTOM_SORT_NAMES, FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
 from readiness.http.openapi import (
     AGGREGATES_PATH,
     CHANGES_PATH,
@@ -54,11 +56,9 @@ from readiness.http.openapi import (
 )
 from readiness.http.openapi_examples import EXAMPLES, EXAMPLES_FILE, recorded
 from readiness.http.openapi_parameters import BOOLEANS
-from readiness.domain.query import LIST_PARAMETERS, MAX_INDICATORS, Query, Route
-from readiness.domain.vocabulary import CUSTOM_FIELDS, CUSTOM_SORT_NAMES, FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
+from tests import schemathesis_hooks
 from tests.conftest import ROOT, gen_test, summarized_sample
 from tests.openapi_examples import answers, encoded
-from tests import schemathesis_hooks
 from tests.openapi_server import serving
 
 DOCUMENT: Any = openapi_document()

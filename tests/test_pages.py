@@ -20,7 +20,6 @@ from readiness.domain.errors import NotReady
 from readiness.pages import Site, site_assets
 from readiness.pages.assets import read_assets
 from readiness.pages.handlers import ASSET_CACHE, PAGE_CACHE
-
 from tests.conftest import SAMPLE, assert_error_envelope, gen_test, tiny_data
 
 PAGES = ("/", "/docs", "/explore", "/explore/KEN", "/method", "/map", "/compare")

@@ -18,7 +18,13 @@ from playwright.sync_api import Page, expect
 from readiness.domain.bands import BANDS, band_of
 from readiness.pages.assets import STATIC_DIR
 from tests.browser import (
-    SCREENSHOTS, OpenPage, PageServer, Watch, another_site, screenshot, skip_module_without_chromium,
+    SCREENSHOTS,
+    OpenPage,
+    PageServer,
+    Watch,
+    another_site,
+    screenshot,
+    skip_module_without_chromium,
 )
 
 skip_module_without_chromium()

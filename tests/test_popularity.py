@@ -12,15 +12,13 @@ from redis.asyncio import Redis
 
 from loaders import SnapshotStore
 from readiness.app import new_metrics
-from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.answers import AnswerCache
-from readiness.domain.errors import CountryNotFound
-from readiness.metrics import Metrics
-from readiness.domain.query import Query
+from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import POPULAR_KEEP, RedisTier, connect, popular_key
+from readiness.domain.errors import CountryNotFound
+from readiness.domain.query import Query, Route
+from readiness.metrics import Metrics
 from readiness.service import ReadinessService, RedisTtl
-from readiness.domain.query import Route
-
 from tests.conftest import gen_test
 
 

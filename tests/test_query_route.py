@@ -22,7 +22,6 @@ from readiness.domain.errors import UnknownQueryRoute
 from readiness.domain.explain import EXPLAINED, explain, explain_body, explained_route
 from readiness.domain.query import PAGED_ROUTES, Query, Route, parse_query_string
 from readiness.http.openapi import QUERY_PATHS, openapi_document
-
 from tests.conftest import ROOT, assert_error_envelope, body, gen_test, summarized_sample
 from tests.openapi_server import serving
 

@@ -11,7 +11,6 @@ import pytest
 
 from loaders import COUNTRY_FIELDS, INDICATOR_FIELDS, SnapshotRefused, load_snapshot, read_snapshot
 from loaders.reader import read_current_id, snapshot_ids
-
 from tests.conftest import SAMPLE, copy_tree
 
 

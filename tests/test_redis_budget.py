@@ -21,7 +21,6 @@ from pathlib import Path
 from loaders import Snapshot
 from readiness.cache.keys import cache_key
 from readiness.cache.redis_tier import ANSWER_PREFIX
-
 from tests.conftest import ROOT, SAMPLE
 from tests.processes import (
     RedisServer,

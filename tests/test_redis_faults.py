@@ -15,11 +15,10 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from loaders import Snapshot, load_snapshot
-from readiness.domain.query import Query, archive_id
-from readiness.cache.redis_tier import ANSWER_PREFIX
-from readiness.domain.query import Route
 from readiness.cache.keys import cache_key, request_key
+from readiness.cache.redis_tier import ANSWER_PREFIX
 from readiness.domain.compute import compute
+from readiness.domain.query import Query, Route, archive_id
 from tests.conftest import SAMPLE
 from tests.processes import (
     Load,

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-from dataclasses import replace
 import io
 import struct
 import time
-from pathlib import Path
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,21 +25,18 @@ from tornado.httpclient import HTTPResponse
 from tornado.ioloop import IOLoop
 from tornado.web import Application
 
-from config import Settings
 from builder import Economy
+from config import Settings
 from loaders import Snapshot, SnapshotStore
-from readiness.app import make_app
-from readiness.app import new_metrics
-from readiness.cache.breaker import CircuitBreaker
+from readiness.app import make_app, new_metrics
 from readiness.cache.answers import AnswerCache, AnswerCodec
-from readiness.domain.answer import Answer
-from readiness.http.logs import AccessLog
-from readiness.domain.query import Query
+from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier, connect
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl
-from readiness.domain.query import Route
+from readiness.domain.answer import Answer
 from readiness.domain.compute import compute
-
+from readiness.domain.query import Query, Route
+from readiness.http.logs import AccessLog
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 from tests.builder_world import NEXT_MONTH, STANDARD
 from tests.conftest import flip, gen_test, place_snapshot
 

@@ -12,8 +12,6 @@ import pytest
 from redis.asyncio import Redis
 
 from readiness.cache.breaker import CircuitBreaker
-from readiness.domain.answer import Answer
-from readiness.metrics import Metrics
 from readiness.cache.redis_tier import (
     ANSWER_PREFIX,
     MAX_COUNTED_LENGTH,
@@ -22,7 +20,8 @@ from readiness.cache.redis_tier import (
     connect,
     popular_key,
 )
-
+from readiness.domain.answer import Answer
+from readiness.metrics import Metrics
 from tests.conftest import eventually, gen_test
 from tests.processes import RedisServer
 

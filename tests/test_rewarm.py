@@ -15,18 +15,16 @@ import pytest
 
 from config import Settings
 from loaders import Snapshot, SnapshotStore
-from readiness.freshness import warm as warm_module
 from readiness.app import new_metrics
-from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.answers import AnswerCache, AnswerCodec
-from readiness.domain.query import Query
-from readiness.cache.redis_tier import MAX_ANSWER_BYTES, RedisTier, connect, warmed_key, warming_key
-from readiness.freshness.rewarm import Rewarmer
-from readiness.service import ReadinessService, RedisTtl
-from readiness.domain.query import Route
+from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.keys import cache_key
+from readiness.cache.redis_tier import MAX_ANSWER_BYTES, RedisTier, connect, warmed_key, warming_key
+from readiness.domain.query import Query, Route
+from readiness.freshness import warm as warm_module
+from readiness.freshness.rewarm import Rewarmer
 from readiness.freshness.warm import WarmSettings, warm_snapshot
-
+from readiness.service import ReadinessService, RedisTtl
 from tests.conftest import SAMPLE, gen_test
 from tests.processes import (
     RedisServer,

@@ -7,7 +7,6 @@ from collections.abc import Iterable
 from loaders import COUNTRY_FIELDS, Country, Snapshot
 from readiness.domain.query import Query
 from readiness.domain.select import columns, limited, missing_codes, project, select, sort_countries, unmatched
-
 from tests.conftest import country, snapshot
 
 

@@ -15,17 +15,15 @@ from hypothesis import strategies as st
 from loaders import Snapshot, SnapshotStore
 from readiness import service as service_module
 from readiness.cache.admission import RedisAdmission
-from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.answers import AnswerCache
-from readiness.domain.errors import ArchiveNotFound, CountryNotFound, NotReady, ReadinessError
-from readiness.metrics import Metrics
-from readiness.domain.query import READINESS_ROUTES, Query
-from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl
-from readiness.domain.query import Route
+from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.keys import cache_key
+from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier
 from readiness.domain.compute import compute
-
+from readiness.domain.errors import ArchiveNotFound, CountryNotFound, NotReady, ReadinessError
+from readiness.domain.query import READINESS_ROUTES, Query, Route
+from readiness.metrics import Metrics
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 from tests.conftest import SAMPLE, Clock, eventually, gen_test
 
 

@@ -13,7 +13,6 @@ from loaders import Country, JsonValue, Snapshot, Summary, series_of
 from readiness.domain.compute import compute_history, compute_indicator_years, compute_indicators
 from readiness.domain.query import Query, Route
 from readiness.domain.shapes import INDICATOR_LONG_COLUMNS, INDICATOR_MEASURES, long_page
-
 from tests.conftest import snapshot
 
 ROWS: list[dict[str, JsonValue]] = [

@@ -15,16 +15,15 @@ import shutil
 import signal
 import socket
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from collections.abc import Iterator
 
 import pytest
 
 from loaders import load_snapshot
-from readiness.domain.query import Query
-from readiness.domain.query import Route
 from readiness.domain.compute import compute
+from readiness.domain.query import Query, Route
 from tests.conftest import SAMPLE
 from tests.processes import Start, fetch, launch, until
 

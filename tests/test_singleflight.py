@@ -11,7 +11,6 @@ import pytest
 from readiness.singleflight import SingleFlight
 
 
-
 class Work:
     """Work that counts its runs and finishes (or fails) only when told to."""
 

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from loaders import SnapshotStore
-
 from tests.conftest import flip, gen_test, place_snapshot, tiny_data
 
 

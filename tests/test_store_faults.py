@@ -7,22 +7,18 @@ import asyncio
 import logging
 import os
 import shutil
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 import orjson
 import pytest
 
 from loaders import SnapshotStore, load_snapshot
 from loaders.compact import Packed
-from readiness.domain.query import Query
-from readiness.domain.query import Route
 from readiness.domain.compute import compute
-
-from tests.conftest import SAMPLE, Clock, copy_tree
+from readiness.domain.query import Query, Route
+from tests.conftest import SAMPLE, Clock, add_snapshot, copy_tree, flip, gen_test, tiny_data
 from tests.test_swap import rewrite_kenya
-from tests.conftest import add_snapshot, flip, gen_test, tiny_data
-
 
 LOAD_TIMEOUT = 5.0
 """Timeout for stores that must also read a whole snapshot: a loaded machine needs seconds."""

@@ -6,12 +6,11 @@ current snapshot: 503."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import os
-from pathlib import Path
 from collections.abc import Iterator
-
-import asyncio
+from pathlib import Path
 
 import fakeredis
 import orjson
@@ -33,7 +32,6 @@ from readiness.http.lifecycle import Lifecycle
 from readiness.http.logs import AccessLog
 from readiness.metrics import Metrics
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
-
 from tests.conftest import Clock, access_lines, assert_error_envelope, gen_test, tiny_data
 from tests.processes import free_port, free_ports
 

@@ -21,7 +21,6 @@ from loaders import (
     summarize,
 )
 from loaders.compact import Packed
-
 from tests.builder_world import STANDARD, world
 from tests.conftest import flip, gen_test, place_snapshot, tiny_data
 

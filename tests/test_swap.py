@@ -15,7 +15,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-
 from tornado.httpclient import AsyncHTTPClient
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
@@ -24,12 +23,10 @@ from builder import Conflict, publish
 from config import Settings
 from loaders import SnapshotStore
 from readiness.app import make_app
-from readiness.http.logs import AccessLog
 from readiness.freshness.watch import SnapshotWatcher
-
-from tests.conftest import copy_tree
+from readiness.http.logs import AccessLog
+from tests.conftest import add_snapshot, copy_tree, flip, gen_test
 from tests.processes import Server, Start, fetch, get, launch, until
-from tests.conftest import add_snapshot, flip, gen_test
 
 KENYA = "/api/v1/readiness?code=KEN&fields=Composite%20Readiness%20Score"
 

@@ -12,7 +12,7 @@ from readiness.domain.tables import (
     HISTORY_DEFAULT,
     INDICATOR_COLUMNS,
     MOVER_COLUMNS,
-    snapshots_in_years,
+    _held_json,  # the memo's bound is what is tested
     catalogue_document,
     changes_path,
     history_columns,
@@ -23,11 +23,10 @@ from readiness.domain.tables import (
     invalid_history_fields,
     mover_rows,
     ordinal_value,
+    snapshots_in_years,
     valid_report,
     with_directions,
 )
-from readiness.domain.tables import _held_json  # the memo's bound is what is tested
-
 from tests.conftest import country, snapshot
 
 

@@ -9,7 +9,6 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from loaders.validate import main
-
 from tests.conftest import SAMPLE, copy_tree
 
 

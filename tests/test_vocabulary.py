@@ -14,8 +14,8 @@ from readiness.domain.vocabulary import (
     REGION_ALIASES,
     canonical_income,
     canonical_region,
-    nearest_name,
     field_list,
+    nearest_name,
     sort_field,
 )
 

@@ -11,17 +11,15 @@ import pytest
 import redis
 
 from loaders import SnapshotStore, load_snapshot
-from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.answers import AnswerCache, AnswerCodec
-from readiness.metrics import Metrics
-from readiness.domain.query import Query
-from readiness.cache.redis_tier import ANSWER_PREFIX, MAX_ANSWER_BYTES, RedisTier, popular_key
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl
-from readiness.domain.query import Route
+from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.keys import cache_key
+from readiness.cache.redis_tier import ANSWER_PREFIX, MAX_ANSWER_BYTES, RedisTier, popular_key
 from readiness.domain.compute import compute
+from readiness.domain.query import Query, Route
 from readiness.freshness.warm import WarmSettings, main, parse_request, warm
-
+from readiness.metrics import Metrics
+from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 from tests.builder_world import NEXT_MONTH, STANDARD
 from tests.conftest import ROOT, flip, gen_test, place_snapshot, tiny_data
 

@@ -12,11 +12,10 @@ import pytest
 from config import Settings
 from loaders import SnapshotStore
 from readiness.app import make_app
-from readiness.http.logs import AccessLog
 from readiness.cache.answers import AnswerCache
 from readiness.domain.answer import Answer
 from readiness.freshness.watch import SnapshotWatcher, announce
-
+from readiness.http.logs import AccessLog
 from tests.builder_world import NEXT_MONTH
 from tests.conftest import copy_tree, eventually, flip, gen_test, place_snapshot, tiny_data
 

@@ -19,7 +19,6 @@ from readiness.domain.errors import InvalidParameter, InvalidRequest
 from readiness.domain.query import Query, Route, parse_query_string
 from readiness.domain.select import columns, project, select
 from readiness.domain.weights import WEIGHTS_NOTE, custom_score, custom_scores, normalized_weights
-
 from tests.conftest import SAMPLE, assert_error_envelope, body, country, gen_test, snapshot
 
 V1 = "/api/v1/readiness"

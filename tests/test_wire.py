@@ -23,7 +23,6 @@ from tornado.httputil import (
 from tornado.testing import bind_unused_port
 
 from readiness.http.wire import head_bytes, prepared_connection
-
 from tests.conftest import gen_test
 
 BODY = b'{"data":"' + b"x" * 3000 + b'"}'

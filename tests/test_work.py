@@ -8,8 +8,8 @@ import gc
 import io
 import signal
 import threading
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 
 import fakeredis
 import pytest
@@ -18,25 +18,22 @@ from tornado.web import Application
 
 from config import Settings
 from loaders import Snapshot, SnapshotStore
-from readiness.app import make_app
 from readiness import service as service_module
-from readiness.cache.breaker import CircuitBreaker
+from readiness.app import make_app
 from readiness.cache.answers import AnswerCache
+from readiness.cache.breaker import CircuitBreaker
+from readiness.cache.redis_tier import RedisTier
 from readiness.domain.answer import Answer
+from readiness.domain.compute import DETAILS_BYTES, RECORD_BYTES, compute, estimated_bytes
 from readiness.domain.errors import Overloaded
+from readiness.domain.query import Query, Route
 from readiness.http.logs import AccessLog
 from readiness.metrics import Metrics
-from readiness.domain.query import Query
-from readiness.cache.redis_tier import RedisTier
 from readiness.service import ReadinessService, RedisTtl
-from readiness.domain.query import Route
-from readiness.domain.compute import compute
-from readiness.work import CollectorPause, ComputeBudget, ComputeLimits, ComputePool, RETRY_AFTER_SECONDS
-from readiness.domain.compute import DETAILS_BYTES, RECORD_BYTES, estimated_bytes
-
+from readiness.work import RETRY_AFTER_SECONDS, CollectorPause, ComputeBudget, ComputeLimits, ComputePool
 from tests.conftest import Clock, assert_error_envelope, body, gen_test, scrape
-from tests.test_openapi import DOCUMENT, assert_conforms
 from tests.processes import Start, fetch, launch
+from tests.test_openapi import DOCUMENT, assert_conforms
 
 ONE_COUNTRY = RECORD_BYTES + DETAILS_BYTES
 """The estimate for an answer with one country in country mode."""

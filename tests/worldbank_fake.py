@@ -27,10 +27,10 @@ import json
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from collections.abc import Callable, Iterator
 from urllib.parse import parse_qs, urlsplit
 
 from builder.fetch import INCOME_GROUPS, REGIONS

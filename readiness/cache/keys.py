@@ -7,7 +7,6 @@ import hashlib
 from collections.abc import Sequence
 
 from loaders import Snapshot, Summary
-
 from readiness.domain.query import Query, Route
 
 CONTENT_DIGEST_CHARS = 16

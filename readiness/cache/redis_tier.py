@@ -18,8 +18,8 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
-from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.answers import AnswerCodec
+from readiness.cache.breaker import CircuitBreaker
 from readiness.domain.answer import Answer
 from readiness.metrics import Metrics
 

@@ -11,7 +11,6 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from loaders import COMPOSITE, DIMENSIONS, REGION_SHORT, Country, JsonValue, Snapshot, Summary
-
 from readiness.domain.errors import ArchiveNotFound, SnapshotNotFound
 from readiness.domain.query import Grouping, Query
 from readiness.domain.tables import Record, snapshots_in_years

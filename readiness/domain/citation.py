@@ -20,7 +20,6 @@ from urllib.parse import parse_qsl
 import orjson
 
 from loaders import JsonValue, Snapshot
-
 from readiness.domain.answer import Answer
 from readiness.domain.errors import InvalidParameter, UnknownParameter
 from readiness.domain.meta import AnswerMeta

@@ -15,7 +15,6 @@ from dataclasses import replace
 import orjson
 
 from loaders import JsonValue, Snapshot, Summary
-
 from readiness.domain.aggregates import AGGREGATE_COLUMNS, aggregate_rows, aggregate_snapshots
 from readiness.domain.answer import Answer
 from readiness.domain.csv_table import to_csv
@@ -30,8 +29,6 @@ from readiness.domain.meta import AnswerMeta, Format
 from readiness.domain.query import PAGED_ROUTES, ROUTE_FIELDS, Query, Route, Shape
 from readiness.domain.select import columns, limited, missing_codes, project, select, unmatched
 from readiness.domain.shapes import INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES, LONG_KEYS, long_page
-from readiness.domain.weights import custom_scores
-from readiness.domain.vocabulary import accepted_fields
 from readiness.domain.tables import (
     HISTORY_DEFAULT,
     HISTORY_IDENTITY,
@@ -43,14 +40,16 @@ from readiness.domain.tables import (
     history_columns,
     history_rows,
     history_snapshots,
-    snapshots_in_years,
     indicator_json_rows,
     indicator_rows,
     invalid_history_fields,
     mover_rows,
+    snapshots_in_years,
     valid_report,
     with_directions,
 )
+from readiness.domain.vocabulary import accepted_fields
+from readiness.domain.weights import custom_scores
 
 RECORD_BYTES = 450
 """About how many bytes one country's record serializes to, without its indicator details

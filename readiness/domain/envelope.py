@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 import orjson
 
 from loaders import JsonValue
-
 from readiness.domain.errors import CountryNotFound, ReadinessError
 from readiness.domain.query import Query
 from readiness.domain.weights import envelope_fields

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
-from collections.abc import Mapping
 from typing import TypeVar
 from urllib.parse import parse_qsl, quote, urlencode
 
 from loaders import COUNTRY_FIELDS, DETAILS, DIMENSIONS, FIELD_BY_NAME, Kind
-
 from readiness.domain.errors import InvalidParameter, InvalidRequest, UnknownParameter
 from readiness.domain.meta import Format
 from readiness.domain.tables import HISTORY_FIELDS, HISTORY_IDENTITY
@@ -31,6 +30,7 @@ from readiness.domain.vocabulary import (
     sort_field,
     trimmed,
 )
+
 
 class Route(Enum):
     """The query routes (docs/API.md). Each takes its own parameter names (``Route.accepted``);

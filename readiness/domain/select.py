@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import unicodedata
-from functools import lru_cache
 from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import TypeVar
 
 from loaders import COUNTRY_FIELDS, DETAILS, FIELD_BY_NAME, REGION_SHORT, Country, JsonValue, Kind, Snapshot
-
 from readiness.domain.query import Query
 from readiness.domain.vocabulary import ALIAS_OF, CUSTOM_FIELDS, CUSTOM_RANK, CUSTOM_SCORE
 from readiness.domain.weights import NO_CUSTOM, Custom, custom_scores

@@ -22,7 +22,6 @@ from loaders import (
     Summary,
     mover_direction,
 )
-
 from readiness.domain.citation import Citation
 from readiness.domain.errors import NoSnapshotInYears
 

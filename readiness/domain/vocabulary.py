@@ -12,7 +12,6 @@ import difflib
 from collections.abc import Collection, Sequence
 
 from loaders import COMPOSITE, COUNTRY_FIELDS, DETAILS, REGION_SHORT
-
 from readiness.domain.errors import InvalidParameter
 
 FIELD_ALIASES: dict[str, str] = {

@@ -15,12 +15,12 @@ import asyncio
 import logging
 from pathlib import Path
 
-from loaders import SnapshotStore
 from redis.asyncio import Redis
 from redis.exceptions import LockError, RedisError
 
-from readiness.cache.redis_tier import warmed_key, warming_key
+from loaders import SnapshotStore
 from readiness.cache.keys import cache_key
+from readiness.cache.redis_tier import warmed_key, warming_key
 from readiness.freshness.warm import WarmSettings, warm_snapshot
 
 log = logging.getLogger("readiness.warm")

@@ -17,10 +17,13 @@ import logging
 import os
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from collections.abc import Iterator, Sequence
 from urllib.parse import parse_qsl
+
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
 
 from config import Settings, SettingsError, redact
 from config.settings import redis_url
@@ -33,16 +36,13 @@ from loaders import (
     read_current_id,
     snapshot_ids,
 )
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
 from readiness.cache.answers import AnswerCodec
+from readiness.cache.keys import cache_key, request_key
+from readiness.cache.redis_tier import connect, popular_key, store_answers, warmed_key
 from readiness.domain.answer import Answer
+from readiness.domain.compute import compute
 from readiness.domain.errors import ReadinessError
 from readiness.domain.query import READINESS_ROUTES, Query, Route
-from readiness.cache.redis_tier import connect, popular_key, store_answers, warmed_key
-from readiness.cache.keys import cache_key, request_key
-from readiness.domain.compute import compute
 
 log = logging.getLogger("readiness.warm")
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from loaders import SNAPSHOT_CHANNEL, SnapshotStore
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from loaders import SNAPSHOT_CHANNEL, SnapshotStore
 from readiness.service import ReadinessService
 
 log = logging.getLogger("readiness.watch")

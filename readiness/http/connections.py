@@ -21,8 +21,8 @@ import resource
 import socket
 import time
 from collections import OrderedDict
-from typing import Any
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from tornado.httpserver import HTTPServer
 from tornado.httputil import (

@@ -6,8 +6,8 @@ import time
 from urllib.parse import parse_qsl
 
 import orjson
-from loaders import Snapshot, SnapshotStore
 
+from loaders import Snapshot, SnapshotStore
 from readiness.domain.answer import Answer
 from readiness.domain.citation import Citation, CitationRequest, citation_answer, download_headers
 from readiness.domain.errors import NotFound, NotReady, SnapshotNotFound, UnknownParameter

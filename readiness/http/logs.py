@@ -7,10 +7,10 @@ import time
 from typing import BinaryIO
 
 import orjson
-from config import redact
 from tornado.httputil import HTTPServerRequest
 from tornado.web import RequestHandler
 
+from config import redact
 from readiness.metrics import Metrics
 
 _MAX_LOGGED_QUERY = 1000

@@ -15,15 +15,14 @@ import copy
 from urllib.parse import quote
 
 from loaders import JsonValue
-
 from readiness.domain.citation import CitationFormat
 from readiness.domain.envelope import API_VERSION
 from readiness.domain.explain import EXPLAINED
+from readiness.domain.query import Route
 from readiness.http.base import MAX_URL_BYTES
 from readiness.http.openapi_examples import EXAMPLES, recorded
 from readiness.http.openapi_parameters import IF_MODIFIED_SINCE, IF_NONE_MATCH, route_parameters
 from readiness.http.openapi_schemas import SNAPSHOT_ID, headers, ref, schemas
-from readiness.domain.query import Route
 
 Json = dict[str, JsonValue]
 

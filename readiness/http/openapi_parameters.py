@@ -19,16 +19,15 @@ example ``region``).
 from __future__ import annotations
 
 from loaders import COUNTRY_FIELDS, DETAILS, REGION_SHORT, JsonValue
-
 from readiness.domain.query import (
     CODE_PATTERN,
+    DIMENSION_KEYS,
     INDICATOR_PATTERN,
+    LIST_PARAMETERS,
     MAX_CODES,
     MAX_INDICATORS,
     MAX_LIMIT,
     MAX_OFFSET,
-    DIMENSION_KEYS,
-    LIST_PARAMETERS,
     WEIGHT_PATTERN,
     YEAR_PATTERN,
     YEARS_PATTERN,

@@ -20,15 +20,14 @@ from loaders import (
     REQUIRED_INDICATOR_FIELDS,
     JsonValue,
 )
-
 from readiness.domain.aggregates import AGGREGATE_COLUMNS, GROUP_ORDER, MEASURES, STATISTICS, UNCLASSIFIED
 from readiness.domain.envelope import API_VERSION
 from readiness.domain.explain import EXPLAINED
-from readiness.http.representation import DEPRECATION, SUCCESSOR_LINK
+from readiness.domain.query import DIMENSION_KEYS
 from readiness.domain.shapes import HISTORY_LONG_COLUMNS, INDICATOR_LONG_COLUMNS, INDICATOR_MEASURES
 from readiness.domain.tables import HISTORY_FIELDS, MOVER_COLUMNS
-from readiness.domain.query import DIMENSION_KEYS
 from readiness.domain.vocabulary import CUSTOM_RANK, CUSTOM_SCORE, FIELD_ALIASES
+from readiness.http.representation import DEPRECATION, SUCCESSOR_LINK
 
 Json = dict[str, JsonValue]
 

@@ -6,11 +6,11 @@ builds every header of an answer for both."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC
 from email.utils import formatdate, parsedate_to_datetime
 from functools import lru_cache
-from collections.abc import Sequence
 
 from tornado.httputil import HTTPHeaders, ResponseStartLine
 

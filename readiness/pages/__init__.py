@@ -8,7 +8,6 @@ from functools import lru_cache
 from typing import Any
 
 from loaders import SnapshotStore
-
 from readiness.pages.assets import STATIC_DIR, Assets, read_assets
 from readiness.pages.handlers import (
     AssetHandler,

@@ -15,17 +15,17 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from tornado.template import Loader
+
 from loaders import JsonValue, Snapshot, SnapshotStore
 from loaders.contract import REGION_SHORT
 from loaders.summary import derived_catalogue
-from tornado.template import Loader
-
 from readiness.domain.answer import Answer
 from readiness.domain.bands import BANDS, bands_document
+from readiness.domain.citation import Citation
 from readiness.domain.errors import NotReady
 from readiness.pages.assets import Assets
 from readiness.pages.method import Catalogue
-from readiness.domain.citation import Citation
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
