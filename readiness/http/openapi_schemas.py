@@ -8,7 +8,7 @@ Markdown: names in backticks, no angle brackets (Redoc renders ``<year>`` as an 
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from loaders import (
     CATALOGUE_KEYS,
@@ -129,7 +129,46 @@ def headers() -> Json:
 
 
 def _described(schema: Mapping[str, JsonValue], text: str) -> Json:
+    """A copy of ``schema`` with ``text`` as its description: no two schemas share a dict."""
     return {**copy.deepcopy(dict(schema)), "description": text}
+
+
+def _field(name: str) -> Json:
+    """A contract field of ``loaders`` (FIELD_BY_NAME), with its own schema and description."""
+    return _described(FIELD_BY_NAME[name].schema, FIELD_BY_NAME[name].description)
+
+
+def _snapshot_of_row() -> Json:
+    """The ``snapshot`` key of a table row: the id of the snapshot the row comes from."""
+    return {"type": "string", "pattern": SNAPSHOT_ID, "description": "The row's snapshot id."}
+
+
+def _economy() -> Json:
+    """The economy's identity that leads an indicator row, long or wide."""
+    return {name: _field(name) for name in ("Country Code", "Country Name", "Region", "Income Level")}
+
+
+def _indicator_properties() -> Json:
+    """The keys of an ``indicator_details`` element: schemas from INDICATOR_FIELDS, words from here."""
+    return {name: _described(schema, _INDICATOR_DESCRIPTIONS.get(name, name))
+            for name, schema in INDICATOR_FIELDS.items()}
+
+
+def _history_identity() -> Json:
+    """The keys that lead a history row, long or wide: the economy and its snapshot."""
+    return {
+        "Country Code": _field("Country Code"),
+        "Country Name": _field("Country Name"),
+        "snapshot": _snapshot_of_row(),
+        "year": {"type": "integer", "description": "The snapshot's year (of its id)."},
+        "date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+                 "description": "The snapshot's publication date."},
+    }
+
+
+def _error_properties() -> Json:
+    """The members of both error bodies; only the v1 one requires ``apiVersion``."""
+    return {"apiVersion": {"const": API_VERSION}, "error": {"type": "string"}}
 
 
 def _list_envelope(row: str, text: str, snapshotless: bool = False, long_row: str | None = None) -> Json:
@@ -155,7 +194,194 @@ def _list_envelope(row: str, text: str, snapshotless: bool = False, long_row: st
     }
 
 
+def _envelope() -> Json:
+    """The readiness routes' envelope: one economy in country mode with one match, else a list."""
+    countries: Json = {"type": "array", "items": ref("schemas", "Country")}
+    return {
+        "type": "object",
+        "required": ["apiVersion", "level", "snapshot", "count", "data"],
+        "additionalProperties": False,
+        "properties": {
+            "apiVersion": {"const": API_VERSION},
+            "level": {"enum": ["country", "global"],
+                      "description": "`country` when `code` or `codes` was given, else `global`."},
+            "snapshot": {"type": "string", "pattern": "^(?:current|[0-9]{4}-(?:0[1-9]|1[0-2]))$",
+                         "description": "`current`, or the id of the snapshot `year` (its December, "
+                                        "`YYYY-12`) or `snapshot` selects."},
+            "count": {"type": "integer", "minimum": 0, "description": "Number of economies in `data`."},
+            "weights": {"type": "object", "required": list(DIMENSION_KEYS), "additionalProperties": False,
+                        "properties": {key: {"type": "number", "minimum": 0, "maximum": 1}
+                                       for key in DIMENSION_KEYS},
+                        "description": "Only with `weights`: the weights used, as shares of their sum "
+                                       "(4 decimals)."},
+            "weights_note": {"type": "string",
+                             "description": f"Only with `weights`: `{CUSTOM_SCORE}` and `{CUSTOM_RANK}` are not "
+                                            "the published index."},
+            "data": {"oneOf": [ref("schemas", "Country"), countries],
+                     "description": "An object in country mode with exactly one match, else an array."},
+            "unmatched": UNMATCHED,
+            "notice": NOTICE,
+        },
+        "if": {"properties": {"level": {"const": "global"}}},
+        "then": {"properties": {"data": countries}},
+    }
+
+
+def _country() -> Json:
+    """An economy: the contract's fields, their short names, your weighted score and rank, its details."""
+    properties: Json = {field.name: _described(field.schema, field.description) for field in COUNTRY_FIELDS}
+    properties["RegionShort"] = {"type": "string", "enum": list(REGION_SHORT.values()),
+                                 "description": "Short region code; only with `shortnames=true`."}
+    for alias, name in FIELD_ALIASES.items():
+        properties[alias] = _described(FIELD_BY_NAME[name].schema, f"Same as `{name}`; only with `shortnames=true`.")
+    properties[CUSTOM_SCORE] = {"type": ["number", "null"], "minimum": 0, "maximum": 100,
+                                "description": ("Only with `weights`: your weighted mean of the dimension scores, two "
+                                                "decimals; null when a weighted dimension is null. Not the published "
+                                                "index (docs/METHOD.md#your-own-weights).")}
+    properties[CUSTOM_RANK] = {"type": ["integer", "null"], "minimum": 1,
+                               "description": (f"Only with `weights`: rank by `{CUSTOM_SCORE}` among the ranked "
+                                               "economies (those with a `Global Rank`), 1 = highest, ties share a "
+                                               "rank; null for the others.")}
+    properties[DETAILS] = {"type": "array", "items": ref("schemas", "IndicatorDetail"),
+                           "description": "Per-indicator results, in country mode only."}
+    return {
+        "type": "object",
+        "description": "An economy. Keys are exact and in this order; `fields` may leave any of them out.",
+        "properties": properties,
+        "additionalProperties": False,
+    }
+
+
+def _indicator_detail() -> Json:
+    """One element of an economy's ``indicator_details`` (docs/API.md#indicator_details-element)."""
+    return {
+        "type": "object",
+        "properties": _indicator_properties(),
+        "required": list(REQUIRED_INDICATOR_FIELDS),
+        "additionalProperties": False,
+    }
+
+
+def _indicator_table() -> Json:
+    """The indicators route's envelope: its rows, wide or long."""
+    return _list_envelope(
+        "IndicatorRow", "One row per economy and indicator (and snapshot, with `years`); with `shape=long`, "
+        "one per measure of those.", long_row="IndicatorLongRow"
+    )
+
+
+def _indicator_row() -> Json:
+    """A wide indicator row: the economy, the snapshot, one details element and its percentiles as numbers."""
+    return {
+        "type": "object",
+        "description": f"An economy's identity, the snapshot id, then one `{DETAILS}` element's keys.",
+        "required": ["Country Code", "Country Name", "Region", "snapshot", *REQUIRED_INDICATOR_FIELDS],
+        "additionalProperties": False,
+        "properties": {
+            **_economy(),
+            "snapshot": _snapshot_of_row(),
+            **_indicator_properties(),
+            "global_percentile_value": {"type": ["integer", "null"], "minimum": 0, "description": (
+                "`global_percentile` as a number (`\"31st\"` is 31); null where it is null.")},
+            "regional_percentile_value": {"type": ["integer", "null"], "minimum": 0, "description": (
+                "`regional_percentile` as a number; null where it is null.")},
+        },
+    }
+
+
+def _indicator_long_row() -> Json:
+    """A long indicator row: one numeric measure of a wide one."""
+    return {
+        "type": "object",
+        "description": "`shape=long`: one numeric measure of an indicator row.",
+        "required": list(INDICATOR_LONG_COLUMNS),
+        "additionalProperties": False,
+        "properties": {
+            **_economy(),
+            "snapshot": _snapshot_of_row(),
+            "indicator_code": _indicator_properties()["indicator_code"],
+            "measure": {"enum": list(INDICATOR_MEASURES), "description": "The indicator row's key."},
+            "value": {"type": ["number", "null"], "description": "Its value (null where it is)."},
+        },
+    }
+
+
+def _history() -> Json:
+    """The history route's envelope: its rows, wide or long, and no snapshot when none is shown."""
+    return _list_envelope(
+        "HistoryRow", "One row per economy and snapshot, oldest snapshot first; with `shape=long`, one per "
+        "value of those.", snapshotless=True, long_row="HistoryLongRow"
+    )
+
+
+def _history_row() -> Json:
+    """A wide history row: the economy and snapshot, then every field a series keeps."""
+    return {
+        "type": "object",
+        "description": "An economy's scores and ranks in one snapshot; `fields` may leave keys out.",
+        "additionalProperties": False,
+        "properties": {**_history_identity(), **{name: _field(name) for name in HISTORY_FIELDS}},
+    }
+
+
+def _history_long_row() -> Json:
+    """A long history row: one value of a wide one."""
+    return {
+        "type": "object",
+        "description": "`shape=long`: one value of a history row.",
+        "required": list(HISTORY_LONG_COLUMNS),
+        "additionalProperties": False,
+        "properties": {
+            **_history_identity(),
+            "measure": {"enum": list(HISTORY_FIELDS), "description": "The history row's key."},
+            "value": {"type": ["number", "string", "boolean", "null"],
+                      "description": "The value of `measure` in the wide row (null where it is)."},
+        },
+    }
+
+
+def _aggregates() -> Json:
+    """The aggregates route's envelope, naming the columns of its CSV."""
+    return _list_envelope(
+        "AggregateRow", "One row per snapshot, group and score: snapshots oldest first, then groups, then "
+        "scores in their usual order. Its CSV has the columns "
+        + ", ".join(f"`{name}`" for name in AGGREGATE_COLUMNS) + "."
+    )
+
+
+def _aggregate_row() -> Json:
+    """The statistics of one score over one group in one snapshot (readiness.domain.aggregates)."""
+    groups = list(dict.fromkeys(name for names in GROUP_ORDER.values() for name in names))
+    statistic: Json = {"type": ["number", "null"]}
+    return {
+        "type": "object",
+        "description": "The statistics of one score over the economies of one group in one snapshot.",
+        "required": list(AGGREGATE_COLUMNS),
+        "additionalProperties": False,
+        "properties": {
+            "snapshot": _snapshot_of_row(),
+            "year": {"type": "integer", "description": "The snapshot's year."},
+            "group": {"type": "string", "description": (
+                "The group: " + ", ".join(f"`{name}`" for name in groups) + f", or `{UNCLASSIFIED}` for "
+                "economies without a value for the grouping field (`by=income`: one economy of the sample).")},
+            "measure": {"enum": list(MEASURES), "description": "The score."},
+            "count": {"type": "integer", "minimum": 0,
+                      "description": "Economies of the group with a value (nulls left out; microstates count)."},
+            **{name: {**statistic, "description": text} for name, text in zip(STATISTICS[1:], (
+                "The mean, rounded to two decimals; null when `count` is 0 (as every statistic).",
+                "The median (the mean of the two middle values for an even count).",
+                "The smallest value.",
+                "The largest value.",
+                "The first quartile: linear interpolation between the closest ranks, as pandas' "
+                "`Series.quantile` and numpy's default give.",
+                "The third quartile, likewise.",
+            ), strict=True)},
+        },
+    }
+
+
 def _catalogue() -> Json:
+    """The snapshots route's body: every snapshot, the current indicator catalogue and its citation."""
     entry: Json = {key: {} for key in CATALOGUE_KEYS}
     entry.update(code={"type": "string"}, name={"type": "string"})
     return {
@@ -204,6 +430,7 @@ def _citation() -> Json:
 
 
 def _catalogue_entry() -> Json:
+    """One snapshot in the catalogue: its id, dates, counts and links."""
     return {
         "type": "object",
         "additionalProperties": False,
@@ -225,260 +452,146 @@ def _catalogue_entry() -> Json:
     }
 
 
-def _aggregate_row(snapshot_of_row: Json) -> Json:
-    groups = list(dict.fromkeys(name for names in GROUP_ORDER.values() for name in names))
-    statistic: Json = {"type": ["number", "null"]}
+def _changes() -> Json:
+    """A snapshot's change report as the builder wrote it, naming the columns of its movers CSV."""
     return {
         "type": "object",
-        "description": "The statistics of one score over the economies of one group in one snapshot.",
-        "required": list(AGGREGATE_COLUMNS),
+        "description": ("The change report of a snapshot against the one published before it, as "
+                        "the builder wrote it (docs/PUBLISHING.md#what-changed-changesjson), in `data`. Its CSV "
+                        "is the movers table: " + ", ".join(f"`{name}`" for name in MOVER_COLUMNS) + "."),
+        "required": ["apiVersion", "snapshot", "count", "data"],
         "additionalProperties": False,
         "properties": {
-            "snapshot": snapshot_of_row,
-            "year": {"type": "integer", "description": "The snapshot's year."},
-            "group": {"type": "string", "description": (
-                "The group: " + ", ".join(f"`{name}`" for name in groups) + f", or `{UNCLASSIFIED}` for "
-                "economies without a value for the grouping field (`by=income`: one economy of the sample).")},
-            "measure": {"enum": list(MEASURES), "description": "The score."},
-            "count": {"type": "integer", "minimum": 0,
-                      "description": "Economies of the group with a value (nulls left out; microstates count)."},
-            **{name: {**statistic, "description": text} for name, text in zip(STATISTICS[1:], (
-                "The mean, rounded to two decimals; null when `count` is 0 (as every statistic).",
-                "The median (the mean of the two middle values for an even count).",
-                "The smallest value.",
-                "The largest value.",
-                "The first quartile: linear interpolation between the closest ranks, as pandas' "
-                "`Series.quantile` and numpy's default give.",
-                "The third quartile, likewise.",
-            ), strict=True)},
+            "apiVersion": {"const": API_VERSION},
+            "snapshot": {"type": "string", "pattern": SNAPSHOT_ID},
+            "count": {"const": 1},
+            "data": {
+                "type": "object",
+                "required": ["format", "snapshot", "previous", "summary"],
+                "properties": {
+                    "format": {"const": 1},
+                    "snapshot": {"type": "string", "pattern": SNAPSHOT_ID},
+                    "previous": {"type": ["string", "null"], "pattern": SNAPSHOT_ID},
+                    "summary": {"type": "string", "description": "One sentence saying what changed."},
+                },
+            },
+            "notice": NOTICE,
         },
     }
+
+
+def _index() -> Json:
+    """The route index (``/api/v1/``): every route with its links and parameters."""
+    return {
+        "type": "object",
+        "description": "The routes of this API, with links.",
+        "required": ["apiVersion", "title", "links", "routes"],
+        "properties": {
+            "apiVersion": {"const": API_VERSION},
+            "title": {"type": "string"},
+            "description": {"type": "string"},
+            "links": {"type": "object", "additionalProperties": {"type": "string"}},
+            "routes": {"type": "array", "items": {
+                "type": "object",
+                "required": ["path", "methods", "summary", "href", "parameters"],
+                "additionalProperties": False,
+                "properties": {
+                    "path": {"type": "string"},
+                    "methods": {"type": "array", "items": {"enum": ["GET", "HEAD"]}},
+                    "summary": {"type": "string"},
+                    "href": {"type": "string"},
+                    "example": {"type": "string"},
+                    "parameters": {"type": "array", "items": {"type": "string"}},
+                    "formats": {"type": "array", "items": {"type": "string"}},
+                    "deprecated": {"type": "boolean"},
+                },
+            }},
+        },
+    }
+
+
+def _error() -> Json:
+    """The v1 error envelope (docs/API.md#errors)."""
+    return {"type": "object", "required": ["apiVersion", "error"], "properties": _error_properties(),
+            "additionalProperties": False, "description": "The error envelope."}
+
+
+def _legacy_error() -> Json:
+    """An error of the legacy route: the envelope, or its unknown-code body without ``apiVersion``."""
+    return {"type": "object", "required": ["error"], "properties": _error_properties(),
+            "additionalProperties": False,
+            "description": "The error envelope, or the legacy unknown-code body "
+                           "(no `apiVersion`)."}
+
+
+def _query_meaning() -> Json:
+    """The explain routes' body: what a query means to a data route, from its own parser."""
+    return {
+        "type": "object",
+        "description": ("What a query means to a data route, as its own parser reads it: the canonical query, "
+                        "the URL that asks exactly that, and each parameter's canonical value. It checks the "
+                        "query's form only: no snapshot is read, so a `year` or `snapshot` that does not exist "
+                        "is explained, not refused."),
+        "required": ["apiVersion", "route", "query", "url", "parameters"],
+        "additionalProperties": False,
+        "properties": {
+            "apiVersion": {"const": API_VERSION},
+            "route": {"enum": [path for _, path in EXPLAINED.values()],
+                      "description": "The data route's path."},
+            "query": {"type": "string", "description": (
+                "The canonical query string: fixed order, defaults left out, aliases and any case resolved, "
+                "names beginning with `_` dropped; empty when the query asks for the defaults.")},
+            "url": {"type": "string", "description": (
+                "`route`, followed by `?` and `query` unless it is empty: the same answer as the request's "
+                "own query, byte for byte.")},
+            "parameters": {"type": "object", "additionalProperties": {"type": "string"}, "description": (
+                "The canonical parameters, name to value, in the order of `query`.")},
+        },
+    }
+
+
+def _health() -> Json:
+    """The liveness body (``/healthz``)."""
+    return {"type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}}
+
+
+def _ready() -> Json:
+    """The readiness body (``/readyz``): the snapshot served and any warnings."""
+    return {"type": "object", "required": ["status", "snapshot"],
+            "properties": {"status": {"const": "ready"},
+                           "snapshot": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$"},
+                           "warnings": {"type": "array", "items": {"type": "string"},
+                                        "description": "Present when `CURRENT` names a snapshot "
+                                                       "this server cannot serve, or the one "
+                                                       "served lost too many country files."}}}
+
+
+_SCHEMAS: Mapping[str, Callable[[], Json]] = {
+    "Envelope": _envelope,
+    "Country": _country,
+    "IndicatorDetail": _indicator_detail,
+    "IndicatorTable": _indicator_table,
+    "IndicatorRow": _indicator_row,
+    "IndicatorLongRow": _indicator_long_row,
+    "History": _history,
+    "HistoryLongRow": _history_long_row,
+    "HistoryRow": _history_row,
+    "Aggregates": _aggregates,
+    "AggregateRow": _aggregate_row,
+    "Catalogue": _catalogue,
+    "Citation": _citation,
+    "CatalogueEntry": _catalogue_entry,
+    "Changes": _changes,
+    "Index": _index,
+    "Error": _error,
+    "LegacyError": _legacy_error,
+    "QueryMeaning": _query_meaning,
+    "Health": _health,
+    "Ready": _ready,
+}
+"""Each schema's name in ``#/components/schemas`` and the function that builds it, in document order."""
 
 
 def schemas() -> Json:
-    """The envelopes, rows and error bodies of every route (docs/API.md)."""
-    country: Json = {field.name: _described(field.schema, field.description) for field in COUNTRY_FIELDS}
-    country["RegionShort"] = {"type": "string", "enum": list(REGION_SHORT.values()),
-                              "description": "Short region code; only with `shortnames=true`."}
-    for alias, name in FIELD_ALIASES.items():
-        country[alias] = _described(FIELD_BY_NAME[name].schema, f"Same as `{name}`; only with `shortnames=true`.")
-    country[CUSTOM_SCORE] = {"type": ["number", "null"], "minimum": 0, "maximum": 100,
-                             "description": ("Only with `weights`: your weighted mean of the dimension scores, two "
-                                             "decimals; null when a weighted dimension is null. Not the published "
-                                             "index (docs/METHOD.md#your-own-weights).")}
-    country[CUSTOM_RANK] = {"type": ["integer", "null"], "minimum": 1,
-                            "description": (f"Only with `weights`: rank by `{CUSTOM_SCORE}` among the ranked economies "
-                                            "(those with a `Global Rank`), 1 = highest, ties share a rank; null "
-                                            "for the others.")}
-    country[DETAILS] = {"type": "array", "items": ref("schemas", "IndicatorDetail"),
-                        "description": "Per-indicator results, in country mode only."}
-    indicator: Json = {name: _described(schema, _INDICATOR_DESCRIPTIONS.get(name, name))
-                       for name, schema in INDICATOR_FIELDS.items()}
-    error: Json = {"apiVersion": {"const": API_VERSION}, "error": {"type": "string"}}
-    countries: Json = {"type": "array", "items": ref("schemas", "Country")}
-    snapshot_of_row: Json = {"type": "string", "pattern": SNAPSHOT_ID, "description": "The row's snapshot id."}
-    history: Json = {
-        "Country Code": _described(FIELD_BY_NAME["Country Code"].schema, FIELD_BY_NAME["Country Code"].description),
-        "Country Name": _described(FIELD_BY_NAME["Country Name"].schema, FIELD_BY_NAME["Country Name"].description),
-        "snapshot": snapshot_of_row,
-        "year": {"type": "integer", "description": "The snapshot's year (of its id)."},
-        "date": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
-                 "description": "The snapshot's publication date."},
-    }
-    history_identity = list(history)
-    history.update({name: _described(FIELD_BY_NAME[name].schema, FIELD_BY_NAME[name].description)
-                    for name in HISTORY_FIELDS})
-    long_value: Json = {"type": ["number", "string", "boolean", "null"],
-                        "description": "The value of `measure` in the wide row (null where it is)."}
-    return {
-        "Envelope": {
-            "type": "object",
-            "required": ["apiVersion", "level", "snapshot", "count", "data"],
-            "additionalProperties": False,
-            "properties": {
-                "apiVersion": {"const": API_VERSION},
-                "level": {"enum": ["country", "global"],
-                          "description": "`country` when `code` or `codes` was given, else `global`."},
-                "snapshot": {"type": "string", "pattern": "^(?:current|[0-9]{4}-(?:0[1-9]|1[0-2]))$",
-                             "description": "`current`, or the id of the snapshot `year` (its December, "
-                                            "`YYYY-12`) or `snapshot` selects."},
-                "count": {"type": "integer", "minimum": 0, "description": "Number of economies in `data`."},
-                "weights": {"type": "object", "required": list(DIMENSION_KEYS), "additionalProperties": False,
-                            "properties": {key: {"type": "number", "minimum": 0, "maximum": 1}
-                                           for key in DIMENSION_KEYS},
-                            "description": "Only with `weights`: the weights used, as shares of their sum "
-                                           "(4 decimals)."},
-                "weights_note": {"type": "string",
-                                 "description": f"Only with `weights`: `{CUSTOM_SCORE}` and `{CUSTOM_RANK}` are not "
-                                                "the published index."},
-                "data": {"oneOf": [ref("schemas", "Country"), countries],
-                         "description": "An object in country mode with exactly one match, else an array."},
-                "unmatched": UNMATCHED,
-                "notice": NOTICE,
-            },
-            "if": {"properties": {"level": {"const": "global"}}},
-            "then": {"properties": {"data": countries}},
-        },
-        "Country": {
-            "type": "object",
-            "description": "An economy. Keys are exact and in this order; `fields` may leave any of them out.",
-            "properties": country,
-            "additionalProperties": False,
-        },
-        "IndicatorDetail": {
-            "type": "object",
-            "properties": indicator,
-            "required": list(REQUIRED_INDICATOR_FIELDS),
-            "additionalProperties": False,
-        },
-        "IndicatorTable": _list_envelope(
-            "IndicatorRow", "One row per economy and indicator (and snapshot, with `years`); with `shape=long`, "
-            "one per measure of those.", long_row="IndicatorLongRow"
-        ),
-        "IndicatorRow": {
-            "type": "object",
-            "description": f"An economy's identity, the snapshot id, then one `{DETAILS}` element's keys.",
-            "required": ["Country Code", "Country Name", "Region", "snapshot", *REQUIRED_INDICATOR_FIELDS],
-            "additionalProperties": False,
-            "properties": {
-                **{name: _described(FIELD_BY_NAME[name].schema, FIELD_BY_NAME[name].description)
-                   for name in ("Country Code", "Country Name", "Region", "Income Level")},
-                "snapshot": snapshot_of_row,
-                **indicator,
-                "global_percentile_value": {"type": ["integer", "null"], "minimum": 0, "description": (
-                    "`global_percentile` as a number (`\"31st\"` is 31); null where it is null.")},
-                "regional_percentile_value": {"type": ["integer", "null"], "minimum": 0, "description": (
-                    "`regional_percentile` as a number; null where it is null.")},
-            },
-        },
-        "IndicatorLongRow": {
-            "type": "object",
-            "description": "`shape=long`: one numeric measure of an indicator row.",
-            "required": list(INDICATOR_LONG_COLUMNS),
-            "additionalProperties": False,
-            "properties": {
-                **{name: _described(FIELD_BY_NAME[name].schema, FIELD_BY_NAME[name].description)
-                   for name in ("Country Code", "Country Name", "Region", "Income Level")},
-                "snapshot": snapshot_of_row,
-                "indicator_code": indicator["indicator_code"],
-                "measure": {"enum": list(INDICATOR_MEASURES), "description": "The indicator row's key."},
-                "value": {"type": ["number", "null"], "description": "Its value (null where it is)."},
-            },
-        },
-        "History": _list_envelope(
-            "HistoryRow", "One row per economy and snapshot, oldest snapshot first; with `shape=long`, one per "
-            "value of those.", snapshotless=True, long_row="HistoryLongRow"
-        ),
-        "HistoryLongRow": {
-            "type": "object",
-            "description": "`shape=long`: one value of a history row.",
-            "required": list(HISTORY_LONG_COLUMNS),
-            "additionalProperties": False,
-            "properties": {
-                **{name: history[name] for name in history_identity},
-                "measure": {"enum": list(HISTORY_FIELDS), "description": "The history row's key."},
-                "value": long_value,
-            },
-        },
-        "HistoryRow": {
-            "type": "object",
-            "description": "An economy's scores and ranks in one snapshot; `fields` may leave keys out.",
-            "additionalProperties": False,
-            "properties": history,
-        },
-        "Aggregates": _list_envelope(
-            "AggregateRow", "One row per snapshot, group and score: snapshots oldest first, then groups, then "
-            "scores in their usual order. Its CSV has the columns "
-            + ", ".join(f"`{name}`" for name in AGGREGATE_COLUMNS) + "."
-        ),
-        "AggregateRow": _aggregate_row(snapshot_of_row),
-        "Catalogue": _catalogue(),
-        "Citation": _citation(),
-        "CatalogueEntry": _catalogue_entry(),
-        "Changes": {
-            "type": "object",
-            "description": ("The change report of a snapshot against the one published before it, as "
-                            "the builder wrote it (docs/PUBLISHING.md#what-changed-changesjson), in `data`. Its CSV "
-                            "is the movers table: " + ", ".join(f"`{name}`" for name in MOVER_COLUMNS) + "."),
-            "required": ["apiVersion", "snapshot", "count", "data"],
-            "additionalProperties": False,
-            "properties": {
-                "apiVersion": {"const": API_VERSION},
-                "snapshot": {"type": "string", "pattern": SNAPSHOT_ID},
-                "count": {"const": 1},
-                "data": {
-                    "type": "object",
-                    "required": ["format", "snapshot", "previous", "summary"],
-                    "properties": {
-                        "format": {"const": 1},
-                        "snapshot": {"type": "string", "pattern": SNAPSHOT_ID},
-                        "previous": {"type": ["string", "null"], "pattern": SNAPSHOT_ID},
-                        "summary": {"type": "string", "description": "One sentence saying what changed."},
-                    },
-                },
-                "notice": NOTICE,
-            },
-        },
-        "Index": {
-            "type": "object",
-            "description": "The routes of this API, with links.",
-            "required": ["apiVersion", "title", "links", "routes"],
-            "properties": {
-                "apiVersion": {"const": API_VERSION},
-                "title": {"type": "string"},
-                "description": {"type": "string"},
-                "links": {"type": "object", "additionalProperties": {"type": "string"}},
-                "routes": {"type": "array", "items": {
-                    "type": "object",
-                    "required": ["path", "methods", "summary", "href", "parameters"],
-                    "additionalProperties": False,
-                    "properties": {
-                        "path": {"type": "string"},
-                        "methods": {"type": "array", "items": {"enum": ["GET", "HEAD"]}},
-                        "summary": {"type": "string"},
-                        "href": {"type": "string"},
-                        "example": {"type": "string"},
-                        "parameters": {"type": "array", "items": {"type": "string"}},
-                        "formats": {"type": "array", "items": {"type": "string"}},
-                        "deprecated": {"type": "boolean"},
-                    },
-                }},
-            },
-        },
-        "Error": {"type": "object", "required": ["apiVersion", "error"], "properties": error,
-                  "additionalProperties": False, "description": "The error envelope."},
-        "LegacyError": {"type": "object", "required": ["error"], "properties": error,
-                        "additionalProperties": False,
-                        "description": "The error envelope, or the legacy unknown-code body "
-                                       "(no `apiVersion`)."},
-        "QueryMeaning": {
-            "type": "object",
-            "description": ("What a query means to a data route, as its own parser reads it: the canonical query, "
-                            "the URL that asks exactly that, and each parameter's canonical value. It checks the "
-                            "query's form only: no snapshot is read, so a `year` or `snapshot` that does not exist "
-                            "is explained, not refused."),
-            "required": ["apiVersion", "route", "query", "url", "parameters"],
-            "additionalProperties": False,
-            "properties": {
-                "apiVersion": {"const": API_VERSION},
-                "route": {"enum": [path for _, path in EXPLAINED.values()],
-                          "description": "The data route's path."},
-                "query": {"type": "string", "description": (
-                    "The canonical query string: fixed order, defaults left out, aliases and any case resolved, "
-                    "names beginning with `_` dropped; empty when the query asks for the defaults.")},
-                "url": {"type": "string", "description": (
-                    "`route`, followed by `?` and `query` unless it is empty: the same answer as the request's "
-                    "own query, byte for byte.")},
-                "parameters": {"type": "object", "additionalProperties": {"type": "string"}, "description": (
-                    "The canonical parameters, name to value, in the order of `query`.")},
-            },
-        },
-        "Health": {"type": "object", "required": ["status"], "properties": {"status": {"const": "ok"}}},
-        "Ready": {"type": "object", "required": ["status", "snapshot"],
-                  "properties": {"status": {"const": "ready"},
-                                 "snapshot": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}$"},
-                                 "warnings": {"type": "array", "items": {"type": "string"},
-                                              "description": "Present when `CURRENT` names a snapshot "
-                                                             "this server cannot serve, or the one "
-                                                             "served lost too many country files."}}},
-    }
+    """The envelopes, rows and error bodies of every route (docs/API.md), each built afresh."""
+    return {name: build() for name, build in _SCHEMAS.items()}
