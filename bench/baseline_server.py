@@ -53,11 +53,13 @@ from tornado.web import Application, RequestHandler  # noqa: E402
 from readiness.cache.answers import AnswerCodec  # noqa: E402
 from readiness.domain.answer import Answer  # noqa: E402
 from readiness.domain.query import Query  # noqa: E402
+from readiness.domain.route import FromSummaries  # noqa: E402
 from readiness.http.representation import EXPOSED  # noqa: E402
-from readiness.domain.compute import compute_catalogue, compute_history  # noqa: E402
-from readiness.domain.query import Route  # noqa: E402
+
 from readiness.cache.keys import cache_key, collection_key, request_key  # noqa: E402
 from readiness.domain.compute import compute  # noqa: E402
+from readiness.domain import routes
+from readiness.domain.route import Route
 
 
 @dataclass(frozen=True)
@@ -75,14 +77,14 @@ class BenchAnswer:
 
 
 ANSWERS: dict[str, BenchAnswer] = {
-    "ken": BenchAnswer(Route.V1, "/api/v1/readiness", (("code", "KEN"),)),
-    "global": BenchAnswer(Route.V1, "/api/v1/readiness"),
-    "csv": BenchAnswer(Route.V1, "/api/v1/readiness", (("format", "csv"),)),
-    "indicators": BenchAnswer(Route.INDICATORS, "/api/v1/indicators"),
-    "indicators-ken": BenchAnswer(Route.INDICATORS, "/api/v1/indicators", (("code", "KEN"),)),
-    "history": BenchAnswer(Route.HISTORY, "/api/v1/history"),
-    "history-ken": BenchAnswer(Route.HISTORY, "/api/v1/history", (("code", "KEN"),)),
-    "catalogue": BenchAnswer(Route.SNAPSHOTS, "/api/v1/snapshots"),
+    "ken": BenchAnswer(routes.V1, "/api/v1/readiness", (("code", "KEN"),)),
+    "global": BenchAnswer(routes.V1, "/api/v1/readiness"),
+    "csv": BenchAnswer(routes.V1, "/api/v1/readiness", (("format", "csv"),)),
+    "indicators": BenchAnswer(routes.INDICATORS, "/api/v1/indicators"),
+    "indicators-ken": BenchAnswer(routes.INDICATORS, "/api/v1/indicators", (("code", "KEN"),)),
+    "history": BenchAnswer(routes.HISTORY, "/api/v1/history"),
+    "history-ken": BenchAnswer(routes.HISTORY, "/api/v1/history", (("code", "KEN"),)),
+    "catalogue": BenchAnswer(routes.SNAPSHOTS, "/api/v1/snapshots"),
 }
 """The answers served, by path name (``/static/<name>``, ``/redis/<name>``); bench/http_cache.py
 asks the service for the same ones."""
@@ -184,8 +186,8 @@ class HealthHandler(RequestHandler):
 
 async def build_answers(data_dir: Path) -> dict[str, tuple[str, Answer]]:
     """The service's cache key and answer for each of ANSWERS, computed by the service's own
-    code: ``compute`` for one snapshot's routes, ``compute_history`` and ``compute_catalogue``
-    over every snapshot's summary (as ``ReadinessService.answer_collection``)."""
+    code: ``compute`` for one snapshot's routes, the route's own compute function over every
+    snapshot's summary for the others (as ``ReadinessService.answer`` does)."""
     store = SnapshotStore(data_dir)
     snapshot = store.load_current()
     if snapshot is None:
@@ -193,12 +195,12 @@ async def build_answers(data_dir: Path) -> dict[str, tuple[str, Answer]]:
     summaries = await store.summaries()
     built = {}
     for name, spec in ANSWERS.items():
-        query = Query.parse(dict(spec.params), spec.route)
+        query = Query.parse(dict(spec.params), spec.route.grammar)
         request = request_key(spec.route, query)
-        if spec.route is Route.HISTORY:
-            built[name] = (collection_key(snapshot, summaries, request), compute_history(summaries, snapshot.id, query))
-        elif spec.route is Route.SNAPSHOTS:
-            built[name] = (collection_key(snapshot, summaries, request), compute_catalogue(summaries, snapshot))
+        source = spec.route.source
+        if isinstance(source, FromSummaries):
+            built[name] = (collection_key(snapshot, summaries, request),
+                           source.compute(summaries, snapshot, query, spec.route))
         else:
             built[name] = (cache_key(snapshot, request), compute(snapshot, query, spec.route))
     return built

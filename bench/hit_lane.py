@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
+from readiness.domain import routes
 
 
 def measure(root: Path, rounds: int, calls: int) -> dict[str, float]:
@@ -35,10 +36,10 @@ def measure(root: Path, rounds: int, calls: int) -> dict[str, float]:
     from config import Settings
     from loaders import SnapshotStore
     from readiness.app import make_app
-    from readiness.http.handlers import ReadinessHandler
+    from readiness.http.handlers import DataHandler
     from readiness.http.logs import AccessLog
     from readiness.domain.query import parse_query_string
-    from readiness.domain.query import Route
+
 
     start_line = RequestStartLine("GET", "/api/v1/readiness?code=KEN", "HTTP/1.1")
 
@@ -77,8 +78,8 @@ def measure(root: Path, rounds: int, calls: int) -> dict[str, float]:
         store.load_current()
         app = make_app(Settings(data_dir=root / "data" / "sample"), store, access=AccessLog(io.BytesIO(), "WARNING"))
         lane = app.lane
-        await lane.service.answer(parse_query_string("code=KEN"), Route.V1)
-        kwargs = {"service": lane.service, "policy": lane.policy}
+        await lane.service.answer(parse_query_string("code=KEN"), routes.V1)
+        kwargs = {"route": routes.V1, "service": lane.service, "policy": lane.policy, "checked": lane.checked}
         results = {}
         for case, accept in (("no Accept-Encoding", None), ("Accept-Encoding: gzip, deflate, br", "gzip, deflate, br")):
             headers = {"Host": "localhost", **({"Accept-Encoding": accept} if accept else {})}
@@ -87,7 +88,7 @@ def measure(root: Path, rounds: int, calls: int) -> dict[str, float]:
                 return HTTPServerRequest(start_line=start_line, headers=HTTPHeaders(headers), connection=connection())
 
             def hit() -> None:
-                app.get_handler_delegate(request(), ReadinessHandler, kwargs).finish()
+                app.get_handler_delegate(request(), DataHandler, kwargs).finish()
 
             costs = []
             for _ in range(rounds):

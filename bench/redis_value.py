@@ -21,9 +21,10 @@ from loaders import SnapshotStore  # noqa: E402
 
 from readiness.cache.answers import AnswerCodec  # noqa: E402
 from readiness.domain.query import Query  # noqa: E402
-from readiness.domain.query import Route  # noqa: E402
+
 from readiness.cache.keys import cache_key, request_key  # noqa: E402
 from readiness.domain.compute import compute  # noqa: E402
+from readiness.domain import routes
 
 CASES = {"KEN": Query(codes=("KEN",)), "all countries": Query()}
 RUNS = 2000
@@ -52,8 +53,8 @@ def main() -> int:
     codec = AnswerCodec()
     print(f"{'case':<15}{'value bytes':>12}{'unpack µs':>11}{'slice µs':>10}{'ratio':>8}")
     for name, query in CASES.items():
-        key = cache_key(snapshot, request_key(Route.V1, query))
-        value = codec.pack(key, compute(snapshot, query, Route.V1))
+        key = cache_key(snapshot, request_key(routes.V1, query))
+        value = codec.pack(key, compute(snapshot, query, routes.V1))
         checked = _median_us(codec.unpack, value, key)
         sliced = _median_us(_slice, value, key)
         print(f"{name:<15}{len(value):>12}{checked:>11.1f}{sliced:>10.1f}{checked / sliced:>8.1f}")

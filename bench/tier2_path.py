@@ -61,14 +61,15 @@ from tornado.web import Application  # noqa: E402
 from readiness.app import make_app  # noqa: E402
 from readiness.cache.breaker import CircuitBreaker  # noqa: E402
 from readiness.cache.answers import AnswerCache, AnswerCodec  # noqa: E402
-from readiness.http.handlers import ReadinessHandler  # noqa: E402
+from readiness.http.handlers import DataHandler  # noqa: E402
 from readiness.http.logs import AccessLog  # noqa: E402
 from readiness.metrics import Metrics  # noqa: E402
 from readiness.domain.query import Query  # noqa: E402
 from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier, connect  # noqa: E402
-from readiness.domain.query import Route  # noqa: E402
+
 from readiness.cache.keys import cache_key, request_key  # noqa: E402
 from readiness.domain.compute import compute  # noqa: E402
+from readiness.domain import routes
 
 TIMEOUT = 0.1
 """The server's default Redis timeout (READINESS_REDIS_TIMEOUT_MS=100)."""
@@ -149,8 +150,8 @@ async def run(redis_url: str, rounds: int, count: int) -> None:
     written: list[str] = []
     try:
         for label, (name, query_string, query) in CASES.items():
-            key = cache_key(snapshot, request_key(Route.V1, query))
-            answer = compute(snapshot, query, Route.V1)
+            key = cache_key(snapshot, request_key(routes.V1, query))
+            answer = compute(snapshot, query, routes.V1)
             value = codec.pack(key, answer)
             await baseline_client.set(ANSWER_PREFIX + key, value)
             await baseline_client.set(BASELINE_PREFIX + name, value)
@@ -182,13 +183,15 @@ async def run(redis_url: str, rounds: int, count: int) -> None:
                 "RedisTier.get (socket timeouts)": lambda key=key: socket_tier.get(key),
                 "AnswerCodec.unpack": unpack,
                 "request, service": request_through(
-                    app, ReadinessHandler, {"service": lane.service, "policy": lane.policy}, uri),
+                    app, DataHandler, {"route": routes.V1, "service": lane.service, "policy": lane.policy,
+                                       "checked": lane.checked}, uri),
                 "request, bare": request_through(
                     bare_app, RedisHandler, {"client": baseline_client, "etags": {name: answer.etag},
                                                    "headers": {name: answer.headers}}, bare_uri,
                     [name.encode()]),
                 "request, service (stub Redis)": request_through(
-                    stub_app, ReadinessHandler, {"service": stub_lane.service, "policy": stub_lane.policy}, uri),
+                    stub_app, DataHandler, {"route": routes.V1, "service": stub_lane.service,
+                                            "policy": stub_lane.policy, "checked": stub_lane.checked}, uri),
                 "request, bare (stub Redis)": request_through(
                     bare_app, RedisHandler, {"client": stub, "etags": {name: answer.etag},
                                                    "headers": {name: answer.headers}}, bare_uri, [name.encode()]),

@@ -16,22 +16,18 @@ from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import RedisTier
 from readiness.domain.answer import Answer
+from readiness.domain.routes import ROUTES
 from readiness.http.application import ReadinessApplication
 from readiness.http.handlers import (
-    AggregatesHandler,
-    ChangesHandler,
+    CheckedRequests,
     CitationHandler,
     DocumentHandler,
     HealthHandler,
-    HistoryHandler,
-    IndicatorsHandler,
-    LegacyReadinessHandler,
     MetricsHandler,
     NotFoundHandler,
     QueryMeaningHandler,
-    ReadinessHandler,
     ReadyHandler,
-    SnapshotsHandler,
+    data_handler,
 )
 from readiness.http.hits import HitLane
 from readiness.http.lifecycle import Lifecycle
@@ -69,8 +65,8 @@ def make_app(
     memory: AnswerCache | None = None,
     access: AccessLog | None = None,
 ) -> ReadinessApplication:
-    """Wire the handlers, and the hit lane in front of the query routes, to one
-    ReadinessService over ``store``.
+    """Wire the handlers, and the hit lane in front of the data routes, to one
+    ReadinessService over ``store``: a URL per route of the table (``readiness/domain/routes.py``).
 
     Without ``redis`` the service runs on the in-process tier alone: the embedded default.
     Without ``access`` the access lines go to standard error; whoever owns the log flushes it.
@@ -97,22 +93,17 @@ def make_app(
         settings.stale_while_revalidate_seconds,
         settings.stale_if_error_seconds,
     )
-    query_api = {"service": service, "policy": policy}
+    checked = CheckedRequests()
     request_log = RequestLog(metrics, access)
     lifecycle = lifecycle or Lifecycle()
     dates = HttpDate()
     return ReadinessApplication(
-        HitLane(service, policy, request_log, lifecycle, dates),
+        HitLane(service, policy, request_log, lifecycle, dates, checked),
         [
-            (r"/api/v1/readiness/?", ReadinessHandler, query_api),
-            (r"/api/readiness/?", LegacyReadinessHandler, query_api),
-            (r"/api/v1/indicators/?", IndicatorsHandler, query_api),
-            (r"/api/v1/history/?", HistoryHandler, query_api),
-            (r"/api/v1/aggregates/?", AggregatesHandler, query_api),
-            (r"/api/v1/snapshots/?", SnapshotsHandler, query_api),
-            (r"/api/v1/snapshots/([^/]+)/changes/?", ChangesHandler, query_api),
+            *((route.pattern, data_handler(route),
+               {"route": route, "service": service, "policy": policy, "checked": checked}) for route in ROUTES),
             (r"/api/v1/citation/?", CitationHandler, {"store": store, "policy": policy}),
-            (r"/api/v1/query/([^/]+)/?", QueryMeaningHandler),
+            (r"/api/v1/query/(.+?)/?", QueryMeaningHandler),
             (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
             (r"/api/v1/?", DocumentHandler, {"document": Answer.of(orjson.dumps(api_index()))}),
             (r"/healthz", HealthHandler),

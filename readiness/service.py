@@ -1,11 +1,10 @@
-"""ReadinessService: from a Query to an Answer, through both cache tiers, the snapshot and the
-compute functions (``readiness/domain/compute.py``)."""
+"""ReadinessService: from a Query to an Answer, through both cache tiers, the snapshots and the
+route's compute function (its ``source``: ``readiness/domain/route.py``)."""
 
 from __future__ import annotations
 
 import asyncio
-import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import partial
@@ -16,20 +15,6 @@ from readiness.cache.answers import AnswerCache
 from readiness.cache.keys import cache_key, collection_key, request_key, snapshots_key
 from readiness.cache.redis_tier import RedisTier
 from readiness.domain.answer import Answer
-from readiness.domain.compute import (
-    COMPUTE,
-    aggregates_cost,
-    check_history,
-    compute,
-    compute_aggregates,
-    compute_catalogue,
-    compute_changes,
-    compute_history,
-    compute_indicator_years,
-    cost,
-    history_cost,
-    indicators_cost,
-)
 from readiness.domain.errors import (
     ArchiveNotFound,
     ChangeReportNotFound,
@@ -37,8 +22,9 @@ from readiness.domain.errors import (
     NotReady,
     SnapshotNotFound,
 )
-from readiness.domain.query import Query, Route
-from readiness.domain.tables import Record, default_history_rows, history_snapshots, snapshots_in_years
+from readiness.domain.query import Query
+from readiness.domain.route import FromReport, FromSnapshots, FromSummaries, Route
+from readiness.domain.tables import history_snapshots, snapshots_in_years
 from readiness.metrics import Metrics
 from readiness.singleflight import SingleFlight
 from readiness.work import ComputeLimits, ComputePool
@@ -65,18 +51,6 @@ class RedisTtl:
 
     current: int
     archive: int
-
-
-COLLECTION_ROUTES = frozenset({Route.HISTORY, Route.SNAPSHOTS, Route.AGGREGATES})
-"""Routes answered from the snapshots' summaries rather than from one loaded snapshot (aggregates
-too, even for one snapshot: a summary keeps every value it needs, so no archive is loaded)."""
-
-SHARED_ROUTES = frozenset(COMPUTE)
-"""Routes answered from one snapshot by ``answer``: the ones whose Redis lookup the hit lane
-may make itself (``from_redis``)."""
-
-CHANGES_PATH = re.compile(r"/api/v1/snapshots/([0-9]{4}-[0-9]{2})/changes/?")
-"""A change report's path, as the hit lane reads its id (the route table matches it first)."""
 
 
 class ReadinessService:
@@ -112,18 +86,16 @@ class ReadinessService:
         """Per key, the lookup under way; None as its result: only Redis was asked, and missed
         (``from_redis``), so a waiter looks again itself."""
         self._writes: set[asyncio.Task[None]] = set()  # held until done, or the loop may drop them
-        self._history_rows: dict[str, tuple[str, Mapping[str, Record]]] = {}
-        """Per snapshot id: its content digest and its default history rows, built once."""
 
-    def from_memory(self, query: Query, route: Route, path: str = "") -> Answer | None:
+    def from_memory(self, query: Query, route: Route, path: Sequence[str] = ()) -> Answer | None:
         """The current snapshot's answer if tier 1 has it, without awaiting anything: the hit
         path, kept as short as possible. None for a miss and for archives (use ``answer``).
-        ``path`` is the request's, for the change report route (its id is in the path)."""
+        ``path``: the arguments of the route's path (a change report's snapshot id)."""
         snapshot = self.store.current
         if snapshot is None or query.pinned:
             return None
-        if route in COLLECTION_ROUTES or route is Route.CHANGES or _over_years(query, route):
-            return self._data_from_memory(snapshot, query, route, path)
+        if not _one_snapshot(query, route):
+            return self._keyed_from_memory(snapshot, query, route, path)
         request = request_key(route, query)
         cached = self.memory.get(key := cache_key(snapshot, request))
         if cached is None:
@@ -139,7 +111,7 @@ class ReadinessService:
         """Whether ``from_redis`` looks for this query: a current-snapshot answer of a route
         answered from one snapshot, with Redis configured."""
         return (self.redis is not None and self.store.current is not None
-                and not query.pinned and route in SHARED_ROUTES and not _over_years(query, route))
+                and not query.pinned and _one_snapshot(query, route))
 
     async def from_redis(self, query: Query, route: Route) -> Found | None:
         """The current snapshot's answer from tier 2, for the hit lane after a tier-1 miss
@@ -170,74 +142,91 @@ class ReadinessService:
             self.metrics.memory_miss.inc()
         return found
 
-    def _data_from_memory(self, current: Snapshot, query: Query, route: Route, path: str) -> Answer | None:
-        """``from_memory`` for history, the catalogue, change reports and the indicator table
-        over ``years``: their keys need the summaries, which are in memory once read
-        (``summaries_now``)."""
+    def _keyed_from_memory(self, current: Snapshot, query: Query, route: Route, path: Sequence[str]) -> Answer | None:
+        """``from_memory`` for the answers whose keys need the summaries, which are in memory
+        once read (``summaries_now``): those from the summaries, a change report, the indicator
+        table over ``years``."""
         summaries = self.store.summaries_now()
         if summaries is None:
             return None
-        if route is Route.CHANGES:
-            match = CHANGES_PATH.fullmatch(path)
-            summary = None if match is None else _summary_of(summaries, match.group(1))
+        request = request_key(route, query)
+        source = route.source
+        if isinstance(source, FromReport):
+            summary = _summary_of(summaries, path[0]) if path else None
             if summary is None:
                 return None
-            key = cache_key(summary.series, request_key(route, query))
-        elif route is Route.INDICATORS:  # over years: keyed by the snapshots the range shows
-            shown = history_snapshots(summaries, current.id, query.years)
-            key = snapshots_key(current, shown, request_key(route, query))
+            key = cache_key(summary.series, request)
+        elif isinstance(source, FromSnapshots):  # over years: keyed by the snapshots the range shows
+            key = snapshots_key(current, history_snapshots(summaries, current.id, query.years), request)
         else:
-            key = collection_key(current, summaries, request_key(route, query))
+            key = collection_key(current, summaries, request)
         cached = self.memory.get(key)
         if cached is not None:
             self.metrics.memory_hit.inc()
         return cached
 
-    async def answer_collection(self, query: Query, route: Route) -> Found:
-        """The answer of history, the catalogue or aggregates (``COLLECTION_ROUTES``), computed from
-        every snapshot's summary (read first if not in memory) through both tiers; computed apart
-        from them (INCOMPLETE) while a snapshot it should show has no summary (docs/CACHING.md).
+    async def answer(
+        self, query: Query, route: Route, path: Sequence[str] = (), *, redis_checked: bool = False
+    ) -> Found:
+        """Return the answer for ``query`` on ``route`` and where it came from, the way the
+        route's source says (``Route.source``): from whole snapshots (one, or several over
+        ``years``), from every snapshot's summary, or from a change report (``path``: the
+        arguments of the route's path, the report's snapshot id).
 
-        Raises NotReady without a current snapshot, InvalidParameter for history ``fields``
-        that history rows lack, and for aggregates ArchiveNotFound, SnapshotNotFound or
-        NoSnapshotInYears when ``year``, ``snapshot`` or ``years`` selects no snapshot."""
+        Raises NotReady without a current snapshot, and the route's 404s: ArchiveNotFound for an
+        unavailable year (docs/API.md#parameters: year), SnapshotNotFound for a ``snapshot`` the
+        catalogue does not list, NoSnapshotInYears, ChangeReportNotFound and, on the legacy route
+        only, CountryNotFound. ``redis_checked``: the hit lane asked Redis for this request and it
+        missed, so a miss here computes without asking again.
+        """
+        source = route.source
+        if isinstance(source, FromSummaries):
+            return await self._from_summaries(source, query, route)
+        if isinstance(source, FromReport):
+            return await self._from_report(source, query, route, path)
+        if query.years is not None:
+            return await self._from_snapshots_in_years(source, query, route, query.years)
+        return await self._from_snapshot(source, query, route, redis_checked)
+
+    async def _from_snapshot(self, source: FromSnapshots, query: Query, route: Route, redis_checked: bool) -> Found:
+        """An answer from the one snapshot the query chooses: the current one, or the one
+        ``year`` or ``snapshot`` pins (``SnapshotStore.archive``), through both tiers."""
+        request = request_key(route, query)
+        ttl = self.ttl.archive if query.pinned else self.ttl.current
+        if query.pinned and (held := self._pinned_from_memory(query, request)) is not None:
+            return held, CacheOutcome.HIT
+        snapshot = await self._snapshot(query)
+        chosen = [snapshot]
+        produce = partial(self.pool.run, source.cost(chosen, query), partial(source.compute, chosen, query, route))
+        return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl,
+                                         ask_redis=not redis_checked)
+
+    async def _from_summaries(self, source: FromSummaries, query: Query, route: Route) -> Found:
+        """An answer computed from every snapshot's summary (read first if not in memory)
+        through both tiers; computed apart from them (INCOMPLETE) while a snapshot it should
+        show has no summary (docs/CACHING.md). The route's cost function raises its 404s
+        before any work is admitted."""
         current = self._current()
-        if route is Route.HISTORY:
-            check_history(query)
         summaries = self.store.summaries_now()
         if summaries is None:
             summaries = await self.store.summaries()
-        key = collection_key(current, summaries, request_key(route, query))
-        if route is Route.HISTORY:
-            price = history_cost(summaries, query.shape)
-            job: Callable[[], Answer] = partial(compute_history, summaries, current.id, query, self._rows_of)
-        elif route is Route.AGGREGATES:
-            price = aggregates_cost(summaries, current.id, query)  # raises its 404s before any work
-            job = partial(compute_aggregates, summaries, current.id, query)
-        else:
-            price, job = 0, partial(compute_catalogue, summaries, current)
+        price = source.cost(summaries, current, query)
+        job = partial(source.compute, summaries, current, query, route)
         if self.store.missing():  # its key names the snapshots shown, but no cache may keep an answer lacking one
             answer = await self.pool.run(price, job)
             self.metrics.computations.inc()
             return answer, CacheOutcome.INCOMPLETE
+        key = collection_key(current, summaries, request_key(route, query))
         return await self._through_tiers(key, None, partial(self.pool.run, price, job), self.ttl.current)
 
-    def _rows_of(self, series: Snapshot) -> Mapping[str, Record]:
-        """The default history rows of ``series``, built on first use and kept per snapshot id
-        (one set per snapshot on disk; a replaced snapshot's digest rebuilds them)."""
-        held = self._history_rows.get(series.id)
-        if held is None or held[0] != series.digest:
-            held = (series.digest, default_history_rows(series))
-            self._history_rows[series.id] = held  # one assignment: safe from a compute thread
-        return held[1]
-
-    async def answer_changes(self, snapshot_id: str, query: Query) -> Found:
-        """The change report of snapshot ``snapshot_id`` (a path segment) through both tiers.
+    async def _from_report(self, source: FromReport, query: Query, route: Route, path: Sequence[str]) -> Found:
+        """The change report of the snapshot the path names, through both tiers.
 
         Raises InvalidSnapshotId unless it is ``YYYY-MM``, SnapshotNotFound unless the
         catalogue lists it, ChangeReportNotFound when it has no usable report. The id reaches
         the file system only as a listed snapshot's id (``SnapshotStore.change_report``)."""
         self._current()
+        snapshot_id = path[0] if path else ""
         if not SNAPSHOT_ID.fullmatch(snapshot_id):
             raise InvalidSnapshotId(snapshot_id)
         summaries = self.store.summaries_now()
@@ -254,34 +243,10 @@ class ReadinessService:
             raw = await self.store.change_report(snapshot_id)
             if raw is None:
                 raise ChangeReportNotFound(snapshot_id, damaged=True)
-            return await self.pool.run(len(raw), partial(compute_changes, series, raw, query))
+            return await self.pool.run(len(raw), partial(source.compute, series, raw, query, route))
 
-        key = cache_key(series, request_key(Route.CHANGES, query))
+        key = cache_key(series, request_key(route, query))
         return await self._through_tiers(key, None, produce, self.ttl.archive)
-
-    async def answer(self, query: Query, route: Route, *, redis_checked: bool = False) -> Found:
-        """Return the answer for ``query`` on ``route`` and where it came from.
-
-        Raises NotReady without a current snapshot, ArchiveNotFound for an unavailable
-        year (docs/API.md#parameters: year), SnapshotNotFound for a ``snapshot`` the catalogue
-        does not list and, on the legacy route only, CountryNotFound. History and the catalogue
-        are answered from every snapshot (``answer_collection``), the indicator table over
-        ``years`` from several (``answer_indicator_years``).
-        ``redis_checked``: the hit lane asked Redis for this request and it missed, so a miss
-        here computes without asking again.
-        """
-        if route in COLLECTION_ROUTES:
-            return await self.answer_collection(query, route)
-        if route is Route.INDICATORS and query.years is not None:  # _over_years
-            return await self.answer_indicator_years(query, query.years)
-        request = request_key(route, query)
-        ttl = self.ttl.archive if query.pinned else self.ttl.current
-        if query.pinned and (held := self._pinned_from_memory(query, request)) is not None:
-            return held, CacheOutcome.HIT
-        snapshot = await self._snapshot(query)
-        produce = partial(self.pool.run, cost(snapshot, query, route), partial(compute, snapshot, query, route))
-        return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl,
-                                         ask_redis=not redis_checked)
 
     def _pinned_from_memory(self, query: Query, request: str) -> Answer | None:
         """A pinned query's answer in tier 1, found under the key of the summary held for its
@@ -295,12 +260,14 @@ class ReadinessService:
             return None
         return self._from_tier1(cache_key(summary.series, request), (summary.series, request), self.ttl.archive)
 
-    async def answer_indicator_years(self, query: Query, years: tuple[int, int]) -> Found:
-        """``/api/v1/indicators`` with ``years``: the indicator rows of every snapshot history
-        shows for the range (``tables.history_snapshots``), each read whole through
-        ``SnapshotStore.archive`` (its slots and read timeout) only on a tier-1 miss, through
-        both tiers under a key naming every snapshot used (``snapshots_key``). Computed apart
-        from the tiers (INCOMPLETE) while one of them cannot be read.
+    async def _from_snapshots_in_years(
+        self, source: FromSnapshots, query: Query, route: Route, years: tuple[int, int]
+    ) -> Found:
+        """An answer over ``years``: from every snapshot history shows for the range
+        (``tables.history_snapshots``), each read whole through ``SnapshotStore.archive`` (its
+        slots and read timeout) only on a tier-1 miss, through both tiers under a key naming every
+        snapshot used (``snapshots_key``). Computed apart from the tiers (INCOMPLETE) while one of
+        them cannot be read.
 
         Raises NotReady without a current snapshot, NoSnapshotInYears when the range selects
         none, ArchiveNotFound when none of those it selects can be read."""
@@ -309,7 +276,7 @@ class ReadinessService:
         if summaries is None:
             summaries = await self.store.summaries()
         chosen = snapshots_in_years(summaries, current.id, years)
-        request = request_key(Route.INDICATORS, query)
+        request = request_key(route, query)
         cached = self._from_tier1(snapshots_key(current, chosen, request), None, self.ttl.current)
         if cached is not None:
             return cached, CacheOutcome.HIT
@@ -317,8 +284,8 @@ class ReadinessService:
         snapshots = [snapshot for snapshot in loaded if snapshot is not None]
         if not snapshots:  # none readable now: as for year= with its archive unreadable
             raise ArchiveNotFound(int(chosen[-1].id[:4]))
-        price = sum(indicators_cost(snapshot, query) for snapshot in snapshots)
-        job = partial(compute_indicator_years, snapshots, query)
+        job = partial(source.compute, snapshots, query, route)
+        price = source.cost(snapshots, query)
         if self.store.missing() or len(snapshots) < len(chosen):  # no cache may keep an answer lacking one
             answer = await self.pool.run(price, job)
             self.metrics.computations.inc()
@@ -436,9 +403,10 @@ class ReadinessService:
         return archive
 
 
-def _over_years(query: Query, route: Route) -> bool:
-    """An indicator table over ``years``: answered from several snapshots (``answer_indicator_years``)."""
-    return route is Route.INDICATORS and query.years is not None
+def _one_snapshot(query: Query, route: Route) -> bool:
+    """Whether ``query`` is answered from one whole snapshot (``FromSnapshots``, no ``years``):
+    keyed by that snapshot alone, so the hit lane finds it without the summaries."""
+    return isinstance(route.source, FromSnapshots) and query.years is None
 
 
 def _summary_of(summaries: Sequence[Summary], snapshot_id: str) -> Summary | None:

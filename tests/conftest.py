@@ -51,7 +51,7 @@ from builder import Economy, Release, build_snapshot
 from config import Settings
 from loaders import Country, JsonValue, Snapshot, SnapshotStore, reader
 from readiness.app import make_app
-from readiness.http.handlers import ReadinessHandler
+from readiness.http.handlers import DataHandler
 from readiness.http.logs import AccessLog
 from tests.builder_world import STANDARD, world
 
@@ -324,15 +324,15 @@ def real_redis_url(shared_redis_url: str) -> Iterator[str]:
 
 @pytest.fixture
 def handlers_built(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The paths of the requests for which a ReadinessHandler (or subclass) was built."""
+    """The paths of the requests for which a DataHandler (a data route's handler) was built."""
     built: list[str] = []
-    initialize = ReadinessHandler.initialize
+    initialize = DataHandler.initialize
 
-    def counting(self: ReadinessHandler, **kwargs: Any) -> None:
+    def counting(self: DataHandler, **kwargs: Any) -> None:
         built.append(self.request.path)
         initialize(self, **kwargs)
 
-    monkeypatch.setattr(ReadinessHandler, "initialize", counting)
+    monkeypatch.setattr(DataHandler, "initialize", counting)
     return built
 
 

@@ -24,6 +24,7 @@ from tornado.web import Application
 from config import Settings
 from loaders import JsonValue, SnapshotStore, Summary
 from readiness.app import make_app
+from readiness.domain import routes
 from readiness.domain.aggregates import (
     AGGREGATE_COLUMNS,
     MEASURES,
@@ -36,7 +37,7 @@ from readiness.domain.aggregates import (
 )
 from readiness.domain.compute import compute_aggregates
 from readiness.domain.errors import ArchiveNotFound, NoSnapshotInYears, ReadinessError, SnapshotNotFound
-from readiness.domain.query import Grouping, Route, parse_query_string
+from readiness.domain.query import Grouping, parse_query_string
 from readiness.http.logs import AccessLog
 from tests.conftest import (
     access_lines,
@@ -72,7 +73,8 @@ def summaries(warm_store: SnapshotStore) -> tuple[Summary, ...]:
 
 def aggregates(summaries: tuple[Summary, ...], raw: str = "") -> dict[str, Any]:
     """The JSON answer of ``/api/v1/aggregates?<raw>`` computed from the summaries."""
-    answer = compute_aggregates(summaries, CURRENT, parse_query_string(raw, Route.AGGREGATES))
+    answer = compute_aggregates(summaries, summaries[-1].series, parse_query_string(raw, routes.AGGREGATES.grammar),
+                                routes.AGGREGATES)
     parsed: dict[str, Any] = orjson.loads(answer.body)
     return parsed
 
@@ -218,7 +220,7 @@ def test_aggregates_snapshots_groups_and_filters(
     assert [(row["snapshot"], row["group"], row["measure"]) for row in rows] == [
         (snapshot_id, group, measure) for snapshot_id in shown for group in groups for measure in MEASURES
     ]
-    query = parse_query_string(raw, Route.AGGREGATES)
+    query = parse_query_string(raw, routes.AGGREGATES.grammar)
     for row in rows:
         series = next(summary.series for summary in summaries if summary.id == row["snapshot"])
         assert row["year"] == int(str(row["snapshot"])[:4])
@@ -254,13 +256,13 @@ def test_aggregates_selecting_no_snapshot_raises_404(
     summaries: tuple[Summary, ...], raw: str, error: type[ReadinessError], message: str
 ) -> None:
     with pytest.raises(error, match=message) as raised:
-        aggregate_snapshots(summaries, CURRENT, parse_query_string(raw, Route.AGGREGATES))
+        aggregate_snapshots(summaries, CURRENT, parse_query_string(raw, routes.AGGREGATES.grammar))
     assert raised.value.status == 404
 
 
 def test_aggregates_csv_has_the_columns_and_the_json_rows(summaries: tuple[Summary, ...]) -> None:
-    query = parse_query_string("by=region&format=csv", Route.AGGREGATES)
-    answer = compute_aggregates(summaries, CURRENT, query)
+    query = parse_query_string("by=region&format=csv", routes.AGGREGATES.grammar)
+    answer = compute_aggregates(summaries, summaries[-1].series, query, routes.AGGREGATES)
     table = list(csv.reader(io.StringIO(answer.body.decode("utf-8-sig"))))
     assert tuple(table[0]) == AGGREGATE_COLUMNS
     rows = aggregates(summaries, "by=region")["data"]

@@ -176,16 +176,16 @@ async def test_indicators_years_cached_and_a_replaced_snapshot_gives_a_new_answe
 async def test_indicators_years_hit_is_sent_by_the_hit_lane_without_a_handler(
     http_client: AsyncHTTPClient, base_url: str, store: SnapshotStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from readiness.http.handlers import QueryHandler
+    from readiness.http.handlers import DataHandler
 
     built: list[str] = []
-    initialize = QueryHandler.initialize
+    initialize = DataHandler.initialize
 
-    def counting(self: QueryHandler, **kwargs: object) -> None:
+    def counting(self: DataHandler, **kwargs: object) -> None:
         built.append(self.request.uri or "")
         initialize(self, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(QueryHandler, "initialize", counting)
+    monkeypatch.setattr(DataHandler, "initialize", counting)
     await store.summaries()  # the lane needs every summary in memory to name the answer
     path = "/api/v1/indicators?years=2025:2026&code=AAA"
     first, again = await get(http_client, base_url, path), await get(http_client, base_url, path)

@@ -13,6 +13,7 @@ import pytest
 from loaders import Snapshot, SnapshotStore, Summary, series_of
 from readiness.cache.answers import AnswerCache
 from readiness.cache.keys import collection_key, snapshots_key
+from readiness.domain import routes
 from readiness.domain.compute import (
     check_history,
     compute_catalogue,
@@ -23,7 +24,7 @@ from readiness.domain.compute import (
 )
 from readiness.domain.errors import ChangeReportNotFound, InvalidParameter
 from readiness.domain.meta import Format
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
 from readiness.metrics import Metrics
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 from tests.conftest import country, gen_test, snapshot, tiny_data
@@ -43,23 +44,23 @@ def _summary(world: Snapshot) -> Summary:
 
 def test_compute_indicators_json_and_csv_share_rows_and_total() -> None:
     world = _world()
-    answer = compute_indicators(world, Query(limit=3), Route.INDICATORS)
+    answer = compute_indicators([world], Query(limit=3), routes.INDICATORS)
     document = orjson.loads(answer.body)
     assert document["count"] == 3 and answer.meta.total == 4 and answer.meta.snapshot == "2026-11"
-    as_csv = compute_indicators(world, Query(limit=3, format=Format.CSV), Route.INDICATORS)
+    as_csv = compute_indicators([world], Query(limit=3, format=Format.CSV), routes.INDICATORS)
     assert as_csv.body.decode("utf-8-sig").count("\r\n") == 4  # header and three rows
     assert as_csv.meta.download == "indicators"
 
 
 def test_compute_indicators_fcv_filter_uses_the_record() -> None:
-    document = orjson.loads(compute_indicators(_world(), Query(fcv=True), Route.INDICATORS).body)
+    document = orjson.loads(compute_indicators([_world()], Query(fcv=True), routes.INDICATORS).body)
     assert {row["Country Code"] for row in document["data"]} == {"SOM"}
 
 
 def test_indicators_cost_never_much_below_the_answer() -> None:
     world = _world()
     for query in (Query(), Query(codes=("KEN",)), Query(indicators=("GE.EST",))):
-        body = compute_indicators(world, query, Route.INDICATORS).body
+        body = compute_indicators([world], query, routes.INDICATORS).body
         assert indicators_cost(world, query) >= len(body) * 0.5
 
 
@@ -71,7 +72,7 @@ def test_check_history_refuses_fields_history_lacks() -> None:
 
 def test_compute_history_names_the_newest_snapshot_shown() -> None:
     summaries = [_summary(_world("2024-12")), _summary(_world("2025-06")), _summary(_world("2026-11"))]
-    answer = compute_history(summaries, "2026-11", Query(years=(2024, 2025)))
+    answer = compute_history(summaries, summaries[-1].series, Query(years=(2024, 2025)), routes.HISTORY)
     document = orjson.loads(answer.body)
     assert document["snapshot"] == "2024-12" and [row["snapshot"] for row in document["data"]] == ["2024-12"] * 2
     assert (answer.meta.snapshot, answer.meta.published, answer.meta.total) == ("2024-12", "2024-12-05", 2)
@@ -79,7 +80,7 @@ def test_compute_history_names_the_newest_snapshot_shown() -> None:
 
 def test_compute_catalogue_meta_names_the_current_snapshot() -> None:
     current = _world()
-    answer = compute_catalogue([_summary(_world("2025-12")), _summary(current)], current)
+    answer = compute_catalogue([_summary(_world("2025-12")), _summary(current)], current, Query(), routes.SNAPSHOTS)
     assert answer.meta.snapshot == "2026-11" and answer.meta.total == 2
     assert orjson.loads(answer.body)["data"][0]["id"] == "2026-11"
 
@@ -87,12 +88,12 @@ def test_compute_catalogue_meta_names_the_current_snapshot() -> None:
 @pytest.mark.parametrize("raw", [b"", b"{", b"[]", b'{"format": 1, "snapshot": "2025-12"}'])
 def test_compute_changes_refuses_what_is_not_this_snapshots_report(raw: bytes) -> None:
     with pytest.raises(ChangeReportNotFound, match="cannot be read"):
-        compute_changes(_world(), raw, Query())
+        compute_changes(_world(), raw, Query(), routes.CHANGES)
 
 
 def test_compute_changes_json_wraps_the_report_as_is() -> None:
     raw = b'{"format": 1, "snapshot": "2026-11", "previous": null, "summary": "first"}'
-    answer = compute_changes(_world(), raw, Query())
+    answer = compute_changes(_world(), raw, Query(), routes.CHANGES)
     assert orjson.loads(answer.body) == {
         "apiVersion": "1", "snapshot": "2026-11", "count": 1, "data": orjson.loads(raw)
     }
@@ -127,12 +128,12 @@ async def test_history_misses_read_no_archive_again(tmp_path: Path, reads: list[
     store = SnapshotStore(tiny_data(tmp_path / "data"))
     store.load_current()
     service = ReadinessService(store, AnswerCache(1 << 20), Metrics(lambda: None, lambda: False), None, RedisTtl(1, 1))
-    first, outcome = await service.answer_collection(Query(), Route.HISTORY)
+    first, outcome = await service.answer(Query(), routes.HISTORY)
     assert outcome is CacheOutcome.MISS
     read_once = list(reads)
     for query in (Query(codes=("AAA",)), Query(years=(2024, 2025)), Query(limit=1), Query(region="Sub-Saharan Africa")):
-        assert (await service.answer_collection(query, Route.HISTORY))[1] is CacheOutcome.MISS
+        assert (await service.answer(query, routes.HISTORY))[1] is CacheOutcome.MISS
     assert reads == read_once and sorted(read_once) == ["2023-12", "2024-12", "2025-12", "2026-11"]
     assert store.loaded() == [store.current]
-    assert (await service.answer_collection(Query(), Route.HISTORY)) == (first, CacheOutcome.HIT)
-    assert service.from_memory(Query(), Route.HISTORY) == first
+    assert (await service.answer(Query(), routes.HISTORY)) == (first, CacheOutcome.HIT)
+    assert service.from_memory(Query(), routes.HISTORY) == first

@@ -16,7 +16,8 @@ import orjson
 import pytest
 
 from config import Settings
-from readiness.domain.query import PARAMETERS
+from readiness.domain.parameters import COUNTRY_QUERY
+from readiness.domain.routes import ROUTES
 from tests.conftest import ROOT, gen_test, unavailable
 
 README = (ROOT / "README.md").read_text()
@@ -31,9 +32,13 @@ def test_every_setting_documented(setting: str) -> None:
     assert variable in README
 
 
-@pytest.mark.parametrize("parameter", PARAMETERS)
-def test_every_query_parameter_documented(parameter: str) -> None:
+@pytest.mark.parametrize("parameter", sorted({name for route in ROUTES for name in route.grammar.names}))
+def test_every_query_parameter_of_every_route_documented(parameter: str) -> None:
     assert f"| `{parameter}` |" in API
+
+
+@pytest.mark.parametrize("parameter", COUNTRY_QUERY.names)
+def test_every_country_query_parameter_in_the_readme(parameter: str) -> None:
     assert f"`{parameter}`" in README
 
 

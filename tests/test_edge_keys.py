@@ -24,24 +24,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loaders import COUNTRY_FIELDS, REGION_SHORT
+from readiness.domain import routes
 from readiness.domain.errors import ReadinessError
-from readiness.domain.query import LIST_PARAMETERS, ROUTE_PARAMETERS, Query, Route, parse_query_string
+from readiness.domain.query import Query, parse_query_string
+from readiness.domain.route import Route
 from readiness.domain.vocabulary import FIELD_ALIASES
 from readiness.edge_config import TEMPLATE
 from tests.conftest import unavailable
 from tests.edge_nginx import MISSING, Nginx, _free_port, nginx_executable
 from tests.processes import Server, Start, launch
 
-PATHS = {
-    Route.V1: "/api/v1/readiness",
-    Route.LEGACY: "/api/readiness",
-    Route.INDICATORS: "/api/v1/indicators",
-    Route.HISTORY: "/api/v1/history",
-    Route.SNAPSHOTS: "/api/v1/snapshots",
-    Route.CHANGES: "/api/v1/snapshots/2026-11/changes",
-    Route.AGGREGATES: "/api/v1/aggregates",
-}
-"""A path of every query route (readiness/app.py)."""
+PATHS = {route: route.path.replace("{id}", "2026-11") for route in routes.ROUTES}
+"""A path of every data route of the route table (a change report's: the current snapshot's)."""
 
 
 class Keys:
@@ -110,7 +104,7 @@ def split(target: str) -> tuple[str, str]:
 def outcome(args: str, route: Route) -> tuple[str, object]:
     """What the API makes of a query string: its Query, or its error's type and message."""
     try:
-        return "query", parse_query_string(args, route)
+        return "query", parse_query_string(args, route.grammar)
     except ReadinessError as error:
         return type(error).__name__, error.message
 
@@ -150,12 +144,12 @@ ESCAPES = st.sampled_from(["%zz", "%", "%F", "%FF", "%C3", "%e2%82%ac", "%00"])
 def queries(draw: st.DrawFn) -> tuple[Route, Query]:
     """A route and a valid Query for it, parsed from values a client could send."""
     route = draw(st.sampled_from(list(PATHS)))
-    names = draw(st.lists(st.sampled_from([n for n in route.accepted if n in RAW_VALUES] or ["-"]), unique=True))
+    names = draw(st.lists(st.sampled_from([n for n in route.grammar.names if n in RAW_VALUES] or ["-"]), unique=True))
     params = {name: draw(RAW_VALUES[name]) for name in names if name in RAW_VALUES}
     try:
-        return route, Query.parse(params, route)
+        return route, Query.parse(params, route.grammar)
     except ReadinessError:
-        return route, Query.parse({}, route)
+        return route, Query.parse({}, route.grammar)
 
 
 @st.composite
@@ -190,21 +184,21 @@ def variants(draw: st.DrawFn, route: Route, canonical: str) -> str:
         value = draw(st.one_of(JUNK.flatmap(encoded), ESCAPES))
         items.append(draw(st.sampled_from(["_", "_x", "%5Fts", "_%FF"])) + "=" + value)
     # Empty values (or only whitespace) of names the query does not give.
-    absent = [name for name in route.accepted if name not in given_names]
+    absent = [name for name in route.grammar.names if name not in given_names]
     for name in draw(st.lists(st.sampled_from(absent), max_size=3, unique=True)) if absent else []:
         items.append(draw(st.sampled_from([f"{name}=", name, f"{name}=%20", f"{name}=+%09"])))
     # `code` beside `codes`: the API ignores it, valid or not.
     if "codes" in given_names:
         items.append("code=" + draw(st.one_of(st.sampled_from(["KEN", "", "x"]), ESCAPES)))
     # On the legacy route, names it ignores.
-    if not route.strict:
+    if not route.grammar.strict:
         items += draw(st.lists(st.sampled_from(["other=1", "callback=x", "Code=KEN", "%zz=%zz"]), max_size=2))
     items = draw(st.permutations(items))
     # A repeated name: an earlier value, valid or not, that the later one overrides (a list
     # parameter's values are merged instead: test_repeated_list_parameters_are_joined).
     for position, item in enumerate(list(items)):
         name = item.split("=", 1)[0]
-        if name in given_names and name not in LIST_PARAMETERS and draw(st.booleans()):
+        if name in given_names and name not in route.grammar.lists and draw(st.booleans()):
             earlier = draw(st.integers(0, position))
             items.insert(earlier, f"{name}=" + draw(st.one_of(JUNK.flatmap(encoded), ESCAPES)))
             break
@@ -224,7 +218,7 @@ def test_every_variant_of_a_query_has_the_key_of_its_canonical_form(keys: Keys, 
     # The canonical form's own target: its pairs sorted by name, encoded as canonical() encodes.
     expected = "&".join(sorted(pair for pair in canonical.split("&") if pair))
     assert target == PATHS[route] + (f"?{expected}" if expected else "")
-    assert parse_query_string(split(target)[1], route) == query
+    assert parse_query_string(split(target)[1], route.grammar) == query
     for _ in range(4):
         variant = data.draw(variants(route, canonical))
         assert keys(variant) == target, variant
@@ -264,12 +258,12 @@ def test_the_normalized_query_gets_what_the_query_sent_gets(keys: Keys, route: R
 
 @pytest.mark.parametrize("route", list(PATHS))
 def test_the_names_each_route_takes_are_the_apis(keys: Keys, route: Route) -> None:
-    every = sorted({name for names in ROUTE_PARAMETERS.values() for name in names} | {"other"})
+    every = sorted({name for route in routes.ROUTES for name in route.grammar.names} | {"other"})
     for name in every:
         target = keys(f"{PATHS[route]}?{name}=1&_=2")
-        if name in route.accepted:
+        if name in route.grammar.names:
             assert target == f"{PATHS[route]}?{name}=1", name
-        elif route.strict:  # the API's 400: passed as it came
+        elif route.grammar.strict:  # the API's 400: passed as it came
             assert target == f"{PATHS[route]}?{name}=1&_=2", name
         else:  # ignored by the legacy route
             assert target == PATHS[route], name

@@ -17,8 +17,9 @@ from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 from tornado.web import Application
 
 from loaders import Snapshot
+from readiness.domain import routes
 from readiness.domain.compute import compute
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
 from readiness.http.application import to_origin_form
 from readiness.http.base import MAX_URL_BYTES
 from readiness.http.representation import KeptHeads
@@ -73,8 +74,8 @@ def request_bytes(method: str, target: str, *headers: str, version: str = "HTTP/
 
 def etag_of(snapshot: Snapshot, params: dict[str, str], path: str = V1, gzipped: bool = False) -> str:
     """The ETag of the answer ``path`` gives: v1's body carries the sample's notice, the legacy one's not."""
-    route = Route.LEGACY if path == LEGACY else Route.V1
-    answer = compute(snapshot, Query.parse(params, route), route)
+    route = routes.LEGACY if path == LEGACY else routes.V1
+    answer = compute(snapshot, Query.parse(params, route.grammar), route)
     return answer.gzip_etag if gzipped else answer.etag
 
 
@@ -350,7 +351,7 @@ async def test_hit_lane_failure_while_sending_closes_the_connection_logged_count
 
 @gen_test
 @pytest.mark.parametrize(
-    ("target", "built"),  # ReadinessHandlers built in all: 1 when the lane answers
+    ("target", "built"),  # DataHandlers built in all: 1 when the lane answers
     [(V1 + "?code=KEN", 1), (V1 + "?code=BRA", 2), (V1 + "?sort=bogus", 2), ("/no/such/path", 1)],
 )
 async def test_while_draining_every_answer_says_connection_close_and_closes(

@@ -18,8 +18,10 @@ import pytest
 from redis.asyncio import Redis
 
 from loaders import SNAPSHOT_CHANNEL, load_snapshot
+from readiness.domain import routes
 from readiness.domain.compute import compute
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
+from readiness.domain.route import Route
 from readiness.freshness.watch import announce
 from tests.conftest import SAMPLE
 from tests.processes import (
@@ -55,7 +57,7 @@ PATHS = (
 
 
 def _route(path: str) -> Route:
-    return Route.V1 if path.startswith("/api/v1/") else Route.LEGACY
+    return routes.V1 if path.startswith("/api/v1/") else routes.LEGACY
 
 
 def references(data_dir: Path, snapshot_id: str) -> dict[str, bytes]:

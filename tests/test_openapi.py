@@ -38,24 +38,14 @@ from tornado.httputil import HTTPHeaders
 from config import Settings
 from loaders import COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS, REGION_SHORT, SnapshotStore
 from readiness.app import make_app
+from readiness.domain import routes
 from readiness.domain.errors import InvalidParameter, ReadinessError
-from readiness.domain.query import LIST_PARAMETERS, MAX_INDICATORS, Query, Route
+from readiness.domain.parameters import BOOLEANS, MAX_INDICATORS
+from readiness.domain.query import Query
+from readiness.domain.route import Route
 from readiness.domain.vocabulary import CUSTOM_FIELDS, CUSTOM_SORT_NAMES, FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
-from readiness.http.openapi import (
-    AGGREGATES_PATH,
-    CHANGES_PATH,
-    DOCUMENT_PATH,
-    HISTORY_PATH,
-    INDEX_PATH,
-    INDICATORS_PATH,
-    LEGACY_PATH,
-    SNAPSHOTS_PATH,
-    V1_PATH,
-    api_index,
-    openapi_document,
-)
+from readiness.http.openapi import DOCUMENT_PATH, INDEX_PATH, api_index, openapi_document
 from readiness.http.openapi_examples import EXAMPLES, EXAMPLES_FILE, recorded
-from readiness.http.openapi_parameters import BOOLEANS
 from tests import schemathesis_hooks
 from tests.conftest import ROOT, gen_test, summarized_sample
 from tests.openapi_examples import answers, encoded
@@ -63,12 +53,11 @@ from tests.openapi_server import serving
 
 DOCUMENT: Any = openapi_document()
 PATHS: Any = DOCUMENT["paths"]
-ROUTES = {
-    V1_PATH: Route.V1, LEGACY_PATH: Route.LEGACY, INDICATORS_PATH: Route.INDICATORS,
-    HISTORY_PATH: Route.HISTORY, SNAPSHOTS_PATH: Route.SNAPSHOTS, CHANGES_PATH: Route.CHANGES,
-    AGGREGATES_PATH: Route.AGGREGATES,
-}
+ROUTES = {route.path: route for route in routes.ROUTES}
 """The document's data paths and the route whose parameters the parser reads for each."""
+V1_PATH, LEGACY_PATH = routes.V1.path, routes.LEGACY.path
+INDICATORS_PATH, HISTORY_PATH, AGGREGATES_PATH = routes.INDICATORS.path, routes.HISTORY.path, routes.AGGREGATES.path
+SNAPSHOTS_PATH = routes.SNAPSHOTS.path
 
 
 def query_parameters(path: str, method: str = "get") -> dict[str, Any]:
@@ -112,7 +101,7 @@ async def test_openapi_served_document_equals_builder(http_client: Any, base_url
 @pytest.mark.parametrize(("path", "route"), ROUTES.items())
 def test_openapi_each_route_documents_exactly_the_names_it_accepts(path: str, route: Route) -> None:
     for method in ("get", "head"):
-        assert list(query_parameters(path, method)) == list(route.accepted)
+        assert list(query_parameters(path, method)) == list(route.grammar.names)
 
 
 def _names_parse_reads() -> set[str]:
@@ -156,7 +145,7 @@ ALL_PARAMETERS = sorted({(name, path) for path in ROUTES for name in query_param
 @pytest.mark.parametrize(("name", "path"), ALL_PARAMETERS)
 def test_openapi_each_documented_parameter_is_validated_by_parse(name: str, path: str) -> None:
     with pytest.raises(InvalidParameter) as raised:
-        Query.parse(_with_code({name: "!"}, path), ROUTES[path])
+        Query.parse(_with_code({name: "!"}, path), ROUTES[path].grammar)
     assert raised.value.name == name
 
 
@@ -180,7 +169,7 @@ def test_openapi_every_enum_value_is_accepted_in_any_case(name: str, path: str, 
     # A sort by a custom value takes weights: a joint rule (tests/schemathesis_hooks.py).
     weights = {"weights": "1,1,1,1,1"} if name == "sort" and value in CUSTOM_SORT_NAMES else {}
     for spelled in {value, value.upper(), value.lower()}:
-        Query.parse(_with_code({name: spelled, **weights}, path), ROUTES[path])
+        Query.parse(_with_code({name: spelled, **weights}, path), ROUTES[path].grammar)
 
 
 PATTERNS = [(name, path) for name, path in ALL_PARAMETERS if "pattern" in _item(query_parameters(path)[name]["schema"])]
@@ -198,7 +187,7 @@ def test_openapi_every_pattern_match_is_accepted_by_parse(name: str, path: str, 
         return  # the order of the two years is a joint rule (tests/schemathesis_hooks.py)
     if name == "weights" and schemathesis_hooks._weights_jointly_refused(value):
         return  # all 0, or a dimension named twice: joint rules too
-    Query.parse(_with_code({name: value}, path), ROUTES[path])
+    Query.parse(_with_code({name: value}, path), ROUTES[path].grammar)
 
 
 def test_openapi_closed_sets_list_every_accepted_name() -> None:
@@ -303,7 +292,7 @@ def test_openapi_every_closed_set_is_an_enum() -> None:
                 assert "enum" in parameter["schema"], (path, name)
             if name == "fields":
                 assert parameter["explode"] is False and "enum" in parameter["schema"]["items"]
-            if name in LIST_PARAMETERS:  # merged when repeated: generated clients send arrays exploded
+            if name in ROUTES[path].grammar.lists:  # merged when repeated: generated clients send arrays exploded
                 assert parameter["schema"]["type"] == "array" and parameter["explode"] is False, (path, name)
 
 
@@ -520,15 +509,15 @@ def test_openapi_not_ready_conforms(tmp_path: Path, path: str) -> None:
 
 
 JOINT = [
-    (Route.V1, {"level": "country"}, True), (Route.HISTORY, {"years": "2025:2023"}, True),
-    (Route.INDICATORS, {"year": "2025", "snapshot": "2024-06"}, True),
-    (Route.INDICATORS, {"years": "2024", "snapshot": "2024-06"}, True),
-    (Route.V1, {"weights": "0,0,0,0,0"}, True), (Route.V1, {"weights": "human:0,access:0.0"}, True),
-    (Route.V1, {"weights": "human:1,human:2"}, True),
-    (Route.V1, {"weights": "1,1,1,1"}, False), (Route.V1, {"weights": "human:1,humans:2"}, False),
-    (Route.V1, {"sort": "custom"}, True), (Route.V1, {"sort": "Custom Rank"}, True),
-    (Route.V1, {"sort": "custom", "weights": "0,0,0,0,0"}, True), (Route.LEGACY, {"sort": "custom"}, False),
-    (Route.V1, {"region": "atlantis"}, False), (Route.INDICATORS, {"year": "20x5"}, False),
+    (routes.V1, {"level": "country"}, True), (routes.HISTORY, {"years": "2025:2023"}, True),
+    (routes.INDICATORS, {"year": "2025", "snapshot": "2024-06"}, True),
+    (routes.INDICATORS, {"years": "2024", "snapshot": "2024-06"}, True),
+    (routes.V1, {"weights": "0,0,0,0,0"}, True), (routes.V1, {"weights": "human:0,access:0.0"}, True),
+    (routes.V1, {"weights": "human:1,human:2"}, True),
+    (routes.V1, {"weights": "1,1,1,1"}, False), (routes.V1, {"weights": "human:1,humans:2"}, False),
+    (routes.V1, {"sort": "custom"}, True), (routes.V1, {"sort": "Custom Rank"}, True),
+    (routes.V1, {"sort": "custom", "weights": "0,0,0,0,0"}, True), (routes.LEGACY, {"sort": "custom"}, False),
+    (routes.V1, {"region": "atlantis"}, False), (routes.INDICATORS, {"year": "20x5"}, False),
 ]
 """Refused queries, and whether the hooks excuse their 400: the joint rules only."""
 
@@ -538,7 +527,7 @@ def test_openapi_schemathesis_hooks_excuse_exactly_the_joint_rules(
     route: Route, params: dict[str, str], excused: bool
 ) -> None:
     with pytest.raises(ReadinessError) as raised:
-        Query.parse(params, route)
+        Query.parse(params, route.grammar)
     message = str(raised.value)
     response = SimpleNamespace(status_code=400, request=SimpleNamespace(method="GET", url=""),
                                json=lambda: {"apiVersion": "1", "error": message})

@@ -15,8 +15,9 @@ from readiness.app import new_metrics
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import POPULAR_KEEP, RedisTier, connect, popular_key
+from readiness.domain import routes
 from readiness.domain.errors import CountryNotFound
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
 from readiness.metrics import Metrics
 from readiness.service import ReadinessService, RedisTtl
 from tests.conftest import gen_test
@@ -48,7 +49,7 @@ async def test_one_query_asked_many_times_counts_once_per_flush(
     async with connect(real_redis_url, timeout=2.0) as client:
         service, tier = service_over(sample_store, client)
         for _ in range(500):  # one client hammering one query
-            await service.answer(Query(codes=("KEN",)), Route.V1)
+            await service.answer(Query(codes=("KEN",)), routes.V1)
         await tier.flush_counts()
         assert await client.zscore(popular_key("2026-11"), "v1|codes=KEN") == 1.0
 
@@ -59,12 +60,12 @@ async def test_one_off_queries_and_errors_are_not_counted(sample_store: Snapshot
         service, tier = service_over(sample_store, client)
         codes = sorted(sample_store.current.countries)  # type: ignore[union-attr]
         for first, second in zip(codes[:100], codes[1:101], strict=True):  # cache busting: each asked once
-            await service.answer(Query(codes=(first, second)), Route.V1)
+            await service.answer(Query(codes=(first, second)), routes.V1)
         for _ in range(3):
             with pytest.raises(CountryNotFound):
-                await service.answer(Query(codes=("XXX",)), Route.LEGACY)
+                await service.answer(Query(codes=("XXX",)), routes.LEGACY)
         await tier.flush_counts()
         assert await client.zcard(popular_key("2026-11")) == 0
-        await service.answer(Query(codes=(codes[0], codes[1])), Route.V1)  # asked again: a hit
+        await service.answer(Query(codes=(codes[0], codes[1])), routes.V1)  # asked again: a hit
         await tier.flush_counts()
         assert await client.zrange(popular_key("2026-11"), 0, -1) == [f"v1|codes={codes[0]},{codes[1]}".encode()]

@@ -9,19 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from readiness.domain import routes
 from readiness.domain.errors import InvalidParameter, InvalidRequest, ReadinessError, UnknownParameter
 from readiness.domain.meta import Format
-from readiness.domain.query import (
-    MAX_CODES,
-    MAX_LIMIT,
-    ROUTE_PARAMETERS,
-    Grouping,
-    Query,
-    Route,
-    Shape,
-    archive_id,
-    parse_query_string,
-)
+from readiness.domain.parameters import MAX_CODES, MAX_LIMIT
+from readiness.domain.query import Grouping, Query, Shape, archive_id, parse_query_string
+from readiness.domain.route import Route
 
 
 def test_parse_no_parameters_is_global_summary_by_name() -> None:
@@ -226,7 +219,7 @@ def test_parse_too_many_codes_is_invalid() -> None:
 
 
 def test_parse_unknown_parameters_ignored_on_the_legacy_route() -> None:
-    assert Query.parse({"callback": "x", "CODE": "KEN", "page": "2"}, Route.LEGACY) == Query()
+    assert Query.parse({"callback": "x", "CODE": "KEN", "page": "2"}, routes.LEGACY.grammar) == Query()
 
 
 @pytest.mark.parametrize(
@@ -246,7 +239,7 @@ def test_parse_unknown_parameters_ignored_on_the_legacy_route() -> None:
 )
 def test_parse_unknown_name_on_v1_is_400_with_nearest_and_accepted(name: str, suggestion: str | None) -> None:
     with pytest.raises(UnknownParameter) as raised:
-        Query.parse({"code": "KEN", name: "LAC"}, Route.V1)
+        Query.parse({"code": "KEN", name: "LAC"}, routes.V1.grammar)
     message = raised.value.message
     assert raised.value.status == 400
     assert message.startswith(f"Invalid request. Unknown parameter {name[:60]!r}"[:80])
@@ -254,7 +247,7 @@ def test_parse_unknown_name_on_v1_is_400_with_nearest_and_accepted(name: str, su
         assert "Did you mean" not in message
     else:
         assert f"Did you mean '{suggestion}'?" in message
-    assert message.endswith("Accepted parameters: " + ", ".join(ROUTE_PARAMETERS[Route.V1]) + ".")
+    assert message.endswith("Accepted parameters: " + ", ".join(routes.V1.grammar.names) + ".")
 
 
 def test_parse_unknown_name_message_is_the_contract_text() -> None:
@@ -269,50 +262,50 @@ def test_parse_unknown_name_message_is_the_contract_text() -> None:
 
 def test_parse_route_without_parameters_says_so() -> None:
     with pytest.raises(UnknownParameter, match="This route takes no parameters."):
-        Query.parse({"format": "csv"}, Route.SNAPSHOTS)
-    assert Query.parse({"_": "1"}, Route.SNAPSHOTS) == Query()
+        Query.parse({"format": "csv"}, routes.SNAPSHOTS.grammar)
+    assert Query.parse({"_": "1"}, routes.SNAPSHOTS.grammar) == Query()
 
 
-@pytest.mark.parametrize("route", list(Route))
+@pytest.mark.parametrize("route", list(routes.ROUTES))
 def test_parse_underscore_names_ignored_on_every_route(route: Route) -> None:
-    query = Query.parse({"_": "1", "_ts": "1700000000", "__proto__": "x", "_code": "BRA"}, route)
+    query = Query.parse({"_": "1", "_ts": "1700000000", "__proto__": "x", "_code": "BRA"}, route.grammar)
     assert query == Query()
     assert query.canonical() == ""
 
 
 @pytest.mark.parametrize(
     ("route", "name"),
-    [(Route.V1, "years"), (Route.LEGACY, "years"), (Route.INDICATORS, "sort"), (Route.HISTORY, "year"),
-     (Route.HISTORY, "shortnames"), (Route.CHANGES, "code")],
+    [(routes.V1, "years"), (routes.LEGACY, "years"), (routes.INDICATORS, "sort"), (routes.HISTORY, "year"),
+     (routes.HISTORY, "shortnames"), (routes.CHANGES, "code")],
 )
 def test_parse_each_route_refuses_names_it_does_not_take(route: Route, name: str) -> None:
-    if route is Route.LEGACY:
-        assert Query.parse({name: "2024"}, route) == Query()
+    if route is routes.LEGACY:
+        assert Query.parse({name: "2024"}, route.grammar) == Query()
         return
     with pytest.raises(UnknownParameter, match=f"Unknown parameter '{name}'"):
-        Query.parse({name: "2024"}, route)
+        Query.parse({name: "2024"}, route.grammar)
 
 
 def test_route_parameters_are_the_contract() -> None:
-    assert ROUTE_PARAMETERS[Route.V1] == tuple(
+    assert routes.V1.grammar.names == tuple(
         "code codes level region income fcv year snapshot sort order fields shortnames indicators limit weights offset "
         "format".split()
     )
-    assert ROUTE_PARAMETERS[Route.LEGACY] == tuple(
+    assert routes.LEGACY.grammar.names == tuple(
         "code codes level region income fcv year sort order fields shortnames indicators limit format".split()
     )
-    assert set(ROUTE_PARAMETERS[Route.INDICATORS]) == set(
+    assert set(routes.INDICATORS.grammar.names) == set(
         "code codes region income fcv indicators year years snapshot shape limit offset format".split()
     )
-    assert set(ROUTE_PARAMETERS[Route.HISTORY]) == set(
+    assert set(routes.HISTORY.grammar.names) == set(
         "code codes region income fcv fields years shape limit offset format".split()
     )
-    assert set(ROUTE_PARAMETERS[Route.AGGREGATES]) == set(
+    assert set(routes.AGGREGATES.grammar.names) == set(
         "by region income fcv year years snapshot limit offset format".split()
     )
-    assert ROUTE_PARAMETERS[Route.SNAPSHOTS] == ()
-    assert ROUTE_PARAMETERS[Route.CHANGES] == ("format",)
-    assert [route for route in Route if not route.strict] == [Route.LEGACY]
+    assert routes.SNAPSHOTS.grammar.names == ()
+    assert routes.CHANGES.grammar.names == ("format",)
+    assert [route for route in routes.ROUTES if not route.grammar.strict] == [routes.LEGACY]
 
 
 @pytest.mark.parametrize(
@@ -346,7 +339,7 @@ def test_parse_format_json_or_csv_any_case(raw: str, chosen: Format) -> None:
     [("2024", (2024, 2024)), ("2022:2025", (2022, 2025)), ("2024:2024", (2024, 2024)), (" 2023:2024 ", (2023, 2024))],
 )
 def test_parse_years_one_year_or_inclusive_range(raw: str, years: tuple[int, int]) -> None:
-    assert Query.parse({"years": raw}, Route.HISTORY).years == years
+    assert Query.parse({"years": raw}, routes.HISTORY.grammar).years == years
 
 
 @pytest.mark.parametrize(
@@ -354,13 +347,13 @@ def test_parse_years_one_year_or_inclusive_range(raw: str, years: tuple[int, int
 )
 def test_parse_years_malformed_names_parameter(raw: str) -> None:
     with pytest.raises(InvalidParameter) as raised:
-        Query.parse({"years": raw}, Route.HISTORY)
+        Query.parse({"years": raw}, routes.HISTORY.grammar)
     assert raised.value.name == "years"
     assert "a four-digit year such as 2024, or an inclusive range such as 2022:2025" in raised.value.message
 
 
 def test_parse_indicators_read_without_codes_on_the_indicator_table() -> None:
-    assert Query.parse({"indicators": "ge.est"}, Route.INDICATORS).indicators == ("GE.EST",)
+    assert Query.parse({"indicators": "ge.est"}, routes.INDICATORS.grammar).indicators == ("GE.EST",)
 
 
 # Equivalent requests share one canonical form; requests with different answers never do.
@@ -404,11 +397,11 @@ def test_canonical_parses_back_to_the_same_query() -> None:
          "income": "lmc", "fcv": "0", "limit": "5", "format": "CSV"}
     )
     assert Query.parse(dict(parse_qsl(query.canonical()))) == query
-    history = Query.parse({"codes": "KEN", "years": "2022:2025", "income": "LIC"}, Route.HISTORY)
+    history = Query.parse({"codes": "KEN", "years": "2022:2025", "income": "LIC"}, routes.HISTORY.grammar)
     assert history.canonical() == "codes=KEN&income=Low%20income&years=2022:2025"
-    assert Query.parse(dict(parse_qsl(history.canonical())), Route.HISTORY) == history
-    single = Query.parse({"years": "2024:2024"}, Route.HISTORY)
-    assert single.canonical() == "years=2024" and Query.parse({"years": "2024"}, Route.HISTORY) == single
+    assert Query.parse(dict(parse_qsl(history.canonical())), routes.HISTORY.grammar) == history
+    single = Query.parse({"years": "2024:2024"}, routes.HISTORY.grammar)
+    assert single.canonical() == "years=2024" and Query.parse({"years": "2024"}, routes.HISTORY.grammar) == single
 
 
 # Whatever a client sends, parsing returns a valid Query or raises the client error: never
@@ -427,17 +420,17 @@ values = st.one_of(
 @settings(max_examples=400, deadline=None)
 @given(
     st.dictionaries(st.sampled_from(PARAMETERS) | st.text(max_size=8), values, max_size=8),
-    st.sampled_from(list(Route)),
+    st.sampled_from(list(routes.ROUTES)),
 )
 def test_parse_arbitrary_parameters_valid_query_or_client_error(params: dict[str, str], route: Route) -> None:
     try:
-        query = Query.parse(params, route)
+        query = Query.parse(params, route.grammar)
     except ReadinessError as error:
         # Raising is one of the two valid outcomes here, so pytest.raises does not fit.
         assert isinstance(error, (InvalidParameter, InvalidRequest, UnknownParameter))  # noqa: PT017
         assert error.message.startswith("Invalid request. ")  # noqa: PT017
         return
-    assert Query.parse(dict(parse_qsl(query.canonical(), keep_blank_values=True)), route) == query
+    assert Query.parse(dict(parse_qsl(query.canonical(), keep_blank_values=True)), route.grammar) == query
     assert all(len(code) == 3 and code.isascii() and code.isupper() for code in query.codes)
 
 
@@ -445,16 +438,16 @@ def test_parse_query_string_last_value_wins_and_is_memoized() -> None:
     query = parse_query_string("code=KEN&code=bra&_utm=1")
     assert query.codes == ("BRA",)
     assert parse_query_string("code=KEN&code=bra&_utm=1") is query  # parsed once
-    assert parse_query_string("code=KEN&code=bra&_utm=1", Route.LEGACY) == query  # memoized per route
-    assert parse_query_string("code=KEN&code=bra&utm=1", Route.LEGACY) == query
+    assert parse_query_string("code=KEN&code=bra&_utm=1", routes.LEGACY.grammar) == query  # memoized per route
+    assert parse_query_string("code=KEN&code=bra&utm=1", routes.LEGACY.grammar) == query
     with pytest.raises(UnknownParameter):
-        parse_query_string("code=KEN&code=bra&utm=1", Route.V1)
+        parse_query_string("code=KEN&code=bra&utm=1", routes.V1.grammar)
 
 
 def test_parse_query_string_bytes_not_utf8_name_the_parameter() -> None:
     with pytest.raises(InvalidParameter, match="code="):
         parse_query_string("code=%FF%FE%FD")
-    assert parse_query_string("other=%FF", Route.LEGACY) == Query()
+    assert parse_query_string("other=%FF", routes.LEGACY.grammar) == Query()
     with pytest.raises(UnknownParameter, match="Unknown parameter 'other'"):
         parse_query_string("other=%FF")
 
@@ -476,7 +469,7 @@ def test_parse_query_string_bytes_are_utf8_or_replacement(raw: str, shown: str) 
 
 
 def test_parse_query_string_raw_non_ascii_names_are_unknown() -> None:
-    assert parse_query_string("c\xc3\xb6de=KEN&code=BRA", Route.LEGACY).codes == ("BRA",)
+    assert parse_query_string("c\xc3\xb6de=KEN&code=BRA", routes.LEGACY.grammar).codes == ("BRA",)
     with pytest.raises(UnknownParameter) as raised:
         parse_query_string("c\xc3\xb6de=KEN&code=BRA")
     assert raised.value.message.startswith("Invalid request. Unknown parameter 'cöde'. Did you mean 'code'?")
@@ -485,12 +478,12 @@ def test_parse_query_string_raw_non_ascii_names_are_unknown() -> None:
 # --- offset: paging the v1 list routes (docs/API.md#parameters: offset) -------------------------
 
 
-@pytest.mark.parametrize("route", [Route.V1, Route.INDICATORS, Route.HISTORY])
+@pytest.mark.parametrize("route", [routes.V1, routes.INDICATORS, routes.HISTORY])
 @pytest.mark.parametrize(
     ("raw", "offset"), [("0", 0), ("50", 50), ("007", 7), (" 12 ", 12), ("", 0), ("9999999", 9999999)]
 )
 def test_parse_offset_non_negative_whole_number(route: Route, raw: str, offset: int) -> None:
-    assert Query.parse({"offset": raw}, route).offset == offset
+    assert Query.parse({"offset": raw}, route.grammar).offset == offset
 
 
 @pytest.mark.parametrize("raw", ["-1", "1.5", "ten", "1e3", "10000000", "+5", "٣"])
@@ -503,22 +496,23 @@ def test_parse_bad_offset_is_400_naming_it_and_what_it_accepts(raw: str) -> None
 
 
 def test_offset_is_not_a_legacy_parameter() -> None:
-    assert "offset" not in Route.LEGACY.accepted
-    assert Query.parse({"offset": "5", "limit": "2"}, Route.LEGACY).offset == 0  # ignored, as unknown names are
-    assert Query.parse({"offset": "5"}, Route.LEGACY).canonical() == ""
+    assert "offset" not in routes.LEGACY.grammar.names
+    # ignored, as unknown names are
+    assert Query.parse({"offset": "5", "limit": "2"}, routes.LEGACY.grammar).offset == 0
+    assert Query.parse({"offset": "5"}, routes.LEGACY.grammar).canonical() == ""
     with pytest.raises(UnknownParameter):
-        Query.parse({"offset": "5"}, Route.SNAPSHOTS)
+        Query.parse({"offset": "5"}, routes.SNAPSHOTS.grammar)
     with pytest.raises(UnknownParameter):
-        Query.parse({"offset": "5"}, Route.CHANGES)
+        Query.parse({"offset": "5"}, routes.CHANGES.grammar)
 
 
 def test_canonical_includes_offset_only_when_non_zero() -> None:
     assert Query.parse({"limit": "50", "offset": "0"}).canonical() == "limit=50"
     assert Query.parse({"limit": "50", "offset": "0050"}).canonical() == "limit=50&offset=50"
     assert Query.parse({"offset": "3"}).canonical() == "offset=3"
-    paged = Query.parse({"region": "lac", "limit": "5", "offset": "10", "format": "csv"}, Route.INDICATORS)
+    paged = Query.parse({"region": "lac", "limit": "5", "offset": "10", "format": "csv"}, routes.INDICATORS.grammar)
     assert paged.canonical() == "region=Latin%20America%20%26%20Caribbean&limit=5&offset=10&format=csv"
-    assert parse_query_string(paged.canonical(), Route.INDICATORS) == paged
+    assert parse_query_string(paged.canonical(), routes.INDICATORS.grammar) == paged
     assert Query.parse({"offset": "1"}) != Query.parse({"offset": "2"})
 
 
@@ -565,17 +559,17 @@ def test_parse_bad_weights_is_400_naming_it(raw: str) -> None:
 
 def test_weights_are_v1_only() -> None:
     with pytest.raises(UnknownParameter):
-        Query.parse({"weights": "1,1,1,1,1"}, Route.INDICATORS)
-    assert Query.parse({"weights": "1,1,1,1,1"}, Route.LEGACY).weights is None  # ignored there
+        Query.parse({"weights": "1,1,1,1,1"}, routes.INDICATORS.grammar)
+    assert Query.parse({"weights": "1,1,1,1,1"}, routes.LEGACY.grammar).weights is None  # ignored there
 
 
-@pytest.mark.parametrize("route", [Route.V1, Route.INDICATORS, Route.AGGREGATES])
+@pytest.mark.parametrize("route", [routes.V1, routes.INDICATORS, routes.AGGREGATES])
 def test_parse_snapshot_pins_the_answer(route: Route) -> None:
-    query = Query.parse({"snapshot": "2024-06"}, route)
+    query = Query.parse({"snapshot": "2024-06"}, route.grammar)
     assert (query.snapshot, query.snapshot_id, query.pinned) == ("2024-06", "2024-06", True)
-    assert Query.parse({"year": "2024"}, route).snapshot_id == "2024-12"
-    assert not Query.parse({}, route).pinned
-    assert parse_query_string(query.canonical(), route) == query
+    assert Query.parse({"year": "2024"}, route.grammar).snapshot_id == "2024-12"
+    assert not Query.parse({}, route.grammar).pinned
+    assert parse_query_string(query.canonical(), route.grammar) == query
 
 
 @pytest.mark.parametrize("raw", ["2024-13", "2024-00", "2024-6", "202406", "2024-06-01", "current"])
@@ -588,41 +582,41 @@ def test_parse_bad_snapshot_is_400_naming_it(raw: str) -> None:
 @pytest.mark.parametrize(
     ("params", "route"),
     [
-        ({"year": "2024", "snapshot": "2024-06"}, Route.V1),
-        ({"years": "2023:2024", "snapshot": "2024-06"}, Route.AGGREGATES),
-        ({"year": "2024", "years": "2023:2024"}, Route.INDICATORS),
+        ({"year": "2024", "snapshot": "2024-06"}, routes.V1),
+        ({"years": "2023:2024", "snapshot": "2024-06"}, routes.AGGREGATES),
+        ({"year": "2024", "years": "2023:2024"}, routes.INDICATORS),
     ],
 )
 def test_parse_two_snapshot_choices_are_a_400(params: dict[str, str], route: Route) -> None:
     with pytest.raises(InvalidRequest) as raised:
-        Query.parse(params, route)
+        Query.parse(params, route.grammar)
     assert "give one of them" in raised.value.message
 
 
 def test_parse_shape_and_by_any_case_with_canonical_defaults_left_out() -> None:
-    query = Query.parse({"shape": "LONG"}, Route.HISTORY)
+    query = Query.parse({"shape": "LONG"}, routes.HISTORY.grammar)
     assert query.shape is Shape.LONG and query.canonical() == "shape=long"
-    assert Query.parse({"shape": "wide"}, Route.HISTORY).canonical() == ""
-    grouped = Query.parse({"by": "Income"}, Route.AGGREGATES)
+    assert Query.parse({"shape": "wide"}, routes.HISTORY.grammar).canonical() == ""
+    grouped = Query.parse({"by": "Income"}, routes.AGGREGATES.grammar)
     assert grouped.by is Grouping.INCOME and grouped.canonical() == "by=income"
-    assert Query.parse({"by": "world"}, Route.AGGREGATES).canonical() == ""
+    assert Query.parse({"by": "world"}, routes.AGGREGATES.grammar).canonical() == ""
     for name, value in (("shape", "tall"), ("by", "continent")):
-        route = Route.HISTORY if name == "shape" else Route.AGGREGATES
+        route = routes.HISTORY if name == "shape" else routes.AGGREGATES
         with pytest.raises(InvalidParameter) as raised:
-            Query.parse({name: value}, route)
+            Query.parse({name: value}, route.grammar)
         assert raised.value.message.startswith(f"Invalid request. {name}=")
 
 
 @pytest.mark.parametrize("raw", ["bogus", "Population, total", "Microstate", "indicator_details", "score,FCV Type"])
 def test_parse_history_fields_error_lists_history_fields_only(raw: str) -> None:
     with pytest.raises(InvalidParameter, match="fields=") as refused:
-        Query.parse({"fields": raw}, Route.HISTORY)
+        Query.parse({"fields": raw}, routes.HISTORY.grammar)
     accepted = refused.value.message.partition("; use ")[2]
     assert "Country Code" in accepted and "Regional Rank" in accepted and "or aliases (score, access" in accepted
     assert not any(other in accepted for other in ("Population, total", "Microstate", "FCV Type", "indicator_details"))
 
 
 def test_parse_history_fields_accepts_its_names_and_aliases() -> None:
-    query = Query.parse({"fields": "regional rank,score,Region,infra"}, Route.HISTORY)
+    query = Query.parse({"fields": "regional rank,score,Region,infra"}, routes.HISTORY.grammar)
     assert query.fields == ("Region", "Composite Readiness Score", "Infrastructure Score", "Regional Rank")
-    assert Query.parse({"fields": "Microstate,indicator_details"}, Route.V1).fields == ("Microstate",)
+    assert Query.parse({"fields": "Microstate,indicator_details"}, routes.V1.grammar).fields == ("Microstate",)

@@ -18,9 +18,12 @@ from tornado.httpclient import HTTPResponse
 from config import Settings
 from loaders import SnapshotStore
 from readiness.app import make_app
+from readiness.domain import routes
 from readiness.domain.errors import UnknownQueryRoute
-from readiness.domain.explain import EXPLAINED, explain, explain_body, explained_route
-from readiness.domain.query import PAGED_ROUTES, Query, Route, parse_query_string
+from readiness.domain.explain import explain, explain_body, explained_route
+from readiness.domain.query import Query, parse_query_string
+from readiness.domain.route import Route
+from readiness.domain.routes import EXPLAINED
 from readiness.http.openapi import QUERY_PATHS, openapi_document
 from tests.conftest import ROOT, assert_error_envelope, body, gen_test, summarized_sample
 from tests.openapi_server import serving
@@ -49,7 +52,7 @@ async def get(http_client: Any, base_url: str, target: str, **kwargs: Any) -> HT
 
 
 def test_explain_sort_alias_and_order_case_canonical_pairs_in_order() -> None:
-    query = parse_query_string("order=DESC&sort=score&region=lac&fcv=1", Route.V1)
+    query = parse_query_string("order=DESC&sort=score&region=lac&fcv=1", routes.V1.grammar)
     assert explain(query, "/api/v1/readiness") == {
         "apiVersion": "1",
         "route": "/api/v1/readiness",
@@ -70,32 +73,32 @@ def test_explain_defaults_url_is_the_path_alone() -> None:
 
 
 def test_explain_defaults_written_out_are_left_out() -> None:
-    query = parse_query_string("sort=Country%20Name&order=asc&offset=0&format=json&_=7", Route.V1)
+    query = parse_query_string("sort=Country%20Name&order=asc&offset=0&format=json&_=7", routes.V1.grammar)
     assert explain(query, "/api/v1/readiness")["url"] == "/api/v1/readiness"
 
 
 @pytest.mark.parametrize(("route", "raw"), [
-    (Route.V1, "codes=ken,bra&fields=score,global%20RANK&weights=human:2,infra:1&sort=custom&limit=5&offset=5"),
-    (Route.V1, "code=tuv&shortnames=1&indicators=ge.est&year=2025&format=CSV"),
-    (Route.INDICATORS, "snapshot=2024-06&region=ssa&income=lmc&shape=LONG"),
-    (Route.HISTORY, "codes=KEN&years=2024:2026&fields=Region,score"),
-    (Route.AGGREGATES, "by=INCOME&fcv=0&years=2025"),
+    (routes.V1, "codes=ken,bra&fields=score,global%20RANK&weights=human:2,infra:1&sort=custom&limit=5&offset=5"),
+    (routes.V1, "code=tuv&shortnames=1&indicators=ge.est&year=2025&format=CSV"),
+    (routes.INDICATORS, "snapshot=2024-06&region=ssa&income=lmc&shape=LONG"),
+    (routes.HISTORY, "codes=KEN&years=2024:2026&fields=Region,score"),
+    (routes.AGGREGATES, "by=INCOME&fcv=0&years=2025"),
 ])
 def test_explain_query_parses_back_to_the_same_query(route: Route, raw: str) -> None:
-    query = parse_query_string(raw, route)
-    meaning = explain(query, PAGED_ROUTES[route])
-    assert parse_query_string(str(meaning["query"]), route) == query
+    query = parse_query_string(raw, route.grammar)
+    meaning = explain(query, route.path)
+    assert parse_query_string(str(meaning["query"]), route.grammar) == query
     parameters = meaning["parameters"]
     assert isinstance(parameters, dict)
-    assert Query.parse(parameters, route) == query
+    assert Query.parse(parameters, route.grammar) == query
 
 
 def test_explained_route_names_the_data_routes() -> None:
-    assert {name: path for name, (_, path) in EXPLAINED.items()} == {
+    assert {name: route.path for name, route in EXPLAINED.items()} == {
         "readiness": "/api/v1/readiness", "indicators": "/api/v1/indicators",
         "history": "/api/v1/history", "aggregates": "/api/v1/aggregates",
     }
-    assert explained_route("readiness") == (Route.V1, "/api/v1/readiness")
+    assert explained_route("readiness") is routes.V1
 
 
 @pytest.mark.parametrize("name", ["snapshots", "legacy", "v1", "Readiness", ""])
@@ -253,12 +256,12 @@ def test_query_route_answers_without_any_snapshot(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("path", "route"), QUERY_PATHS.items())
 def test_query_route_operations_document_the_data_routes_parameters(path: str, route: Route) -> None:
-    data_path = PAGED_ROUTES[route]
+    data_path = route.path
     paths: Any = openapi_document()["paths"]
     for method in ("get", "head"):
         operation = paths[path][method]
         documented = [p for p in operation["parameters"] if p["in"] == "query"]
-        assert [p["name"] for p in documented] == list(route.accepted)
+        assert [p["name"] for p in documented] == list(route.grammar.names)
         data = {p["name"]: p for p in paths[data_path][method]["parameters"] if p["in"] == "query"}
         for parameter in documented:  # the data route's own schema, its text prefixed
             assert parameter["schema"] == data[parameter["name"]]["schema"]

@@ -17,8 +17,9 @@ import pytest
 from loaders import Snapshot, load_snapshot
 from readiness.cache.keys import cache_key, request_key
 from readiness.cache.redis_tier import ANSWER_PREFIX
+from readiness.domain import routes
 from readiness.domain.compute import compute
-from readiness.domain.query import Query, Route, archive_id
+from readiness.domain.query import Query, archive_id
 from tests.conftest import SAMPLE
 from tests.processes import (
     Load,
@@ -69,13 +70,13 @@ def _snapshot_id(query: Query) -> str:
 def reference(path: str) -> bytes:
     """The body ``path`` must get, computed from the snapshot files without any cache."""
     query = _query(path)
-    return compute(_snapshot(_snapshot_id(query)), query, Route.V1).body
+    return compute(_snapshot(_snapshot_id(query)), query, routes.V1).body
 
 
 def redis_key(path: str) -> str:
     """The Redis key the service stores the answer to ``path`` under."""
     query = _query(path)
-    return ANSWER_PREFIX + cache_key(_snapshot(_snapshot_id(query)), request_key(Route.V1, query))
+    return ANSWER_PREFIX + cache_key(_snapshot(_snapshot_id(query)), request_key(routes.V1, query))
 
 
 @pytest.fixture

@@ -32,9 +32,10 @@ from readiness.app import make_app, new_metrics
 from readiness.cache.answers import AnswerCache, AnswerCodec
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier, connect
+from readiness.domain import routes
 from readiness.domain.answer import Answer
 from readiness.domain.compute import compute
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
 from readiness.http.logs import AccessLog
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 from tests.builder_world import NEXT_MONTH, STANDARD
@@ -90,7 +91,7 @@ async def stored_name(cache: redis.Redis, request: str) -> str:
 
 
 def reference(sample: Snapshot, code: str) -> Answer:
-    return compute(sample, Query(codes=(code,)), Route.V1)
+    return compute(sample, Query(codes=(code,)), routes.V1)
 
 
 def rejected(app: Application) -> float:
@@ -238,10 +239,10 @@ async def test_two_data_directories_with_one_snapshot_id_do_not_share_answers(
         tier = RedisTier(client, CircuitBreaker(3, 60), metrics)
         services.append(ReadinessService(store, AnswerCache(1 << 20), metrics, tier, RedisTtl(100, 1000)))
     try:
-        answer, outcome = await services[0].answer(Query(codes=("EEE",)), Route.V1)
+        answer, outcome = await services[0].answer(Query(codes=("EEE",)), routes.V1)
         assert outcome is CacheOutcome.MISS and b'"Country Code":"EEE"' not in answer.body  # unmatched there
         await stored_name(cache, "v1|codes=EEE")  # staging's answer is in the shared Redis
-        answer, outcome = await services[1].answer(Query(codes=("EEE",)), Route.V1)
+        answer, outcome = await services[1].answer(Query(codes=("EEE",)), routes.V1)
         assert b'"Country Code":"EEE"' in answer.body
         assert outcome is CacheOutcome.MISS
     finally:

@@ -20,7 +20,8 @@ from readiness.cache.answers import AnswerCache, AnswerCodec
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.keys import cache_key
 from readiness.cache.redis_tier import MAX_ANSWER_BYTES, RedisTier, connect, warmed_key, warming_key
-from readiness.domain.query import Query, Route
+from readiness.domain import routes
+from readiness.domain.query import Query
 from readiness.freshness import warm as warm_module
 from readiness.freshness.rewarm import Rewarmer
 from readiness.freshness.warm import WarmSettings, warm_snapshot
@@ -137,5 +138,5 @@ async def test_warm_up_writes_what_servers_with_the_same_signing_key_read(
         tier = RedisTier(reader, CircuitBreaker(3, 60), metrics, AnswerCodec(server_key))
         service = ReadinessService(sample_store, AnswerCache(1 << 20), metrics, tier, RedisTtl(100, 1000))
         for query in (Query(), Query(codes=("KEN",)), Query(year=2024)):
-            _, got = await service.answer(query, Route.LEGACY)
+            _, got = await service.answer(query, routes.LEGACY)
             assert got.value == outcome

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from functools import cache
 from itertools import combinations
 from typing import Any
@@ -13,17 +14,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loaders import Snapshot, SnapshotStore
-from readiness import service as service_module
 from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.keys import cache_key
 from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier
+from readiness.domain import routes
 from readiness.domain.compute import compute
 from readiness.domain.errors import ArchiveNotFound, CountryNotFound, NotReady, ReadinessError
-from readiness.domain.query import READINESS_ROUTES, Query, Route
+from readiness.domain.query import Query
 from readiness.metrics import Metrics
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
+from readiness.work import ComputePool
 from tests.conftest import SAMPLE, Clock, eventually, gen_test
 
 
@@ -61,44 +63,50 @@ class GatedRedis:
         pass
 
 
+Jobs = list[Callable[[], Any]]
+"""The computations the compute pool was given."""
+
+
 @pytest.fixture
-def computations(monkeypatch: pytest.MonkeyPatch) -> list[Query]:
-    """Every query the service computes (instead of finding it in a cache)."""
-    seen: list[Query] = []
+def computations(monkeypatch: pytest.MonkeyPatch) -> Jobs:
+    """Every computation the service runs (instead of finding its answer in a cache): each
+    goes through the compute pool."""
+    seen: Jobs = []
+    run = ComputePool.run
 
-    def counting(snapshot: Any, query: Query, route: Route) -> Any:
-        seen.append(query)
-        return compute(snapshot, query, route)
+    async def counting(self: ComputePool, price: int, job: Callable[[], Any]) -> Any:
+        seen.append(job)
+        return await run(self, price, job)
 
-    monkeypatch.setattr(service_module, "compute", counting)
+    monkeypatch.setattr(ComputePool, "run", counting)
     return seen
 
 
 @gen_test
-async def test_service_second_request_is_a_memory_hit(sample_store: SnapshotStore, computations: list[Query]) -> None:
+async def test_service_second_request_is_a_memory_hit(sample_store: SnapshotStore, computations: Jobs) -> None:
     service = new_service(sample_store)
-    first, outcome = await service.answer(Query(codes=("KEN",)), Route.V1)
-    again, second = await service.answer(Query(codes=("KEN",)), Route.V1)
+    first, outcome = await service.answer(Query(codes=("KEN",)), routes.V1)
+    again, second = await service.answer(Query(codes=("KEN",)), routes.V1)
     assert (outcome, second) == (CacheOutcome.MISS, CacheOutcome.HIT)
     assert again is first and len(computations) == 1
 
 
 @gen_test
-async def test_service_concurrent_misses_compute_once(sample_store: SnapshotStore, computations: list[Query]) -> None:
+async def test_service_concurrent_misses_compute_once(sample_store: SnapshotStore, computations: Jobs) -> None:
     redis = RedisTier(fakeredis.FakeAsyncRedis(), CircuitBreaker(3, 60), metrics())
     service = new_service(sample_store, redis)
-    results = await asyncio.gather(*(service.answer(Query(region="East Asia & Pacific"), Route.V1) for _ in range(20)))
+    results = await asyncio.gather(*(service.answer(Query(region="East Asia & Pacific"), routes.V1) for _ in range(20)))
     assert len(computations) == 1
     assert len({answer.body for answer, _ in results}) == 1
 
 
 @gen_test
 async def test_service_failing_leader_fails_its_followers(
-    sample_store: SnapshotStore, computations: list[Query]
+    sample_store: SnapshotStore, computations: Jobs
 ) -> None:
     gate = GatedRedis()
     service = new_service(sample_store, RedisTier(gate, CircuitBreaker(3, 60), metrics()))
-    requests = [asyncio.ensure_future(service.answer(Query(codes=("XXX",)), Route.LEGACY)) for _ in range(3)]
+    requests = [asyncio.ensure_future(service.answer(Query(codes=("XXX",)), routes.LEGACY)) for _ in range(3)]
     await eventually(lambda: memory_misses(service) == 3, "one leader waiting in Redis, two followers waiting for it")
     gate.opened.set()  # the leader misses in Redis, computes, and fails: XXX is not a country
     try:
@@ -124,14 +132,14 @@ class CountingGate(GatedRedis):
 
 @gen_test
 async def test_service_waiters_behind_a_lane_lookup_that_misses_compute_once(
-    sample_store: SnapshotStore, computations: list[Query]
+    sample_store: SnapshotStore, computations: Jobs
 ) -> None:
     gate = CountingGate()
     service = new_service(sample_store, RedisTier(gate, CircuitBreaker(3, 60), metrics()))
     query = Query(codes=("KEN",))
-    lane = asyncio.ensure_future(service.from_redis(query, Route.V1))
+    lane = asyncio.ensure_future(service.from_redis(query, routes.V1))
     await eventually(lambda: gate.reads == 1, "the lane's lookup under way")
-    handlers = [asyncio.ensure_future(service.answer(query, Route.V1)) for _ in range(3)]
+    handlers = [asyncio.ensure_future(service.answer(query, routes.V1)) for _ in range(3)]
     await eventually(lambda: memory_misses(service) == 3, "three handlers waiting for the lane's lookup")
     gate.opened.set()  # the lane's lookup misses: the waiters look again, one computes
     assert await lane is None
@@ -143,15 +151,15 @@ async def test_service_waiters_behind_a_lane_lookup_that_misses_compute_once(
 
 @gen_test
 async def test_service_lane_lookup_joining_a_failing_leader_leaves_the_error_to_the_handler(
-    sample_store: SnapshotStore, computations: list[Query]
+    sample_store: SnapshotStore, computations: Jobs
 ) -> None:
     gate = GatedRedis()
     service = new_service(sample_store, RedisTier(gate, CircuitBreaker(3, 60), metrics()))
     query = Query(codes=("XXX",))
-    leader = asyncio.ensure_future(service.answer(query, Route.LEGACY))
+    leader = asyncio.ensure_future(service.answer(query, routes.LEGACY))
     await eventually(lambda: memory_misses(service) == 1, "the handler's leader waiting in Redis")
-    assert service.shares(query, Route.LEGACY)
-    lane = asyncio.ensure_future(service.from_redis(query, Route.LEGACY))
+    assert service.shares(query, routes.LEGACY)
+    lane = asyncio.ensure_future(service.from_redis(query, routes.LEGACY))
     gate.opened.set()  # the leader misses, computes, and fails: XXX is not a country
     with pytest.raises(CountryNotFound):
         await leader
@@ -186,7 +194,7 @@ def redis_key(store: SnapshotStore, request: str) -> str:
 async def test_service_admission_keeps_a_first_computation_out_of_redis(sample_store: SnapshotStore) -> None:
     client = fakeredis.FakeAsyncRedis()
     service = admitting(sample_store, client, Clock())
-    assert (await service.answer(Query(codes=("KEN",)), Route.V1))[1] is CacheOutcome.MISS
+    assert (await service.answer(Query(codes=("KEN",)), routes.V1))[1] is CacheOutcome.MISS
     await writes_done(service)
     assert await answer_keys(client) == set()
     assert service.metrics.registry.get_sample_value("readiness_redis_deferred_total") == 1
@@ -197,13 +205,13 @@ async def test_service_admission_keeps_a_first_computation_out_of_redis(sample_s
 async def test_service_admission_writes_on_a_tier1_hit_within_the_window(sample_store: SnapshotStore) -> None:
     client, clock = fakeredis.FakeAsyncRedis(), Clock()
     service = admitting(sample_store, client, clock)
-    await service.answer(Query(codes=("KEN",)), Route.V1)
+    await service.answer(Query(codes=("KEN",)), routes.V1)
     clock.now += 59
-    assert (await service.answer(Query(codes=("KEN",)), Route.V1))[1] is CacheOutcome.HIT
+    assert (await service.answer(Query(codes=("KEN",)), routes.V1))[1] is CacheOutcome.HIT
     await writes_done(service)
     assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
     assert not service.admission.pending  # written: no longer noted
-    await service.answer(Query(codes=("KEN",)), Route.V1)
+    await service.answer(Query(codes=("KEN",)), routes.V1)
     assert not service._writes  # and not written again
 
 
@@ -211,22 +219,22 @@ async def test_service_admission_writes_on_a_tier1_hit_within_the_window(sample_
 async def test_service_admission_writes_on_a_lane_hit_within_the_window(sample_store: SnapshotStore) -> None:
     client = fakeredis.FakeAsyncRedis()
     service = admitting(sample_store, client, Clock())
-    computed, _ = await service.answer(Query(codes=("KEN",)), Route.V1)
-    assert service.from_memory(Query(codes=("KEN",)), Route.V1) is computed
+    computed, _ = await service.answer(Query(codes=("KEN",)), routes.V1)
+    assert service.from_memory(Query(codes=("KEN",)), routes.V1) is computed
     await writes_done(service)
     assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
 
 
 @gen_test
 async def test_service_admission_writes_on_a_second_miss_within_the_window(
-    sample_store: SnapshotStore, computations: list[Query]
+    sample_store: SnapshotStore, computations: Jobs
 ) -> None:
     client = fakeredis.FakeAsyncRedis()
     service = admitting(sample_store, client, Clock(), memory_bytes=0)  # tier 1 keeps nothing
-    await service.answer(Query(codes=("KEN",)), Route.V1)
+    await service.answer(Query(codes=("KEN",)), routes.V1)
     await writes_done(service)
     assert await answer_keys(client) == set()
-    await service.answer(Query(codes=("KEN",)), Route.V1, redis_checked=True)
+    await service.answer(Query(codes=("KEN",)), routes.V1, redis_checked=True)
     await writes_done(service)
     assert len(computations) == 2
     assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
@@ -236,13 +244,13 @@ async def test_service_admission_writes_on_a_second_miss_within_the_window(
 async def test_service_admission_after_the_window_notes_the_key_again(sample_store: SnapshotStore) -> None:
     client, clock = fakeredis.FakeAsyncRedis(), Clock()
     service = admitting(sample_store, client, clock)
-    await service.answer(Query(codes=("KEN",)), Route.V1)
+    await service.answer(Query(codes=("KEN",)), routes.V1)
     clock.now += 61
-    await service.answer(Query(codes=("KEN",)), Route.V1)  # too late: noted anew
+    await service.answer(Query(codes=("KEN",)), routes.V1)  # too late: noted anew
     await writes_done(service)
     assert await answer_keys(client) == set()
     clock.now += 30
-    await service.answer(Query(codes=("KEN",)), Route.V1)  # within the window of the new note
+    await service.answer(Query(codes=("KEN",)), routes.V1)  # within the window of the new note
     await writes_done(service)
     assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
 
@@ -251,7 +259,7 @@ async def test_service_admission_after_the_window_notes_the_key_again(sample_sto
 async def test_service_admission_leaves_answers_too_large_for_redis_to_put(sample_store: SnapshotStore) -> None:
     client = fakeredis.FakeAsyncRedis()
     service = admitting(sample_store, client, Clock(), max_answer_bytes=1000)
-    await service.answer(Query(codes=("KEN",)), Route.V1)
+    await service.answer(Query(codes=("KEN",)), routes.V1)
     await writes_done(service)
     assert not service.admission.pending  # never worth noting: it will never be written
     assert service.metrics.registry.get_sample_value("readiness_redis_writes_total", {"outcome": "too_large"}) == 1
@@ -275,11 +283,11 @@ def test_admission_window_zero_admits_every_answer_at_once() -> None:
 
 def test_service_shares_only_current_answers_of_one_snapshot_routes_with_redis(sample_store: SnapshotStore) -> None:
     with_redis = new_service(sample_store, RedisTier(GatedRedis(), CircuitBreaker(3, 60), metrics()))  # type: ignore[arg-type]
-    assert with_redis.shares(Query(codes=("KEN",)), Route.V1)
-    assert with_redis.shares(Query(), Route.INDICATORS)
-    assert not with_redis.shares(Query(codes=("KEN",), year=2024), Route.V1)
-    assert not with_redis.shares(Query(), Route.HISTORY)
-    assert not new_service(sample_store).shares(Query(codes=("KEN",)), Route.V1)
+    assert with_redis.shares(Query(codes=("KEN",)), routes.V1)
+    assert with_redis.shares(Query(), routes.INDICATORS)
+    assert not with_redis.shares(Query(codes=("KEN",), year=2024), routes.V1)
+    assert not with_redis.shares(Query(), routes.HISTORY)
+    assert not new_service(sample_store).shares(Query(codes=("KEN",)), routes.V1)
 
 
 @gen_test
@@ -295,16 +303,16 @@ async def test_service_tier2_keeps_csv_and_headers(sample_store: SnapshotStore, 
         sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics())
     )
     query = Query.parse(params)
-    computed, _ = await one.answer(query, Route.V1)
+    computed, _ = await one.answer(query, routes.V1)
     await writes_done(one)
-    shared, outcome = await other.answer(query, Route.V1)
+    shared, outcome = await other.answer(query, routes.V1)
     assert outcome is CacheOutcome.REDIS
     assert shared == computed and shared.headers == computed.headers and shared.gzipped == computed.gzipped
     assert dict(shared.headers)["X-Readiness-Snapshot"] == sample_store.current.id  # type: ignore[union-attr]
 
 
 @gen_test
-async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, computations: list[Query]) -> None:
+async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, computations: Jobs) -> None:
     server = fakeredis.FakeServer()
     one = new_service(
         sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics())
@@ -312,11 +320,11 @@ async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, comput
     other = new_service(
         sample_store, RedisTier(fakeredis.FakeAsyncRedis(server=server), CircuitBreaker(3, 60), metrics())
     )
-    computed, _ = await one.answer(Query(codes=("BRA",)), Route.V1)
+    computed, _ = await one.answer(Query(codes=("BRA",)), routes.V1)
     await writes_done(one)  # the shared copy is written after the answer
-    shared, outcome = await other.answer(Query(codes=("BRA",)), Route.V1)
+    shared, outcome = await other.answer(Query(codes=("BRA",)), routes.V1)
     assert outcome is CacheOutcome.REDIS and shared == computed
-    assert (await other.answer(Query(codes=("BRA",)), Route.V1))[1] is CacheOutcome.HIT
+    assert (await other.answer(Query(codes=("BRA",)), routes.V1))[1] is CacheOutcome.HIT
     assert len(computations) == 1
 
 
@@ -324,8 +332,8 @@ async def test_service_tier2_hit_fills_tier1(sample_store: SnapshotStore, comput
 async def test_service_archive_answers_get_the_longer_ttl(sample_store: SnapshotStore) -> None:
     client = fakeredis.FakeAsyncRedis()
     service = new_service(sample_store, RedisTier(client, CircuitBreaker(3, 60), metrics()))
-    await service.answer(Query(year=2024), Route.V1)
-    await service.answer(Query(), Route.V1)
+    await service.answer(Query(year=2024), routes.V1)
+    await service.answer(Query(), routes.V1)
     await writes_done(service)
     ttls = {key.decode(): await client.ttl(key) for key in await client.keys("readiness:answer:*")}
     archive = await sample_store.archive("2024-12")
@@ -340,30 +348,30 @@ async def test_service_dead_redis_answers_from_snapshot(sample_store: SnapshotSt
 
     async with connect("redis://127.0.0.1:1/0", timeout=0.05) as client:
         service = new_service(sample_store, RedisTier(client, CircuitBreaker(1, 60), metrics()))
-        answer, outcome = await service.answer(Query(codes=("USA",)), Route.V1)
+        answer, outcome = await service.answer(Query(codes=("USA",)), routes.V1)
         assert outcome is CacheOutcome.MISS and b'"USA"' in answer.body
 
 
 @gen_test
 async def test_service_legacy_unknown_code_raises_and_is_not_cached(
-    sample_store: SnapshotStore, computations: list[Query]
+    sample_store: SnapshotStore, computations: Jobs
 ) -> None:
     service = new_service(sample_store)
     for _ in range(2):
         with pytest.raises(CountryNotFound):
-            await service.answer(Query(codes=("XXX",)), Route.LEGACY)
+            await service.answer(Query(codes=("XXX",)), routes.LEGACY)
     assert len(computations) == 2
     assert len(service.memory) == 0
-    _, outcome = await service.answer(Query(codes=("XXX",)), Route.V1)
+    _, outcome = await service.answer(Query(codes=("XXX",)), routes.V1)
     assert outcome is CacheOutcome.MISS
 
 
 @gen_test
 async def test_service_missing_archive_and_no_snapshot_raise(sample_store: SnapshotStore) -> None:
     with pytest.raises(ArchiveNotFound):
-        await new_service(sample_store).answer(Query(year=2022), Route.V1)
+        await new_service(sample_store).answer(Query(year=2022), routes.V1)
     with pytest.raises(NotReady):
-        await new_service(SnapshotStore(SAMPLE)).answer(Query(), Route.V1)
+        await new_service(SnapshotStore(SAMPLE)).answer(Query(), routes.V1)
 
 
 # Same key implies byte-identical bodies: generated queries, compared pairwise.
@@ -402,8 +410,8 @@ def test_cache_key_same_key_implies_identical_bodies(batch: list[dict[str, str]]
             query = Query.parse(request)
         except ReadinessError:
             continue
-        for route in READINESS_ROUTES:
-            key = f"{route.value}|{query.canonical()}"
+        for route in (routes.V1, routes.LEGACY):
+            key = f"{route.name}|{query.canonical()}"
             try:
                 body = compute(snapshot, query, route).body
             except CountryNotFound:
@@ -416,7 +424,7 @@ def test_cache_key_different_answers_never_share_a_key() -> None:
     requests = [{}, {"code": "KEN"}, {"codes": "KEN,BRA"}, {"region": "LAC"}, {"sort": "score"},
                 {"sort": "score", "order": "asc"}, {"fields": "score"}, {"shortnames": "true"},
                 {"code": "KEN", "indicators": "GE.EST"}, {"code": "KEN", "fields": "indicator_details"}]
-    keyed = {Query.parse(r).canonical(): compute(snapshot, Query.parse(r), Route.V1).body for r in requests}
+    keyed = {Query.parse(r).canonical(): compute(snapshot, Query.parse(r), routes.V1).body for r in requests}
     assert len(keyed) == len(requests)
     for (key_a, body_a), (key_b, body_b) in combinations(keyed.items(), 2):
         assert body_a != body_b, (key_a, key_b)

@@ -10,8 +10,9 @@ import orjson
 import pytest
 
 from loaders import Country, JsonValue, Snapshot, Summary, series_of
-from readiness.domain.compute import compute_history, compute_indicator_years, compute_indicators
-from readiness.domain.query import Query, Route
+from readiness.domain import routes
+from readiness.domain.compute import compute_history, compute_indicators
+from readiness.domain.query import Query
 from readiness.domain.shapes import INDICATOR_LONG_COLUMNS, INDICATOR_MEASURES, long_page
 from tests.conftest import snapshot
 
@@ -61,8 +62,8 @@ def _world(snapshot_id: str, kenya: float, notice: str | None = None) -> Snapsho
 
 
 def test_indicators_long_has_the_four_numeric_measures_per_row() -> None:
-    query = Query.parse({"codes": "KEN", "shape": "long"}, Route.INDICATORS)
-    answer = compute_indicators(_world("2026-11", -0.5), query, Route.INDICATORS)
+    query = Query.parse({"codes": "KEN", "shape": "long"}, routes.INDICATORS.grammar)
+    answer = compute_indicators([_world("2026-11", -0.5)], query, routes.INDICATORS)
     data = orjson.loads(answer.body)["data"]
     assert [tuple(row) for row in data] == [INDICATOR_LONG_COLUMNS] * 8
     assert [(row["indicator_code"], row["measure"], row["value"]) for row in data] == [
@@ -75,8 +76,8 @@ def test_indicators_long_has_the_four_numeric_measures_per_row() -> None:
 
 
 def test_indicators_long_limit_and_offset_page_long_rows_with_a_next_link() -> None:
-    query = Query.parse({"shape": "long", "limit": "3", "offset": "2"}, Route.INDICATORS)
-    answer = compute_indicators(_world("2026-11", -0.5), query, Route.INDICATORS)
+    query = Query.parse({"shape": "long", "limit": "3", "offset": "2"}, routes.INDICATORS.grammar)
+    answer = compute_indicators([_world("2026-11", -0.5)], query, routes.INDICATORS)
     data = orjson.loads(answer.body)["data"]
     # BRA first (Country Code order): its 4 measures, then KEN's GE.EST.
     assert [(row["Country Code"], row["measure"]) for row in data] == [
@@ -87,8 +88,8 @@ def test_indicators_long_limit_and_offset_page_long_rows_with_a_next_link() -> N
 
 def test_indicator_years_rows_of_every_snapshot_oldest_first_newest_names_the_answer() -> None:
     old, new = _world("2025-12", -1.0, notice="old notice"), _world("2026-11", -0.5)
-    answer = compute_indicator_years([old, new], Query.parse({"indicators": "ge.est", "years": "2025:2026"},
-                                                             Route.INDICATORS))
+    query = Query.parse({"indicators": "ge.est", "years": "2025:2026"}, routes.INDICATORS.grammar)
+    answer = compute_indicators([old, new], query, routes.INDICATORS)
     document = orjson.loads(answer.body)
     assert [(row["snapshot"], row["Country Code"], row["reported_value"]) for row in document["data"]] == [
         ("2025-12", "BRA", 0.5), ("2025-12", "KEN", -1.0), ("2026-11", "BRA", 0.5), ("2026-11", "KEN", -0.5)]
@@ -98,8 +99,8 @@ def test_indicator_years_rows_of_every_snapshot_oldest_first_newest_names_the_an
 
 def test_indicator_years_csv_long_is_the_long_table_of_both_snapshots() -> None:
     parameters = {"codes": "KEN", "indicators": "GE.EST", "shape": "long", "format": "csv", "years": "2025:2026"}
-    query = Query.parse(parameters, Route.INDICATORS)
-    answer = compute_indicator_years([_world("2025-12", -1.0), _world("2026-11", -0.5)], query)
+    query = Query.parse(parameters, routes.INDICATORS.grammar)
+    answer = compute_indicators([_world("2025-12", -1.0), _world("2026-11", -0.5)], query, routes.INDICATORS)
     table = list(csv.reader(io.StringIO(answer.body.decode("utf-8-sig"), newline="")))
     assert table[0] == list(INDICATOR_LONG_COLUMNS)
     assert [(row[4], row[6], row[7]) for row in table[1:]] == [
@@ -122,8 +123,8 @@ def _scored(snapshot_id: str, kenya: float) -> Snapshot:
 
 def test_history_long_one_row_per_value_column_with_year_and_date() -> None:
     summaries = [_summary(_scored("2025-12", 41.0)), _summary(_scored("2026-11", 42.0))]
-    query = Query.parse({"fields": "score,Global Rank,Region", "shape": "long"}, Route.HISTORY)
-    answer = compute_history(summaries, "2026-11", query)
+    query = Query.parse({"fields": "score,Global Rank,Region", "shape": "long"}, routes.HISTORY.grammar)
+    answer = compute_history(summaries, summaries[-1].series, query, routes.HISTORY)
     data = orjson.loads(answer.body)["data"]
     assert data[0] == {"Country Code": "KEN", "Country Name": "Kenya", "snapshot": "2025-12", "year": 2025,
                        "date": "2025-12-05", "measure": "Region", "value": "Sub-Saharan Africa"}
@@ -137,9 +138,10 @@ def test_history_long_one_row_per_value_column_with_year_and_date() -> None:
 
 def test_history_long_default_has_eight_measures_per_wide_row_and_pages_long_rows() -> None:
     summaries = [_summary(_scored("2025-12", 41.0)), _summary(_scored("2026-11", 42.0))]
-    wide = orjson.loads(compute_history(summaries, "2026-11", Query()).body)["data"]
-    long = compute_history(summaries, "2026-11", Query.parse({"shape": "long", "limit": "5", "offset": "6"},
-                                                             Route.HISTORY))
+    current = summaries[-1].series
+    wide = orjson.loads(compute_history(summaries, current, Query(), routes.HISTORY).body)["data"]
+    long = compute_history(summaries, current, Query.parse({"shape": "long", "limit": "5", "offset": "6"},
+                                                           routes.HISTORY.grammar), routes.HISTORY)
     assert long.meta.total == 16 and long.meta.next == "/api/v1/history?limit=5&offset=11&shape=long"
     measures = [name for name in wide[0] if name not in ("Country Code", "Country Name", "snapshot", "year", "date")]
     expected = [(row["snapshot"], name, row[name]) for row in wide for name in measures][6:11]

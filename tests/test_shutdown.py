@@ -22,8 +22,9 @@ from pathlib import Path
 import pytest
 
 from loaders import load_snapshot
+from readiness.domain import routes
 from readiness.domain.compute import compute
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
 from tests.conftest import SAMPLE
 from tests.processes import Start, fetch, launch, until
 
@@ -83,7 +84,7 @@ def fifo_data(tmp_path: Path) -> Iterator[tuple[Path, Fifo]]:
 
 
 def archive_reference() -> bytes:
-    return compute(load_snapshot(SAMPLE / "snapshots" / "2024-12"), Query.parse({"year": "2024"}), Route.V1).body
+    return compute(load_snapshot(SAMPLE / "snapshots" / "2024-12"), Query.parse({"year": "2024"}), routes.V1).body
 
 
 def connection_refused(port: int) -> bool:

@@ -15,8 +15,9 @@ import pytest
 
 from loaders import SnapshotStore, load_snapshot
 from loaders.compact import Packed
+from readiness.domain import routes
 from readiness.domain.compute import compute
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
 from tests.conftest import SAMPLE, Clock, add_snapshot, copy_tree, flip, gen_test, tiny_data
 from tests.test_swap import rewrite_kenya
 
@@ -246,7 +247,7 @@ def test_packed_archive_answers_byte_identical(year: str) -> None:
     assert revived == snapshot
     for params in ({"year": year}, {"year": year, "code": "KEN"}, {"year": year, "sort": "score", "region": "SSA"}):
         query = Query.parse(params)
-        assert compute(revived, query, Route.V1).body == compute(snapshot, query, Route.V1).body
+        assert compute(revived, query, routes.V1).body == compute(snapshot, query, routes.V1).body
 
 
 @gen_test

@@ -25,7 +25,8 @@ from readiness.app import make_admin_app, make_app, new_metrics
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier
-from readiness.domain.query import Query, Route
+from readiness.domain import routes
+from readiness.domain.query import Query
 from readiness.freshness.watch import SnapshotWatcher
 from readiness.http.application import ReadinessApplication
 from readiness.http.lifecycle import Lifecycle
@@ -189,17 +190,17 @@ async def test_incomplete_history_reaches_neither_tier_complete_one_reaches_both
     away(data)
     await store.read_summaries()
     back(data)
-    for route in (Route.HISTORY, Route.SNAPSHOTS, Route.HISTORY):
-        assert (await service.answer_collection(Query(), route))[1] is CacheOutcome.INCOMPLETE
-    assert len(service.memory) == 0 and service.from_memory(Query(), Route.HISTORY) is None
+    for route in (routes.HISTORY, routes.SNAPSHOTS, routes.HISTORY):
+        assert (await service.answer(Query(), route))[1] is CacheOutcome.INCOMPLETE
+    assert len(service.memory) == 0 and service.from_memory(Query(), routes.HISTORY) is None
     await asyncio.gather(*service._writes)
     assert await client.keys(f"{ANSWER_PREFIX}*") == []
     await store.recover()
-    answer, outcome = await service.answer_collection(Query(), Route.HISTORY)
+    answer, outcome = await service.answer(Query(), routes.HISTORY)
     assert outcome is CacheOutcome.MISS and b'"2023-12"' in answer.body
     await asyncio.gather(*service._writes)
     assert len(await client.keys(f"{ANSWER_PREFIX}*")) == 1
-    assert await service.answer_collection(Query(), Route.HISTORY) == (answer, CacheOutcome.HIT)
+    assert await service.answer(Query(), routes.HISTORY) == (answer, CacheOutcome.HIT)
 
 
 # --- over HTTP: history, the catalogue and /readyz during and after an outage ----------------------

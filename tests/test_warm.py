@@ -15,8 +15,9 @@ from readiness.cache.answers import AnswerCache, AnswerCodec
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.keys import cache_key
 from readiness.cache.redis_tier import ANSWER_PREFIX, MAX_ANSWER_BYTES, RedisTier, popular_key
+from readiness.domain import routes
 from readiness.domain.compute import compute
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
 from readiness.freshness.warm import WarmSettings, main, parse_request, warm
 from readiness.metrics import Metrics
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
@@ -44,8 +45,8 @@ def data(tmp_path: Path) -> Path:
 
 def test_parse_request_reads_counted_members() -> None:
     assert parse_request("v1|codes=KEN&fields=Country%20Name") == (
-        Route.V1, Query.parse({"codes": "KEN", "fields": "Country Name"}))
-    assert parse_request("legacy|") == (Route.LEGACY, Query())
+        routes.V1, Query.parse({"codes": "KEN", "fields": "Country Name"}))
+    assert parse_request("legacy|") == (routes.LEGACY, Query())
     assert parse_request("v9|") is None
     assert parse_request("v1|year=12") is None
 
@@ -62,7 +63,7 @@ async def test_warm_writes_standard_answers_under_the_new_id(data: Path) -> None
         added = key(data, "2026-12", "v1|codes=EEE")
         stored = AnswerCodec().unpack(added, await redis.get(ANSWER_PREFIX + added) or b"")
         assert stored is not None
-        assert stored.body == compute(snapshot, Query(codes=("EEE",)), Route.V1).body
+        assert stored.body == compute(snapshot, Query(codes=("EEE",)), routes.V1).body
         assert b'"EEE"' in stored.body
         # The current TTL for the new snapshot, the archive TTL for archives: told apart with
         # a margin of 900 s, however slowly this runs.
@@ -133,9 +134,9 @@ async def test_warm_then_flip_first_request_is_a_redis_hit(data: Path) -> None:
         service = ReadinessService(store, AnswerCache(1 << 20), metrics,
                                    RedisTier(reader, CircuitBreaker(3, 60), metrics), RedisTtl(100, 1000))
         for query in (Query(), Query(codes=("EEE",)), Query(region="Europe & Central Asia")):
-            answer, outcome = await service.answer(query, Route.V1)
+            answer, outcome = await service.answer(query, routes.V1)
             assert outcome is CacheOutcome.REDIS
-            assert answer.body == compute(store.current, query, Route.V1).body  # type: ignore[arg-type]
+            assert answer.body == compute(store.current, query, routes.V1).body  # type: ignore[arg-type]
 
 
 def test_warm_command_without_redis_has_nothing_to_do(

@@ -14,9 +14,10 @@ import pytest
 from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 
 from loaders import COMPOSITE, DETAILS, JsonValue, Snapshot, load_snapshot
+from readiness.domain import routes
 from readiness.domain.compute import compute
 from readiness.domain.errors import InvalidParameter, InvalidRequest
-from readiness.domain.query import Query, Route, parse_query_string
+from readiness.domain.query import Query, parse_query_string
 from readiness.domain.select import columns, project, select
 from readiness.domain.weights import WEIGHTS_NOTE, custom_score, custom_scores, normalized_weights
 from tests.conftest import SAMPLE, assert_error_envelope, body, country, gen_test, snapshot
@@ -128,7 +129,7 @@ def test_sort_by_custom_rank_descends_by_default_as_global_rank_does() -> None:
 
 def test_custom_rank_ranks_the_whole_snapshot_whatever_the_filters_keep() -> None:
     query = Query.parse({"weights": "infrastructure:1", "codes": "AAA,CCC"})
-    rows = orjson.loads(compute(TINY, query, Route.V1).body)["data"]
+    rows = orjson.loads(compute(TINY, query, routes.V1).body)["data"]
     assert [(row["Country Code"], row["Custom Rank"]) for row in rows] == [("AAA", 2), ("CCC", 2)]
 
 
@@ -144,7 +145,7 @@ def test_project_adds_the_custom_values_after_the_published_fields_whatever_fiel
 def test_weights_never_change_the_snapshots_records(sample_current: Snapshot) -> None:
     before = {code: copy.deepcopy(c.record) for code, c in sample_current.countries.items()}
     query = Query.parse({"weights": "2,1,1,1,1"})
-    compute(sample_current, query, Route.V1)
+    compute(sample_current, query, routes.V1)
     custom = custom_scores(sample_current.countries.values(), (2, 1, 1, 1, 1))
     rows = project(select(sample_current, query, custom), query, custom)
     assert all(row is not sample_current.countries[str(row["Country Code"])].record for row in rows)
@@ -167,7 +168,7 @@ def test_parse_sort_by_custom_without_weights_is_400_saying_weights_are_needed(s
 
 def test_parse_legacy_knows_no_custom_sort() -> None:
     with pytest.raises(InvalidParameter) as raised:
-        Query.parse({"sort": "custom", "weights": "1,1,1,1,1"}, Route.LEGACY)
+        Query.parse({"sort": "custom", "weights": "1,1,1,1,1"}, routes.LEGACY.grammar)
     assert raised.value.name == "sort"
 
 

@@ -10,6 +10,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import fakeredis
 import pytest
@@ -17,16 +18,18 @@ from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 from tornado.web import Application
 
 from config import Settings
-from loaders import Snapshot, SnapshotStore
-from readiness import service as service_module
+from loaders import Country, Snapshot, SnapshotStore
 from readiness.app import make_app
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import RedisTier
+from readiness.domain import compute as compute_module
+from readiness.domain import routes
 from readiness.domain.answer import Answer
 from readiness.domain.compute import DETAILS_BYTES, RECORD_BYTES, compute, estimated_bytes
 from readiness.domain.errors import Overloaded
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
+from readiness.domain.select import select
 from readiness.http.logs import AccessLog
 from readiness.metrics import Metrics
 from readiness.service import ReadinessService, RedisTtl
@@ -69,7 +72,7 @@ def test_estimated_bytes_global_counts_every_country_without_details(sample_curr
 
 @pytest.mark.parametrize("query", [Query(), Query(codes=("KEN",)), Query(codes=("BRA", "DEU", "KEN", "USA"))])
 def test_estimated_bytes_is_within_a_fifth_of_the_real_size(sample_current: Snapshot, query: Query) -> None:
-    real = len(compute(sample_current, query, Route.V1).body)
+    real = len(compute(sample_current, query, routes.V1).body)
     assert 0.8 * real <= estimated_bytes(sample_current, query) <= 1.2 * real
 
 
@@ -349,8 +352,8 @@ async def test_service_refused_leader_fails_its_followers_too(
     service = ReadinessService(sample_store, AnswerCache(1 << 20), metrics(), redis, RedisTtl(100, 1000), limited)
     busy = asyncio.ensure_future(limited.run(ONE_COUNTRY, lambda: gate.wait(GATE_SECONDS)))
     query = Query(codes=("BRA",))
-    leader = asyncio.ensure_future(service.answer(query, Route.V1))
-    followers = [asyncio.ensure_future(service.answer(query, Route.V1)) for _ in range(3)]
+    leader = asyncio.ensure_future(service.answer(query, routes.V1))
+    followers = [asyncio.ensure_future(service.answer(query, routes.V1)) for _ in range(3)]
     await redis.entered.wait()  # the leader is in flight; the followers joined it meanwhile
     redis.release.set()
     outcomes = await asyncio.wait_for(asyncio.gather(leader, *followers, return_exceptions=True), GATE_SECONDS)
@@ -358,9 +361,9 @@ async def test_service_refused_leader_fails_its_followers_too(
     assert redis.lookups == 1  # one leader: the others were its followers
     gate.set()
     await busy
-    answer, _ = await service.answer(query, Route.V1)  # nothing left in flight for the key
+    answer, _ = await service.answer(query, routes.V1)  # nothing left in flight for the key
     await asyncio.sleep(0)  # the background put (a no-op here) ends before the loop does
-    assert answer.body == compute(sample_current, query, Route.V1).body
+    assert answer.body == compute(sample_current, query, routes.V1).body
 
 
 # --- over HTTP ------------------------------------------------------------------------------
@@ -381,12 +384,12 @@ def app(sample_store: SnapshotStore) -> Application:
 def held(monkeypatch: pytest.MonkeyPatch, gate: threading.Event) -> threading.Event:
     """Computations for the HELD codes wait (in their worker thread) until the gate opens."""
 
-    def slow(snapshot: Snapshot, query: Query, route: Route) -> Answer:
+    def slow(snapshot: Snapshot, query: Query, custom: Any = None) -> list[Country]:
         if set(query.codes) & set(HELD):
             gate.wait(GATE_SECONDS)
-        return compute(snapshot, query, route)
+        return select(snapshot, query, custom)
 
-    monkeypatch.setattr(service_module, "compute", slow)
+    monkeypatch.setattr(compute_module, "select", slow)
     return gate
 
 

@@ -7,7 +7,8 @@ import hashlib
 from collections.abc import Sequence
 
 from loaders import Snapshot, Summary
-from readiness.domain.query import Query, Route
+from readiness.domain.query import Query
+from readiness.domain.route import Route
 
 CONTENT_DIGEST_CHARS = 16
 """Hex characters of the snapshot's content digest in a cache key: 64 bits tell apart any two
@@ -16,7 +17,7 @@ data directories that happen to share a snapshot id."""
 
 def request_key(route: Route, query: Query) -> str:
     """Route + canonical query: what popularity is counted by, and replayed by the warm-up."""
-    return f"{route.value}|{query.canonical()}"
+    return f"{route.name}|{query.canonical()}"
 
 
 def cache_key(snapshot: Snapshot, request: str) -> str:

@@ -35,20 +35,34 @@ class Answer:
     etag: str
     gzipped: bytes | None
     meta: AnswerMeta = JSON_META
+    download: tuple[str, str] | None = None
+    """A file download's content type and file name (the citation files), which replace the
+    meta's ``Content-Type`` and name the attachment. Never kept in Redis: the codec packs only
+    the meta."""
     headers: Headers = field(default=(), init=False, compare=False, repr=False)
-    """The representation headers ``meta`` gives (``readiness.domain.meta.meta_headers``)."""
+    """The representation headers ``meta`` gives (``readiness.domain.meta.meta_headers``), and
+    ``download``'s."""
     modified: int | None = field(default=None, init=False, compare=False, repr=False)
     """``Last-Modified`` in seconds since the epoch, for If-Modified-Since."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "headers", meta_headers(self.meta))
+        headers = meta_headers(self.meta)
+        if self.download is not None:
+            content_type, filename = self.download
+            headers = (
+                ("Content-Type", content_type),
+                ("Content-Disposition", f'attachment; filename="{filename}"'),
+                *(header for header in headers if header[0] not in ("Content-Type", "Content-Disposition")),
+            )
+        object.__setattr__(self, "headers", headers)
         object.__setattr__(self, "modified", self.meta.modified)
 
     @classmethod
-    def of(cls, body: bytes, meta: AnswerMeta = JSON_META) -> Answer:
-        """Wrap a serialized body, computing its ETag and (if worth it) its gzip copy."""
+    def of(cls, body: bytes, meta: AnswerMeta = JSON_META, download: tuple[str, str] | None = None) -> Answer:
+        """Wrap a serialized body, computing its ETag and (if worth it) its gzip copy;
+        ``download``: a file's content type and name (``Answer.download``)."""
         compressed = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0) if len(body) >= GZIP_MIN_BYTES else None
-        return cls(body, etag_of(body), compressed, meta)
+        return cls(body, etag_of(body), compressed, meta, download)
 
     @property
     def gzip_etag(self) -> str:

@@ -15,15 +15,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from urllib.parse import parse_qsl
 
 import orjson
 
 from loaders import JsonValue, Snapshot
 from readiness.domain.answer import Answer
-from readiness.domain.errors import InvalidParameter, UnknownParameter
+from readiness.domain.errors import InvalidParameter
 from readiness.domain.meta import AnswerMeta
-from readiness.domain.vocabulary import folded, nearest_name, trimmed
+from readiness.domain.parameters import SNAPSHOT_ANY, Grammar, Parameter
+from readiness.domain.query import read_query_string
+from readiness.domain.vocabulary import folded
 
 TITLE = "Readiness Index"
 """The data set's name; a snapshot's title adds its id."""
@@ -39,9 +40,6 @@ DO_NOT_CITE = "Do not cite this snapshot: its data is synthetic, not the publish
 
 NO_LICENSE = "No licence stated."
 """The citation text's words for a manifest whose ``license`` is null or absent."""
-
-PARAMETERS: tuple[str, ...] = ("format", "snapshot")
-"""The names ``/api/v1/citation`` takes, in the order error messages list them."""
 
 _SNAPSHOT_ID = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])")
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -79,6 +77,24 @@ _EXTENSIONS = {
 ACCEPTED_FORMATS = ", ".join(item.value for item in CitationFormat)
 
 
+CITATION_QUERY = Grammar((
+    Parameter(
+        "format",
+        "`bibtex` (default: `application/x-bibtex`), `ris` (`application/x-research-info-systems`), `csl` "
+        "(`application/vnd.citationstyles.csl+json`) or `text` (`text/plain`: the catalogue's ready-to-paste "
+        "`text`); any case. Another value gives 400.",
+        choices=tuple(item.value for item in CitationFormat), default=CitationFormat.BIBTEX.value,
+    ),
+    Parameter(
+        "snapshot",
+        "A snapshot id `YYYY-MM` that `/api/v1/snapshots` lists. Omitted: the current snapshot. An id not listed "
+        "gives 404.",
+        pattern=SNAPSHOT_ANY,
+    ),
+))
+"""What ``/api/v1/citation``'s query string may say (by the v1 rules: ``Grammar.values``)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CitationRequest:
     """A parsed ``/api/v1/citation`` query: the format (BibTeX by default) and the snapshot id
@@ -89,38 +105,27 @@ class CitationRequest:
 
     @classmethod
     def parse(cls, raw: str) -> CitationRequest:
-        """Parse a URL query string by the v1 rules (docs/DECISIONS.md#parameter-rules): names
+        """Parse a URL query string by the v1 rules, as every route reads one
+        (``read_query_string``, ``Grammar.values``: docs/DECISIONS.md#parameter-rules): names
         beginning with ``_`` ignored, any other unknown name refused, the last value of a
         repeated name kept, values trimmed and an empty one absent, ``format`` in any case.
 
         Raises UnknownParameter for a name it does not take, InvalidParameter naming ``format``
         or ``snapshot`` and what each accepts.
         """
-        params: dict[str, str] = {}
-        for raw_name, raw_value in parse_qsl(raw, keep_blank_values=True, encoding="latin-1"):
-            name, value = _text(raw_name), trimmed(_text(raw_value))
-            if name.startswith("_"):
-                continue
-            if name not in PARAMETERS:
-                raise UnknownParameter(name, nearest_name(name, PARAMETERS), PARAMETERS)
-            params[name] = value
+        params = CITATION_QUERY.values(read_query_string(raw))
         chosen = CitationFormat.BIBTEX
-        if params.get("format"):
+        if "format" in params:
             found = {item.value: item for item in CitationFormat}.get(folded(params["format"]))
             if found is None:
                 raise InvalidParameter("format", params["format"], ACCEPTED_FORMATS)
             chosen = found
-        snapshot = params.get("snapshot") or None
+        snapshot = params.get("snapshot")
         if snapshot is not None and not _SNAPSHOT_ID.fullmatch(snapshot):
             raise InvalidParameter(
                 "snapshot", snapshot, "a snapshot id YYYY-MM such as 2024-06 (GET /api/v1/snapshots lists them)"
             )
         return cls(chosen, snapshot)
-
-
-def _text(as_bytes: str) -> str:
-    """Bytes held one per character (Latin-1) as UTF-8 text, as the query parser reads them."""
-    return as_bytes if as_bytes.isascii() else as_bytes.encode("latin-1").decode("utf-8", "replace")
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,15 +296,10 @@ def rendered(citation: Citation, chosen: CitationFormat) -> bytes:
 
 
 def citation_answer(citation: Citation, chosen: CitationFormat) -> Answer:
-    """The download as an ``Answer`` (ETag, Last-Modified and X-Readiness-Snapshot of its
-    snapshot). Its meta's JSON content type is replaced when sent: the handler sets
-    ``chosen.content_type`` and the attachment's file name (``download_headers``)."""
-    return Answer.of(rendered(citation, chosen), AnswerMeta(snapshot=citation.snapshot, published=citation.published))
-
-
-def download_headers(citation: Citation, chosen: CitationFormat) -> tuple[tuple[str, str], ...]:
-    """``Content-Type`` and ``Content-Disposition`` of a download: ``readiness-2026-11.bib``."""
-    return (
-        ("Content-Type", chosen.content_type),
-        ("Content-Disposition", f'attachment; filename="{citation.filename}{chosen.extension}"'),
+    """The download as an ``Answer``: ETag, Last-Modified and X-Readiness-Snapshot of its
+    snapshot, ``chosen.content_type`` and the attachment's file name (``readiness-2026-11.bib``)."""
+    return Answer.of(
+        rendered(citation, chosen),
+        AnswerMeta(snapshot=citation.snapshot, published=citation.published),
+        download=(chosen.content_type, f"{citation.filename}{chosen.extension}"),
     )

@@ -1,15 +1,14 @@
-"""Every route's answer, computed without any cache: from one snapshot (``/readiness``,
-``/indicators``), from every snapshot's summary (``/history``, ``/snapshots``) or from a
-change report's bytes (``/snapshots/{id}/changes``). The service caches what these return
-(``readiness/service.py``); the warm-up computes the same answers ahead of time.
-
-A new route adds its compute function here, and its cost estimate if its answers are not
-priced like ``/readiness`` (docs/ARCHITECTURE.md#adding-a-query-route). Pure: no I/O.
+"""The data routes' answers, computed without any cache: from whole snapshots (``/readiness``,
+``/indicators``), from every snapshot's summary (``/history``, ``/aggregates``, ``/snapshots``)
+or from a change report's bytes (``/snapshots/{id}/changes``), each with what its miss costs.
+The route table (``readiness/domain/routes.py``) names each route's functions; the service
+caches what they return (``readiness/service.py``), and the warm-up computes the same answers
+ahead of time. Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 import orjson
@@ -26,7 +25,9 @@ from readiness.domain.errors import (
     NotFound,
 )
 from readiness.domain.meta import AnswerMeta, Format
-from readiness.domain.query import PAGED_ROUTES, ROUTE_FIELDS, Query, Route, Shape
+from readiness.domain.parameters import HISTORY_ROW_FIELDS
+from readiness.domain.query import Query, Shape
+from readiness.domain.route import FromSnapshots, Route
 from readiness.domain.select import columns, limited, missing_codes, project, select, unmatched
 from readiness.domain.shapes import INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES, LONG_KEYS, long_page
 from readiness.domain.tables import (
@@ -35,8 +36,8 @@ from readiness.domain.tables import (
     INDICATOR_COLUMNS,
     MOVER_COLUMNS,
     Record,
-    RowsOf,
     catalogue_document,
+    held_history_rows,
     history_columns,
     history_rows,
     history_snapshots,
@@ -89,13 +90,12 @@ def answer_meta(
 
 def next_page(query: Query, route: Route, shown: int, total: int) -> str | None:
     """The relative URL of the page after the ``shown`` rows ``query`` served on a paged
-    route (``PAGED_ROUTES``), while rows remain: the canonical query with ``offset`` advanced
+    route (``Route.paged``), while rows remain: the canonical query with ``offset`` advanced
     past them, so the next page's cache key is the canonical one. None on the last page and on
     routes that do not page (the legacy route keeps its headers)."""
-    path = PAGED_ROUTES.get(route)
-    if path is None or query.offset + shown >= total or not shown:
+    if not route.paged or query.offset + shown >= total or not shown:
         return None
-    return f"{path}?{replace(query, offset=query.offset + shown).canonical()}"
+    return f"{route.path}?{replace(query, offset=query.offset + shown).canonical()}"
 
 
 def table_body(
@@ -114,16 +114,19 @@ def table_body(
     return orjson.dumps(with_extras(body, notice, unmatched))
 
 
-def compute_readiness(snapshot: Snapshot, query: Query, route: Route) -> Answer:
-    """The answer of ``/api/v1/readiness`` and ``/api/readiness``: JSON or CSV, ``limit`` rows
-    of the countries that match after ``offset`` (v1), ``X-Total-Count`` all of them, ``Link``
-    the next page while rows remain (v1).
+def compute_readiness(snapshots: Sequence[Snapshot], query: Query, route: Route) -> Answer:
+    """The answer of ``/api/v1/readiness`` and ``/api/readiness`` from the one snapshot the query
+    chooses (these routes take no ``years``): JSON or CSV, ``limit`` rows of the countries that
+    match after ``offset`` (v1), ``X-Total-Count`` all of them, ``Link`` the next page while rows
+    remain (v1).
 
-    On the legacy route an unmatched code is an error (docs/DECISIONS.md#the-legacy-route) and
-    the answer is as it always was; on v1 it lowers the count and is named in ``unmatched``,
-    and the manifest's ``notice`` travels with the data (docs/API.md#the-response).
+    On the legacy route (``Route.deprecated``) an unmatched code is an error
+    (docs/DECISIONS.md#the-legacy-route) and the answer is as it always was; on v1 it lowers the
+    count and is named in ``unmatched``, and the manifest's ``notice`` travels with the data
+    (docs/API.md#the-response).
     """
-    legacy = route is Route.LEGACY
+    snapshot = snapshots[-1]
+    legacy = route.deprecated
     if legacy:
         missing = missing_codes(snapshot, query)
         if missing:
@@ -148,24 +151,14 @@ def compute_readiness(snapshot: Snapshot, query: Query, route: Route) -> Answer:
     )
 
 
-def compute_indicators(snapshot: Snapshot, query: Query, route: Route) -> Answer:
-    """``/api/v1/indicators``: one row per (economy, indicator) of ``snapshot``, economies by
+def compute_indicators(snapshots: Sequence[Snapshot], query: Query, route: Route) -> Answer:
+    """``/api/v1/indicators``: one row per (economy, indicator) of each snapshot (one, or with
+    ``years`` every December and the current snapshot in the range, oldest first), economies by
     Country Code after the code, region, income and FCV filters, details filtered by
-    ``indicators``; ``limit`` rows, ``X-Total-Count`` all of them; ``shape=long``: one row per
-    measure of those (``readiness.domain.shapes``)."""
-    return _indicator_table([snapshot], query, route)
-
-
-def compute_indicator_years(snapshots: Sequence[Snapshot], query: Query) -> Answer:
-    """``/api/v1/indicators?years=``: the indicator rows of every snapshot in ``snapshots`` (whole
-    snapshots, oldest first: those history shows for the range, ``tables.history_snapshots``),
-    each snapshot's rows as ``compute_indicators`` orders them, the ``snapshot`` column saying
-    which. The envelope's ``snapshot`` and the headers name the newest, ``notice`` is the newest
-    notice among them, ``unmatched`` what none of them has."""
-    return _indicator_table(snapshots, query, Route.INDICATORS)
-
-
-def _indicator_table(snapshots: Sequence[Snapshot], query: Query, route: Route) -> Answer:
+    ``indicators``, the ``snapshot`` column saying which; ``limit`` rows, ``X-Total-Count`` all of
+    them; ``shape=long``: one row per measure of those (``readiness.domain.shapes``). The
+    envelope's ``snapshot`` and the headers name the newest, ``notice`` is the newest notice
+    among them, ``unmatched`` what none of them has."""
     by_code = _by_code(query)
     newest = snapshots[-1]
     notice = next((snapshot.notice for snapshot in reversed(snapshots) if snapshot.notice is not None), None)
@@ -206,24 +199,18 @@ def _shaped(
     return limited(matched, query.limit, query.offset), len(matched), tuple(wide)
 
 
-Compute = Callable[[Snapshot, Query, Route], Answer]
-"""How a route's answer is made from one snapshot and a query."""
-
-COMPUTE: dict[Route, Compute] = {
-    Route.V1: compute_readiness,
-    Route.LEGACY: compute_readiness,
-    Route.INDICATORS: compute_indicators,
-}
-"""The routes answered from one snapshot, each with its compute function."""
-
-
 def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
-    """The answer to ``query`` on ``route`` from one snapshot. Raises NotFound for a route
-    not answered from one snapshot (none is served that way)."""
-    computer = COMPUTE.get(route)
-    if computer is None:
-        raise NotFound(f"/{route.value}")
-    return computer(snapshot, query, route)
+    """The answer to ``query`` on a route answered from snapshots (``FromSnapshots``), from
+    ``snapshot`` alone: what the warm-up and the tools compute. Raises NotFound for a route
+    answered otherwise."""
+    if not isinstance(route.source, FromSnapshots):
+        raise NotFound(route.path)
+    return route.source.compute([snapshot], query, route)
+
+
+def readiness_cost(snapshots: Sequence[Snapshot], query: Query) -> int:
+    """What a ``/readiness`` miss costs: ``estimated_bytes`` of its snapshot."""
+    return sum(estimated_bytes(snapshot, query) for snapshot in snapshots)
 
 
 def estimated_bytes(snapshot: Snapshot, query: Query) -> int:
@@ -247,16 +234,17 @@ def indicators_cost(snapshot: Snapshot, query: Query) -> int:
     return economies * per_country * row_bytes
 
 
-def cost(snapshot: Snapshot, query: Query, route: Route) -> int:
-    """About how many bytes the answer of a route in ``COMPUTE`` will have: how the compute
-    pool prices its miss (``readiness/work.py``)."""
-    return indicators_cost(snapshot, query) if route is Route.INDICATORS else estimated_bytes(snapshot, query)
+def indicators_total_cost(snapshots: Sequence[Snapshot], query: Query) -> int:
+    """What an indicator table miss costs: ``indicators_cost`` of each snapshot it reads."""
+    return sum(indicators_cost(snapshot, query) for snapshot in snapshots)
 
 
-def history_cost(summaries: Sequence[Summary], shape: Shape = Shape.WIDE) -> int:
-    """About how many bytes the largest history answer over ``summaries`` has, in ``shape``
-    (a long one: a row per value of the default row)."""
-    row_bytes = LONG_ROW_BYTES * len(HISTORY_DEFAULT) if shape is Shape.LONG else HISTORY_ROW_BYTES
+def history_cost(summaries: Sequence[Summary], current: Snapshot, query: Query) -> int:
+    """About how many bytes the largest history answer over ``summaries`` has, in the query's
+    shape (a long one: a row per value of the default row). Raises InvalidParameter for
+    ``fields`` history rows lack (``check_history``), before any work is admitted."""
+    check_history(query)
+    row_bytes = LONG_ROW_BYTES * len(HISTORY_DEFAULT) if query.shape is Shape.LONG else HISTORY_ROW_BYTES
     return row_bytes * sum(summary.economies for summary in summaries)
 
 
@@ -265,33 +253,31 @@ def check_history(query: Query) -> None:
     them as the parser does (a parsed query never gets here: ``Query.parse`` refuses them first)."""
     invalid = invalid_history_fields(query.fields)
     if invalid:
-        raise InvalidParameter("fields", ",".join(invalid), accepted_fields(ROUTE_FIELDS[Route.HISTORY]))
+        raise InvalidParameter("fields", ",".join(invalid), accepted_fields(HISTORY_ROW_FIELDS))
 
 
-def compute_history(
-    summaries: Sequence[Summary], current_id: str, query: Query, rows_of: RowsOf | None = None
-) -> Answer:
+def compute_history(summaries: Sequence[Summary], current: Snapshot, query: Query, route: Route) -> Answer:
     """``/api/v1/history``: one row per (economy, snapshot) of every December and the current
     snapshot (``years`` narrows them), oldest first, then by Country Code; each snapshot's own
     values decide the filters. ``snapshot`` and the headers name the newest snapshot shown,
-    ``notice`` is the newest notice among them, ``unmatched`` the codes none of them has.
-    ``rows_of`` supplies rows built before (``readiness.domain.tables.default_history_rows``).
+    ``notice`` is the newest notice among them, ``unmatched`` the codes none of them has. The
+    default rows of each series are built once and shared (``tables.held_history_rows``).
     Raises NoSnapshotInYears when ``years`` selects no snapshot."""
     check_history(query)
     if query.years is None:
-        chosen = history_snapshots(summaries, current_id, None)
+        chosen = history_snapshots(summaries, current.id, None)
     else:
-        chosen = snapshots_in_years(summaries, current_id, query.years)
+        chosen = snapshots_in_years(summaries, current.id, query.years)
     by_code = _by_code(query)
     selected = [(series, select(series, by_code)) for series in chosen]
     wide = history_columns(query.fields)
-    matched = history_rows(selected, wide, rows_of)
+    matched = history_rows(selected, wide, held_history_rows)
     values = [name for name in wide if name not in HISTORY_IDENTITY]
     rows, total, table_columns = _shaped(matched, query, wide, HISTORY_IDENTITY, values)
     newest = chosen[-1] if chosen else None
     meta = AnswerMeta(
         query.format, newest.id if newest else None, newest.published if newest else None, total, "history",
-        next_page(query, Route.HISTORY, len(rows), total), any(series.synthetic for series in chosen),
+        next_page(query, route, len(rows), total), any(series.synthetic for series in chosen),
     )
     if query.format is Format.CSV:
         return Answer.of(to_csv(table_columns, rows), meta)
@@ -301,28 +287,28 @@ def compute_history(
     )
 
 
-def aggregates_cost(summaries: Sequence[Summary], current_id: str, query: Query) -> int:
+def aggregates_cost(summaries: Sequence[Summary], current: Snapshot, query: Query) -> int:
     """About what computing the aggregates answer to ``query`` costs, in bytes of a ``/readiness``
     answer that takes as long (AGGREGATE_ECONOMY_BYTES per economy scanned). Raises like
     ``aggregate_snapshots`` when the query selects no snapshot: before any work is admitted."""
-    chosen = aggregate_snapshots(summaries, current_id, query)
+    chosen = aggregate_snapshots(summaries, current.id, query)
     return AGGREGATE_ECONOMY_BYTES * sum(len(series.countries) for series in chosen)
 
 
-def compute_aggregates(summaries: Sequence[Summary], current_id: str, query: Query) -> Answer:
+def compute_aggregates(summaries: Sequence[Summary], current: Snapshot, query: Query, route: Route) -> Answer:
     """``/api/v1/aggregates``: per snapshot (the current one, or those ``year``, ``snapshot`` or
     ``years`` choose), group (``by``) and score, the statistics of the economies that pass the
     region, income and FCV filters (``readiness.domain.aggregates``). ``snapshot``, the headers
     and ``notice`` are the newest snapshot's; ``limit`` rows after ``offset``, ``X-Total-Count``
     all of them, ``Link`` the next page while rows remain. Raises ArchiveNotFound,
     SnapshotNotFound or NoSnapshotInYears when the query selects no snapshot."""
-    chosen = aggregate_snapshots(summaries, current_id, query)
+    chosen = aggregate_snapshots(summaries, current.id, query)
     filters = _by_code(query)
     matched = aggregate_rows([(series, select(series, filters)) for series in chosen], query.by)
     rows = limited(matched, query.limit, query.offset)
     newest = chosen[-1]
     meta = AnswerMeta(query.format, newest.id, newest.published, len(matched), "aggregates",
-                      next_page(query, Route.AGGREGATES, len(rows), len(matched)),
+                      next_page(query, route, len(rows), len(matched)),
                       synthetic=any(series.synthetic for series in chosen))
     if query.format is Format.CSV:
         return Answer.of(to_csv(AGGREGATE_COLUMNS, rows), meta)
@@ -330,14 +316,19 @@ def compute_aggregates(summaries: Sequence[Summary], current_id: str, query: Que
     return Answer.of(table_body(newest.id, rows, notice=notice), meta)
 
 
-def compute_catalogue(summaries: Sequence[Summary], current: Snapshot) -> Answer:
+def catalogue_cost(summaries: Sequence[Summary], current: Snapshot, query: Query) -> int:
+    """What a catalogue miss costs: nothing worth pricing (a few hundred bytes per snapshot)."""
+    return 0
+
+
+def compute_catalogue(summaries: Sequence[Summary], current: Snapshot, query: Query, route: Route) -> Answer:
     """``/api/v1/snapshots``: the catalogue document (``readiness.domain.tables.catalogue_document``)."""
     document = catalogue_document(summaries, current.id, API_VERSION)
     meta = AnswerMeta(Format.JSON, current.id, current.published, len(summaries), synthetic=current.synthetic)
     return Answer.of(orjson.dumps(document), meta)
 
 
-def compute_changes(snapshot: Snapshot, raw: bytes, query: Query) -> Answer:
+def compute_changes(snapshot: Snapshot, raw: bytes, query: Query, route: Route) -> Answer:
     """``/api/v1/snapshots/{id}/changes``: the change report of ``snapshot`` (the bytes of its
     ``changes.json``) as ``data`` (with the snapshot's ``notice``), or its movers as CSV rows.
     Raises ChangeReportNotFound when the bytes are not a report of the known format about this

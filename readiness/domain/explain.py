@@ -16,18 +16,15 @@ import orjson
 
 from readiness.domain.envelope import API_VERSION
 from readiness.domain.errors import UnknownQueryRoute
-from readiness.domain.query import PAGED_ROUTES, Query, Route
-
-EXPLAINED: dict[str, tuple[Route, str]] = {
-    path.rsplit("/", 1)[1]: (route, path) for route, path in PAGED_ROUTES.items()
-}
-"""The data routes ``/api/v1/query/{route}`` explains, by the last segment of their path
-(``readiness``, ``indicators``, ``history``, ``aggregates``): each route's parser ``Route`` and path."""
+from readiness.domain.query import Query
+from readiness.domain.route import Route
+from readiness.domain.routes import EXPLAINED
 
 
-def explained_route(name: str) -> tuple[Route, str]:
-    """The parser ``Route`` and the path of the data route ``name`` names (``readiness`` is
-    ``/api/v1/readiness``). Raises UnknownQueryRoute, naming the accepted names, for any other."""
+def explained_route(name: str) -> Route:
+    """The data route ``/api/v1/query/{name}`` explains, by the name it declares
+    (``Route.explained``: ``readiness`` is ``/api/v1/readiness``). Raises UnknownQueryRoute,
+    naming the accepted names, for any other."""
     found = EXPLAINED.get(name)
     if found is None:
         raise UnknownQueryRoute(name, tuple(EXPLAINED))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
@@ -16,9 +16,26 @@ from typing import TypeVar
 from urllib.parse import parse_qsl, quote, urlencode
 
 from loaders import COUNTRY_FIELDS, DETAILS, DIMENSIONS, FIELD_BY_NAME, Kind
-from readiness.domain.errors import InvalidParameter, InvalidRequest, UnknownParameter
+from readiness.domain.errors import InvalidParameter, InvalidRequest
 from readiness.domain.meta import Format
-from readiness.domain.tables import HISTORY_FIELDS, HISTORY_IDENTITY
+from readiness.domain.parameters import (
+    CODE_PATTERN,
+    COUNTRY_QUERY,
+    DIMENSION_KEYS,
+    INDICATOR_PATTERN,
+    LIMIT_PATTERN,
+    MAX_CODES,
+    MAX_INDICATORS,
+    MAX_LIMIT,
+    MAX_OFFSET,
+    OFFSET_PATTERN,
+    SNAPSHOT_PATTERN,
+    WEIGHT_PATTERN,
+    YEAR_PATTERN,
+    YEARS_PATTERN,
+    Grammar,
+    Parameter,
+)
 from readiness.domain.vocabulary import (
     ACCEPTED_SORT,
     CUSTOM_FIELDS,
@@ -26,106 +43,9 @@ from readiness.domain.vocabulary import (
     canonical_region,
     field_list,
     folded,
-    nearest_name,
     sort_field,
     trimmed,
 )
-
-
-class Route(Enum):
-    """The query routes (docs/API.md). Each takes its own parameter names (``Route.accepted``);
-    a new route is a member here, its names in ``ROUTE_PARAMETERS``, a compute function
-    (``readiness/domain/compute.py``) and a handler subclass (``readiness/http/handlers.py``)."""
-
-    V1 = "v1"
-    LEGACY = "legacy"
-    INDICATORS = "indicators"
-    HISTORY = "history"
-    SNAPSHOTS = "snapshots"
-    CHANGES = "changes"
-    AGGREGATES = "aggregates"
-
-    @property
-    def accepted(self) -> tuple[str, ...]:
-        """The parameter names this route reads, in the order error messages list them."""
-        return ROUTE_PARAMETERS[self]
-
-    @property
-    def strict(self) -> bool:
-        """Whether an unknown parameter name is a 400 (every v1 route) or ignored (the legacy
-        route, as it always was: docs/DECISIONS.md#parameter-rules)."""
-        return self is not Route.LEGACY
-
-
-_READINESS_PARAMETERS: tuple[str, ...] = (
-    "code", "codes", "level", "region", "income", "fcv", "year", "sort", "order", "fields",
-    "shortnames", "indicators", "limit", "format",
-)
-_V1_READINESS_PARAMETERS: tuple[str, ...] = (
-    *_READINESS_PARAMETERS[:7], "snapshot", *_READINESS_PARAMETERS[7:-1], "weights", "offset", "format",
-)
-
-ROUTE_PARAMETERS: dict[Route, tuple[str, ...]] = {
-    Route.V1: _V1_READINESS_PARAMETERS,
-    Route.LEGACY: _READINESS_PARAMETERS,
-    Route.INDICATORS: (
-        "code", "codes", "region", "income", "fcv", "indicators", "year", "years", "snapshot", "shape", "limit",
-        "offset", "format",
-    ),
-    Route.HISTORY: (
-        "code", "codes", "region", "income", "fcv", "fields", "years", "shape", "limit", "offset", "format",
-    ),
-    Route.SNAPSHOTS: (),
-    Route.CHANGES: ("format",),
-    Route.AGGREGATES: ("by", "region", "income", "fcv", "year", "years", "snapshot", "limit", "offset", "format"),
-}
-"""The parameters each route takes (docs/API.md#parameters). Names beginning with ``_`` are
-ignored everywhere and never reach the cache key (cache busters). ``offset``, ``snapshot``,
-``weights`` and ``shape`` are v1's only: the legacy route keeps its parameters
-(docs/DECISIONS.md#the-legacy-route)."""
-
-LIST_PARAMETERS: frozenset[str] = frozenset({"codes", "fields", "indicators"})
-"""The comma-separated list parameters: repeated, their values are merged (``fields=A&fields=B``
-is ``fields=A,B``, as generated clients send arrays); any other repeated name keeps its last
-value (docs/DECISIONS.md#parameter-rules)."""
-
-READINESS_ROUTES: tuple[Route, ...] = (Route.V1, Route.LEGACY)
-"""The routes of the country query: on them ``indicators`` filters country mode only."""
-
-ROUTE_FIELDS: dict[Route, frozenset[str]] = {Route.HISTORY: frozenset(HISTORY_IDENTITY[:2] + HISTORY_FIELDS)}
-"""What ``fields`` may name on a route whose rows are not countries (every other route taking
-``fields`` takes any field): history rows keep a series' fields only."""
-
-PARAMETERS: tuple[str, ...] = _READINESS_PARAMETERS
-"""Every name the legacy country query route reads (docs/API.md#parameters)."""
-
-PAGED_ROUTES: dict[Route, str] = {
-    Route.V1: "/api/v1/readiness",
-    Route.INDICATORS: "/api/v1/indicators",
-    Route.HISTORY: "/api/v1/history",
-    Route.AGGREGATES: "/api/v1/aggregates",
-}
-"""The list routes that take ``offset``, with their paths: their answers link to the next page."""
-
-
-MAX_CODES = 300
-MAX_INDICATORS = 100
-MAX_LIMIT = 1000
-"""``limit`` accepts 1..MAX_LIMIT rows (docs/API.md#parameters: limit)."""
-MAX_OFFSET = 9_999_999
-"""``offset`` accepts 0..MAX_OFFSET rows skipped (docs/API.md#parameters: offset)."""
-
-CODE_PATTERN = "[A-Za-z]{3}"
-INDICATOR_PATTERN = "[A-Za-z0-9._]{1,40}"
-YEAR_PATTERN = "[0-9]{4}"
-YEARS_PATTERN = "[0-9]{4}(:[0-9]{4})?"
-LIMIT_PATTERN = "[0-9]{1,4}"
-OFFSET_PATTERN = "[0-9]{1,7}"
-SNAPSHOT_PATTERN = "[0-9]{4}-[0-9]{2}"
-WEIGHT_PATTERN = "[0-9]{1,4}(\\.[0-9]{1,4})?"
-"""What one code, indicator code, year, year range and limit look like: ASCII only, so nothing
-a client sends can become a path or an unbounded key (the OpenAPI document reuses these); offset,
-a snapshot id and one weight likewise."""
 
 _CODE = re.compile(CODE_PATTERN)
 _YEAR = re.compile(YEAR_PATTERN)
@@ -139,8 +59,6 @@ _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _FORMATS = {member.value: member for member in Format}
 _DEFAULT_SORT = "Country Name"
 
-DIMENSION_KEYS: tuple[str, ...] = ("infrastructure", "human", "access", "innovation", "governance")
-"""How ``weights`` names the five dimensions, in DIMENSIONS order (docs/METHOD.md#your-own-weights)."""
 _DIMENSION_NAMES: dict[str, int] = {
     **{key: position for position, key in enumerate(DIMENSION_KEYS)},
     **{folded(name): position for position, name in enumerate(DIMENSIONS)},
@@ -212,6 +130,9 @@ class Query:
     shape: Shape = Shape.WIDE
     by: Grouping = Grouping.WORLD
     format: Format = Format.JSON
+    options: tuple[tuple[str, str], ...] = ()
+    """The canonical values of the parameters only one route reads (``Parameter.read``), in its
+    grammar's order, without those left at their default: ``option`` reads them."""
     _canonical: str = field(default="", init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -231,12 +152,18 @@ class Query:
 
     @property
     def snapshot_id(self) -> str | None:
-        """The id of the snapshot ``year`` (its December) or ``snapshot`` pins, if either does."""
+        """The id of the snapshot the ``year`` (its December) or ``snapshot`` pins, if either does."""
         return archive_id(self.year) if self.year is not None else self.snapshot
 
+    def option(self, name: str) -> str | None:
+        """The canonical value of the route's own parameter ``name`` (``options``); None when it
+        was not given or given as its default."""
+        return next((value for option, value in self.options if option == name), None)
+
     @classmethod
-    def parse(cls, params: Mapping[str, str], route: Route = Route.V1) -> Query:
-        """Validate and canonicalize request parameters (one value per name) for ``route``.
+    def parse(cls, params: Mapping[str, str], grammar: Grammar = COUNTRY_QUERY) -> Query:
+        """Validate and canonicalize request parameters (one value per name) by a route's
+        ``grammar`` (default: the country query's, ``/api/v1/readiness``).
 
         Names beginning with ``_`` are ignored; another name the route does not take is a 400
         on a strict (v1) route and ignored on the legacy one. An empty value counts as absent
@@ -245,10 +172,7 @@ class Query:
         parameters that each choose the snapshots (``year``, ``years``, ``snapshot``) and for
         a sort by ``Custom Score`` or ``Custom Rank`` without ``weights``.
         """
-        accepted = route.accepted
-        if route.strict:
-            _check_names(params, accepted)
-        values = {name: trimmed(params[name]) for name in accepted if trimmed(params.get(name, ""))}
+        values = grammar.values(params)
         codes = _codes("codes", values["codes"]) if "codes" in values else (
             _codes("code", values["code"]) if "code" in values else ()
         )
@@ -263,13 +187,14 @@ class Query:
         # Checked wherever given, even where it filters nothing (the global level of the country
         # query), so that a malformed value is always a 400 (docs/DECISIONS.md#parameter-rules).
         indicators = _indicators(values["indicators"]) if "indicators" in values else None
-        details_filtered = bool(codes) or route not in READINESS_ROUTES
+        if indicators is not None and not codes and grammar.parameter("indicators").country_mode_only:
+            indicators = None
         chosen = [name for name in ("year", "years", "snapshot") if name in values]
         if len(chosen) > 1:
             raise InvalidRequest(f"{' and '.join(chosen)} each choose the snapshots to answer from; give one of them.")
         weights = _weights(values["weights"]) if "weights" in values else None
         if sort in CUSTOM_FIELDS and weights is None:
-            _refuse_custom_sort(values["sort"], route)
+            _refuse_custom_sort(values["sort"], grammar)
         return cls(
             codes=codes,
             region=canonical_region(values["region"]) if "region" in values else None,
@@ -280,15 +205,16 @@ class Query:
             snapshot=_snapshot(values["snapshot"]) if "snapshot" in values else None,
             sort=sort,
             descending=_descending(values.get("order"), sort),
-            fields=_fields(values["fields"], route) if "fields" in values else None,
+            fields=_fields(values["fields"], grammar.parameter("fields")) if "fields" in values else None,
             shortnames=_boolean("shortnames", values["shortnames"]) if "shortnames" in values else False,
-            indicators=indicators if details_filtered else None,
+            indicators=indicators,
             limit=_limit(values["limit"]) if "limit" in values else None,
             offset=_offset(values["offset"]) if "offset" in values else 0,
             weights=weights,
             shape=_choice("shape", values["shape"], _SHAPES) if "shape" in values else Shape.WIDE,
             by=_choice("by", values["by"], _GROUPINGS) if "by" in values else Grouping.WORLD,
             format=_choice("format", values["format"], _FORMATS) if "format" in values else Format.JSON,
+            options=_options(values, grammar),
         )
 
     def canonical(self) -> str:
@@ -336,43 +262,56 @@ class Query:
             pairs.append(("by", self.by.value))
         if self.format is not Format.JSON:
             pairs.append(("format", self.format.value))
-        return urlencode(pairs, quote_via=quote, safe=",:")
+        return urlencode([*pairs, *self.options], quote_via=quote, safe=",:")
 
 
 @lru_cache(maxsize=1024)
-def parse_query_string(raw: str, route: Route = Route.V1) -> Query:
-    """``Query.parse`` of a URL query string for ``route``: the values of a repeated list
-    parameter (``LIST_PARAMETERS``) are joined with commas, in order; for any other name the
-    last value wins.
+def parse_query_string(raw: str, grammar: Grammar = COUNTRY_QUERY) -> Query:
+    """``Query.parse`` of a URL query string (``read_query_string``) by a route's ``grammar``.
+
+    Memoized per (string, grammar), because popular requests repeat the same strings and
+    parsing is the largest cost of a cache hit; at most 1024 strings of at most 8 KiB (the URL
+    limit) are kept. Raises like ``Query.parse`` (errors are not memoized).
+    """
+    return Query.parse(read_query_string(raw, grammar.lists), grammar)
+
+
+def read_query_string(raw: str, lists: Collection[str] = ()) -> dict[str, str]:
+    """A URL query string as one value per name: the values of a repeated list parameter (a
+    name in ``lists``) joined with commas, in order; for any other name the last value wins
+    (docs/DECISIONS.md#parameter-rules). The one reader of query strings: every route's
+    grammar checks what it gives (``Grammar.values``).
 
     ``raw`` is the query as Tornado gives it: one character per byte of the request line
     (Tornado decodes it as Latin-1). Its bytes, sent raw or percent-encoded, are decoded as
-    UTF-8; bytes that are not UTF-8 become U+FFFD, which no parameter accepts (a 400 naming
-    it). Memoized per (string, route), because popular requests repeat the same strings and
-    parsing is the largest cost of a cache hit; at most 1024 strings of at most 8 KiB (the URL
-    limit) are kept. Raises like ``Query.parse`` (errors are not memoized).
+    UTF-8; bytes that are not UTF-8 become U+FFFD, which no parameter accepts (a 400 naming it).
     """
     # Percent-escapes decoded as Latin-1 too: every character of every pair is then one byte.
     pairs = parse_qsl(raw, keep_blank_values=True, encoding="latin-1")
     params: dict[str, str] = {}
     for raw_name, raw_value in pairs:
         name, value = _text(raw_name), _text(raw_value)
-        if name in LIST_PARAMETERS and name in params:
+        if name in lists and name in params:
             value = f"{params[name]},{value}"
         params[name] = value
-    return Query.parse(params, route)
-
-
-def _check_names(params: Mapping[str, str], accepted: tuple[str, ...]) -> None:
-    """Raise UnknownParameter for the first name neither accepted nor ignored (``_`` first)."""
-    for name in params:
-        if name not in accepted and not name.startswith("_"):
-            raise UnknownParameter(name, nearest_name(name, accepted), accepted)
+    return params
 
 
 def _text(as_bytes: str) -> str:
     """Bytes held one per character (Latin-1) as UTF-8 text."""
     return as_bytes if as_bytes.isascii() else as_bytes.encode("latin-1").decode("utf-8", "replace")
+
+
+def _options(values: Mapping[str, str], grammar: Grammar) -> tuple[tuple[str, str], ...]:
+    """The canonical values of the route's own parameters given (``Parameter.read``), in the
+    grammar's order, those equal to their default left out."""
+    options: list[tuple[str, str]] = []
+    for parameter in grammar.parameters:
+        if parameter.read is not None and parameter.name in values:
+            value = parameter.read(values[parameter.name])
+            if value != parameter.default:
+                options.append((parameter.name, value))
+    return tuple(options)
 
 
 def archive_id(year: int) -> str:
@@ -424,10 +363,10 @@ def _descending(value: str | None, sort: str) -> bool:
     return order == "desc"
 
 
-def _fields(value: str, route: Route) -> tuple[str, ...]:
+def _fields(value: str, parameter: Parameter) -> tuple[str, ...]:
     """The fields named, in serving order; on a route whose rows have fewer fields than a
-    country (``ROUTE_FIELDS``), only those, so its 400 lists its own."""
-    wanted = set(field_list(value, ROUTE_FIELDS.get(route))) - {DETAILS}
+    country (``Parameter.allowed``), only those, so its 400 lists its own."""
+    wanted = set(field_list(value, parameter.allowed)) - {DETAILS}
     return tuple(sorted(wanted, key=_FIELD_ORDER.__getitem__))
 
 
@@ -487,10 +426,10 @@ def _weights(value: str) -> tuple[int, ...]:
     return tuple(weight // divisor for weight in scaled)
 
 
-def _refuse_custom_sort(value: str, route: Route) -> None:
+def _refuse_custom_sort(value: str, grammar: Grammar) -> None:
     """Sorting by the custom values needs the weights that make them; a route without weights
     (the legacy one) has no such values at all."""
-    if "weights" not in route.accepted:
+    if "weights" not in grammar:
         raise InvalidParameter("sort", value, ACCEPTED_SORT)
     raise InvalidRequest(
         f"sort={value!r} needs weights: {' and '.join(CUSTOM_FIELDS)} exist only with your own weights "

@@ -1,7 +1,8 @@
 """The rows and documents of the data routes (docs/API.md): the indicator table, history,
 the snapshot catalogue and the change report's movers. Pure functions over loaded snapshots,
-their summaries and parsed change reports: no I/O, no clock. One bounded memo: each loaded
-economy's indicator rows serialized once (``_country_json``).
+their summaries and parsed change reports: no I/O, no clock. Two bounded memos: each loaded
+economy's indicator rows serialized once (``_country_json``), each series' default history rows
+built once (``held_history_rows``).
 """
 
 from __future__ import annotations
@@ -189,14 +190,36 @@ def invalid_history_fields(fields: Sequence[str] | None) -> list[str]:
 
 
 RowsOf = Callable[[Snapshot], Mapping[str, Record]]
-"""Gives a series' rows with the default history columns, by code (``default_history_rows``,
-kept by whoever may reuse them: the service keeps one set per snapshot)."""
+"""Gives a series' rows with the default history columns, by code (``default_history_rows``;
+``held_history_rows`` keeps one set per loaded series)."""
 
 
 def default_history_rows(series: Snapshot) -> dict[str, Record]:
     """Every economy's history row of ``series`` with the default columns, by code: built once
     per snapshot, they are shared by every answer without ``fields`` (never modified)."""
     return {code: _history_row(series, country, HISTORY_DEFAULT) for code, country in series.countries.items()}
+
+
+HISTORY_ROWS_HELD = 64
+"""How many series' default history rows ``held_history_rows`` keeps: every December and June of
+decades of snapshots (about 0.3 MB each for 217 economies); past it, it starts again from none."""
+_held_history: dict[int, tuple[Snapshot, Mapping[str, Record]]] = {}
+
+
+def held_history_rows(series: Snapshot) -> Mapping[str, Record]:
+    """``default_history_rows`` of ``series``, built once per loaded series and shared by every
+    history answer with the default columns. Keyed by the object's identity, which the entry keeps
+    alive (so the id is never reused while held): a series never changes once read, and a
+    republished snapshot is read into a new one. One assignment per entry: safe from the compute
+    pool's threads, where two may at worst build the same rows twice."""
+    held = _held_history.get(id(series))
+    if held is not None and held[0] is series:
+        return held[1]
+    rows = default_history_rows(series)
+    if len(_held_history) >= HISTORY_ROWS_HELD:
+        _held_history.clear()
+    _held_history[id(series)] = (series, rows)
+    return rows
 
 
 def history_rows(

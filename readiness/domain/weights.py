@@ -12,7 +12,7 @@ from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 
 from loaders import DIMENSIONS, Country, JsonValue
-from readiness.domain.query import DIMENSION_KEYS
+from readiness.domain.parameters import DIMENSION_KEYS
 from readiness.domain.vocabulary import CUSTOM_RANK, CUSTOM_SCORE
 
 Custom = tuple[float | None, int | None]

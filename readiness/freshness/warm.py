@@ -42,7 +42,9 @@ from readiness.cache.redis_tier import connect, popular_key, store_answers, warm
 from readiness.domain.answer import Answer
 from readiness.domain.compute import compute
 from readiness.domain.errors import ReadinessError
-from readiness.domain.query import READINESS_ROUTES, Query, Route
+from readiness.domain.query import Query
+from readiness.domain.route import FromSnapshots, Route
+from readiness.domain.routes import LEGACY, V1, named
 
 log = logging.getLogger("readiness.warm")
 
@@ -102,17 +104,20 @@ def standard_requests(snapshot: Snapshot, archive_years: Sequence[int]) -> Itera
     queries += [Query(codes=(code,)) for code in snapshot.countries]
     queries += [Query(year=year) for year in archive_years]
     for query in queries:
-        for route in READINESS_ROUTES:
+        for route in (V1, LEGACY):
             yield route, query
 
 
 def parse_request(member: str) -> tuple[Route, Query] | None:
-    """Read a counted request (``<route>|<canonical query>``); None if it is not one."""
+    """Read a counted request (``<route>|<canonical query>``) of a route answered from one
+    snapshot (popularity counts no other); None if it is not one."""
     route_name, _, canonical = member.partition("|")
+    route = named(route_name)
+    if route is None or not isinstance(route.source, FromSnapshots):
+        return None
     try:
-        route = Route(route_name)
-        return route, Query.parse(dict(parse_qsl(canonical)), route)
-    except (ValueError, ReadinessError):
+        return route, Query.parse(dict(parse_qsl(canonical)), route.grammar)
+    except ReadinessError:
         return None
 
 

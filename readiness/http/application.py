@@ -1,4 +1,4 @@
-"""``ReadinessApplication``: Tornado's Application with the hit lane in front of the query
+"""``ReadinessApplication``: Tornado's Application with the hit lane in front of the data
 routes, and absolute-form request targets rewritten before routing."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from typing import Any
 from tornado.httputil import HTTPMessageDelegate, HTTPServerRequest, split_host_and_port
 from tornado.web import Application, RequestHandler
 
-from readiness.http.handlers import QueryHandler
-from readiness.http.hits import HitDelegate, HitLane
+from readiness.http.handlers import DataHandler
+from readiness.http.hits import HitDelegate, HitLane, LaneTarget
 
 
 class ReadinessApplication(Application):
-    """Tornado's Application, with GET and HEAD requests to the query routes sent through the
+    """Tornado's Application, with GET and HEAD requests to the data routes sent through the
     hit lane first."""
 
     def __init__(self, lane: HitLane, *args: Any, **kwargs: Any) -> None:
@@ -39,8 +39,10 @@ class ReadinessApplication(Application):
     ) -> HTTPMessageDelegate:
         """The handler's delegate, wrapped in a HitDelegate for the lane's requests."""
         delegate = super().get_handler_delegate(request, target_class, target_kwargs, path_args, path_kwargs)
-        if request.method in ("GET", "HEAD") and issubclass(target_class, QueryHandler):
-            return HitDelegate(self.lane, target_class, request, delegate)
+        if request.method in ("GET", "HEAD") and issubclass(target_class, DataHandler) and target_kwargs:
+            # Tornado gives the path's arguments as bytes, decoded for the handler as here.
+            path = tuple(argument.decode("utf-8", "replace") for argument in path_args or ())
+            return HitDelegate(self.lane, LaneTarget(target_kwargs["route"], target_class, path), request, delegate)
         return delegate
 
 

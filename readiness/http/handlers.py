@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import time
+import weakref
 from urllib.parse import parse_qsl
 
 import orjson
+from tornado.httputil import HTTPServerRequest
 
 from loaders import Snapshot, SnapshotStore
 from readiness.domain.answer import Answer
-from readiness.domain.citation import Citation, CitationRequest, citation_answer, download_headers
+from readiness.domain.citation import Citation, CitationRequest, citation_answer
 from readiness.domain.errors import NotFound, NotReady, SnapshotNotFound, UnknownParameter
 from readiness.domain.explain import explain_body, explained_route
-from readiness.domain.query import Route, parse_query_string
+from readiness.domain.route import Route
 from readiness.http.base import BaseHandler
-from readiness.http.representation import LEGACY_HEADERS, CachePolicy, represent_request
+from readiness.http.representation import LEGACY_HEADERS, CachePolicy
 from readiness.metrics import CONTENT_TYPE, Metrics
 from readiness.service import CacheOutcome, ReadinessService
-
-REDIS_CHECKED = "readiness_redis_checked"
-"""Set (True) on a request by the hit lane when it asked Redis for the answer and missed, so
-the handler computes without asking again (``ReadinessService.answer``)."""
 
 RELEASE_CACHE_CONTROL = "public, max-age=3600"
 """``Cache-Control`` of an answer that depends on the service's release alone, never on a snapshot
@@ -31,88 +28,66 @@ INCOMPLETE_CACHE_CONTROL = "no-store"
 (``CacheOutcome.INCOMPLETE``): no client or edge may keep it past the outage."""
 
 
-class QueryHandler(BaseHandler):
-    """A route answered by ``ReadinessService`` from a parsed query: through both cache tiers,
-    single-flight, the hit lane in front (``readiness/http/hits.py``), ETag/304 and gzip.
+class CheckedRequests:
+    """The requests whose answer the hit lane asked Redis for and missed
+    (``readiness/http/hits.py``), so that their handler computes without asking again
+    (``ReadinessService.answer(..., redis_checked=True)``). Held weakly: a request leaves when
+    it is done."""
 
-    A subclass names its ``route`` (``readiness.domain.query.Route``, whose accepted parameters the
-    parser checks) and ``route_label``; the service computes its answers with the route's
-    compute function (``readiness.domain.compute.COMPUTE``), or from every snapshot's summary for
-    history and the catalogue.
-    """
+    def __init__(self) -> None:
+        self._requests: weakref.WeakSet[HTTPServerRequest] = weakref.WeakSet()
 
-    route: Route
-    route_label = "query"
+    def add(self, request: HTTPServerRequest) -> None:
+        """Note that Redis was asked for ``request``'s answer and missed."""
+        self._requests.add(request)
 
-    def initialize(self, service: ReadinessService, policy: CachePolicy) -> None:
+    def __contains__(self, request: HTTPServerRequest) -> bool:
+        return request in self._requests
+
+
+class DataHandler(BaseHandler):
+    """A data route of the table (``readiness/domain/routes.py``), answered by
+    ``ReadinessService`` from a parsed query: through both cache tiers, single-flight, the hit
+    lane in front (``readiness/http/hits.py``), ETag/304 and gzip. Which route it serves, and
+    so how the query is parsed and answered, is the ``route`` it is given
+    (``readiness.domain.route.Route``); the deprecated route has a handler of its own only for
+    its headers (``DeprecatedDataHandler``)."""
+
+    def initialize(
+        self, route: Route, service: ReadinessService, policy: CachePolicy, checked: CheckedRequests
+    ) -> None:
+        self.route = route
+        self.route_label = route.name
         self.service = service
         self.policy = policy
+        self.checked = checked
 
-    async def get(self) -> None:
+    async def get(self, *path: str) -> None:
         """Parse, answer through the service's tiers, send. Misses, archives and bad input
         come here; the hit lane (``readiness/http/hits.py``) has already sent current-snapshot
-        tier-1 and tier-2 hits, before any handler was built."""
-        query = parse_query_string(self.request.query, self.route)
-        checked = getattr(self.request, REDIS_CHECKED, False)
-        answer, outcome = await self.service.answer(query, self.route, redis_checked=checked)
+        tier-1 and tier-2 hits, before any handler was built. ``path``: the arguments of the
+        route's path (a change report's snapshot id)."""
+        query = self.route.parse(self.request.query)
+        answer, outcome = await self.service.answer(
+            query, self.route, path, redis_checked=self.request in self.checked
+        )
         self.cache_outcome = outcome.value
-        policy = self.policy.archive if query.pinned else self.policy.current
-        self.write_answer(answer, INCOMPLETE_CACHE_CONTROL if outcome is CacheOutcome.INCOMPLETE else policy)
+        self.write_answer(answer, INCOMPLETE_CACHE_CONTROL if outcome is CacheOutcome.INCOMPLETE
+                          else self.policy.chosen(query.pinned))
 
     head = get
 
 
-class ReadinessHandler(QueryHandler):
-    """``/api/v1/readiness``: the query operation (docs/API.md)."""
+class DeprecatedDataHandler(DataHandler):
+    """A deprecated data route (``Route.deprecated``: ``/api/readiness``, from 2027-01-01): every
+    response announces its deprecation and successor (docs/DECISIONS.md#routes-and-errors)."""
 
-    route = Route.V1
-    route_label = "v1"
-
-
-class IndicatorsHandler(QueryHandler):
-    """``/api/v1/indicators``: the indicator values as one long table (docs/API.md)."""
-
-    route = Route.INDICATORS
-    route_label = "indicators"
+    default_headers = LEGACY_HEADERS
 
 
-class HistoryHandler(QueryHandler):
-    """``/api/v1/history``: scores and ranks over the Decembers and the current snapshot
-    (docs/API.md), from the snapshots' summaries."""
-
-    route = Route.HISTORY
-    route_label = "history"
-
-
-class AggregatesHandler(QueryHandler):
-    """``/api/v1/aggregates``: summary statistics of the scores by group of economies
-    (docs/API.md), from the snapshots' summaries."""
-
-    route = Route.AGGREGATES
-    route_label = "aggregates"
-
-
-class SnapshotsHandler(QueryHandler):
-    """``/api/v1/snapshots``: the catalogue of snapshots, indicators and the citation (docs/API.md)."""
-
-    route = Route.SNAPSHOTS
-    route_label = "snapshots"
-
-
-class ChangesHandler(QueryHandler):
-    """``/api/v1/snapshots/{id}/changes``: a snapshot's change report (docs/API.md)."""
-
-    route = Route.CHANGES
-    route_label = "changes"
-
-    async def get(self, snapshot_id: str) -> None:  # type: ignore[override]  # the path's id
-        """Parse, answer the report of ``snapshot_id`` (validated by the service), send."""
-        query = parse_query_string(self.request.query, self.route)
-        answer, outcome = await self.service.answer_changes(snapshot_id, query)
-        self.cache_outcome = outcome.value
-        self.write_answer(answer, self.policy.current)
-
-    head = get  # type: ignore[assignment]  # as get: the path's id
+def data_handler(route: Route) -> type[DataHandler]:
+    """The handler class of ``route``: its default headers are set before ``initialize``."""
+    return DeprecatedDataHandler if route.deprecated else DataHandler
 
 
 class CitationHandler(BaseHandler):
@@ -136,16 +111,8 @@ class CitationHandler(BaseHandler):
             raise NotReady()
         wanted = request.snapshot
         series = current if wanted is None or wanted == current.id else await self._listed(wanted)
-        citation = Citation.of(series)
-        date = self.application.settings["dates"].at(time.time())
-        policy = self.policy.archive if request.snapshot is not None else self.policy.current
-        start_line, head, body = represent_request(
-            self.request.headers, citation_answer(citation, request.format), self.default_headers, policy, date
-        )
-        if start_line.code == 200:  # a 304 sends no representation, hence no type or file name
-            for name, value in download_headers(citation, request.format):
-                head[name] = value
-        self.send_response(start_line.code, head, body)
+        answer = citation_answer(Citation.of(series), request.format)
+        self.write_answer(answer, self.policy.chosen(request.snapshot is not None))
 
     head = get
 
@@ -158,15 +125,6 @@ class CitationHandler(BaseHandler):
         if found is None:
             raise SnapshotNotFound(snapshot_id)
         return found
-
-
-class LegacyReadinessHandler(ReadinessHandler):
-    """``/api/readiness``: v1 compatibility route, deprecated from 2027-01-01 (docs/API.md)."""
-
-    route = Route.LEGACY
-    route_label = "legacy"
-    default_headers = LEGACY_HEADERS
-    """Every legacy response announces its deprecation and successor (docs/DECISIONS.md#routes-and-errors)."""
 
 
 class DocumentHandler(BaseHandler):
@@ -198,9 +156,8 @@ class QueryMeaningHandler(BaseHandler):
     route_label = "query-meaning"
 
     def get(self, name: str) -> None:
-        route, path = explained_route(name)
-        query = parse_query_string(self.request.query, route)
-        self.write_answer(Answer.of(explain_body(query, path)), RELEASE_CACHE_CONTROL)
+        route = explained_route(name)
+        self.write_answer(Answer.of(explain_body(route.parse(self.request.query), route.path)), RELEASE_CACHE_CONTROL)
 
     head = get
 

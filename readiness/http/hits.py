@@ -11,11 +11,11 @@ as usual: misses, archives, bad input (400), over-long URLs (414), every error.
 
 A tier-1 miss that Redis may hold (``ReadinessService.shares``) is looked up by the lane too,
 in a task of its own: a Redis hit is sent like a tier-1 hit; a miss goes to the handler,
-marked ``REDIS_CHECKED`` so that it computes without asking Redis again. The lookup shares
+noted in ``CheckedRequests`` so that it computes without asking Redis again. The lookup shares
 the service's single-flight map, so concurrent requests for one key still make one lookup.
 While it is awaited the request counts in ``Lifecycle.in_flight``.
 
-What it sends is what ``QueryHandler.write_answer`` sends, built by the same function
+What it sends is what ``DataHandler.write_answer`` sends, built by the same function
 (``readiness.http.representation.answer_head``; tests compare the two on the wire), with the full
 ``Content-Length`` but no body for ``HEAD``, and ``Connection: close`` while draining. The lane
 keeps each head it builds for the second its ``Date`` holds (``KeptHeads``), and the bytes it
@@ -35,6 +35,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from tornado.http1connection import HTTP1Connection
@@ -48,9 +49,10 @@ from tornado.httputil import (
 
 from readiness.domain.answer import Answer
 from readiness.domain.errors import ReadinessError
-from readiness.domain.query import Query, parse_query_string
+from readiness.domain.query import Query
+from readiness.domain.route import Route
 from readiness.http.base import MAX_URL_BYTES
-from readiness.http.handlers import REDIS_CHECKED, QueryHandler
+from readiness.http.handlers import CheckedRequests, DataHandler
 from readiness.http.lifecycle import CLOSE, Lifecycle, close_when_sent
 from readiness.http.logs import RequestLog
 from readiness.http.representation import CachePolicy, HttpDate, KeptHeads, Response, represent_request
@@ -64,40 +66,46 @@ _TASKS: set[asyncio.Task[None]] = set()
 
 
 class HitLane:
-    """Answers a query-route request from tier 1 when it can."""
+    """Answers a data-route request from tier 1 when it can."""
 
     def __init__(
-        self, service: ReadinessService, policy: CachePolicy, log: RequestLog, lifecycle: Lifecycle, dates: HttpDate
+        self,
+        service: ReadinessService,
+        policy: CachePolicy,
+        log: RequestLog,
+        lifecycle: Lifecycle,
+        dates: HttpDate,
+        checked: CheckedRequests,
     ) -> None:
         self.service = service
         self.policy = policy
         self.log = log
         self.lifecycle = lifecycle
         self.dates = dates
+        self.checked = checked
+        """Where a Redis miss is noted for the handler (``DataHandler`` reads it)."""
         self.heads = KeptHeads()
 
-    def response(self, request: HTTPServerRequest, handler_class: type[QueryHandler], query: Query) -> Response | None:
+    def response(self, request: HTTPServerRequest, target: LaneTarget, query: Query) -> Response | None:
         """The tier-1 answer to a GET or HEAD ``request`` (its parsed ``query``), ready to
         send; None when tier 1 does not have it. Sends nothing."""
-        cached = self.service.from_memory(query, handler_class.route, request.path)
-        return None if cached is None else self._response(request, handler_class, cached)
+        cached = self.service.from_memory(query, target.route, target.path)
+        return None if cached is None else self._response(request, target, cached)
 
-    async def shared_response(
-        self, request: HTTPServerRequest, handler_class: type[QueryHandler], query: Query
-    ) -> Response | None:
+    async def shared_response(self, request: HTTPServerRequest, target: LaneTarget, query: Query) -> Response | None:
         """The tier-2 answer to a request whose query the service ``shares``, ready to send;
-        None when Redis does not have it (the request is then marked ``REDIS_CHECKED``, so
-        the handler computes without asking again). Sends nothing."""
-        found = await self.service.from_redis(query, handler_class.route)
+        None when Redis does not have it (the request is then noted in ``checked``, so the
+        handler computes without asking again). Sends nothing."""
+        found = await self.service.from_redis(query, target.route)
         if found is None:
-            setattr(request, REDIS_CHECKED, True)
+            self.checked.add(request)
             return None
-        return self._response(request, handler_class, found[0])
+        return self._response(request, target, found[0])
 
-    def _response(self, request: HTTPServerRequest, handler_class: type[QueryHandler], cached: Answer) -> Response:
+    def _response(self, request: HTTPServerRequest, target: LaneTarget, cached: Answer) -> Response:
         date = self.dates.at(time.time())
         start_line, head, body = represent_request(
-            request.headers, cached, handler_class.default_headers, self.policy.current, date, self.heads
+            request.headers, cached, target.handler.default_headers, self.policy.current, date, self.heads
         )
         return start_line, head, b"" if request.method == "HEAD" else body
 
@@ -136,30 +144,40 @@ class HitLane:
         log.exception("hit lane failed, stage %s: %s %s", stage, request.method, (request.uri or "")[:200])
 
 
-def _query(request: HTTPServerRequest, handler_class: type[QueryHandler]) -> Query | None:
+@dataclass(frozen=True, slots=True)
+class LaneTarget:
+    """What the lane knows of a request's route: the data route, its handler class (whose
+    default headers every answer of the route carries) and the arguments of its path."""
+
+    route: Route
+    handler: type[DataHandler]
+    path: tuple[str, ...] = ()
+
+
+def _query(request: HTTPServerRequest, target: LaneTarget) -> Query | None:
     """The request's parsed query; None when the lane leaves it to the handler (over-long
     URL, bad input: the handler parses it again and renders the error)."""
     if len(request.uri or "") > MAX_URL_BYTES:
         return None
     try:
-        return parse_query_string(request.query, handler_class.route)
+        return target.route.parse(request.query)
     except ReadinessError:
         return None
 
 
 class HitDelegate(HTTPMessageDelegate):
-    """Receives a query-route request for the lane; passes every event on to Tornado's own
+    """Receives a data-route request for the lane; passes every event on to Tornado's own
     delegate, except ``finish`` when the lane answers."""
 
     def __init__(
         self,
         lane: HitLane,
-        handler_class: type[QueryHandler],
+        target: LaneTarget,
         request: HTTPServerRequest,
         fallback: HTTPMessageDelegate,
     ) -> None:
         self.lane = lane
-        self.handler_class = handler_class
+        self.target = target
         self.request = request
         self.fallback = fallback
 
@@ -173,10 +191,10 @@ class HitDelegate(HTTPMessageDelegate):
         # The lane's one boundary: whatever it raises is logged and counted here, and the
         # client still gets an answer (the handler's) when nothing was sent.
         try:
-            query = _query(self.request, self.handler_class)
-            response = None if query is None else self.lane.response(self.request, self.handler_class, query)
+            query = _query(self.request, self.target)
+            response = None if query is None else self.lane.response(self.request, self.target, query)
             shared = None if response is not None or query is None or not self.lane.service.shares(
-                query, self.handler_class.route) else query  # the query to look up in Redis
+                query, self.target.route) else query  # the query to look up in Redis
         except Exception:
             self.lane.failed(self.request, "before_sending")
             response, shared = None, None
@@ -194,7 +212,7 @@ class HitDelegate(HTTPMessageDelegate):
         """Answer from tier 2 or hand the request to the handler, as ``finish`` does for tier 1."""
         try:
             try:
-                response = await self.lane.shared_response(self.request, self.handler_class, query)
+                response = await self.lane.shared_response(self.request, self.target, query)
             except Exception:
                 self.lane.failed(self.request, "before_sending")
                 response = None
@@ -207,7 +225,7 @@ class HitDelegate(HTTPMessageDelegate):
 
     def _send(self, response: Response, outcome: CacheOutcome) -> None:
         try:
-            self.lane.send(self.request, self.handler_class.route_label, response, outcome)
+            self.lane.send(self.request, self.target.route.name, response, outcome)
         except Exception:
             self.lane.failed(self.request, "while_sending")
             if isinstance(self.request.connection, HTTP1Connection):

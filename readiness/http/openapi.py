@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document served at /api/v1/openapi.json, and the route index served at /api/v1/.
 
-Built from the contract tables: parameters per route from ``Route.accepted``
-(``readiness/http/openapi_parameters.py``), fields and schemas from ``loaders``
+Built from the tables: an operation per route of the route table (``readiness/domain/routes.py``),
+with its grammar's parameters (``readiness/http/openapi_parameters.py``), fields and schemas from ``loaders``
 (``readiness/http/openapi_schemas.py``), response examples from real answers of the bundled sample
 (``readiness/http/openapi_examples.py``). Swagger UI 5 and Redoc render it
 (docs/DECISIONS.md#the-openapi-document-and-the-route-index): parameters sit on the
@@ -12,32 +12,29 @@ brackets.
 from __future__ import annotations
 
 import copy
+import re
 from urllib.parse import quote
 
 from loaders import JsonValue
-from readiness.domain.citation import CitationFormat
+from readiness.domain.citation import CITATION_QUERY, CitationFormat
 from readiness.domain.envelope import API_VERSION
-from readiness.domain.explain import EXPLAINED
-from readiness.domain.query import Route
+from readiness.domain.meta import Format
+from readiness.domain.parameters import Grammar
+from readiness.domain.route import Route
+from readiness.domain.routes import EXPLAINED, ROUTES
 from readiness.http.base import MAX_URL_BYTES
 from readiness.http.openapi_examples import EXAMPLES, recorded
-from readiness.http.openapi_parameters import IF_MODIFIED_SINCE, IF_NONE_MATCH, route_parameters
-from readiness.http.openapi_schemas import SNAPSHOT_ID, headers, ref, schemas
+from readiness.http.openapi_parameters import IF_MODIFIED_SINCE, IF_NONE_MATCH, grammar_parameters
+from readiness.http.openapi_schemas import SNAPSHOT_ID, headers, ref, row_table, schemas
 
 Json = dict[str, JsonValue]
 
-V1_PATH = "/api/v1/readiness"
-LEGACY_PATH = "/api/readiness"
-INDICATORS_PATH = "/api/v1/indicators"
-HISTORY_PATH = "/api/v1/history"
-AGGREGATES_PATH = "/api/v1/aggregates"
 SNAPSHOTS_PATH = "/api/v1/snapshots"
-CHANGES_PATH = "/api/v1/snapshots/{id}/changes"
 CITATION_PATH = "/api/v1/citation"
 QUERY_PREFIX = "/api/v1/query/"
 """``/api/v1/query/{route}``, described as one path per data route it explains (``QUERY_PATHS``), so
 that each operation lists exactly the parameters its route's parser takes."""
-QUERY_PATHS: dict[str, Route] = {f"{QUERY_PREFIX}{name}": route for name, (route, _) in EXPLAINED.items()}
+QUERY_PATHS: dict[str, Route] = {f"{QUERY_PREFIX}{name}": route for name, route in EXPLAINED.items()}
 DOCUMENT_PATH = "/api/v1/openapi.json"
 INDEX_PATH = "/api/v1/"
 
@@ -62,15 +59,6 @@ _ABOUT = (
     "route; other methods get 405 with an `Allow` header. Every error body is the JSON error "
     "envelope. The route index is `/api/v1/`."
 )
-_USAGE = (
-    "With no parameters: the all-economies global summary. Every key ending in `confidence` is "
-    "removed from the answer."
-)
-_LEGACY = (
-    f" Deprecated from 2027-01-01: use `{V1_PATH}`. Same parameters and bodies as v1, except that "
-    "unknown parameter names are ignored and a code matching nothing gives 404 "
-    '`{"error": "Country code not found: XYZ"}` without `apiVersion`.'
-)
 
 
 def openapi_document() -> Json:
@@ -91,7 +79,7 @@ def openapi_document() -> Json:
             {"name": "operations", "description": "This document, the route index, health and readiness."},
         ],
         "paths": _paths(),
-        "components": {"headers": headers(), "schemas": schemas()},
+        "components": {"headers": headers(), "schemas": {**schemas(), **_row_tables()}},
     }
     return copy.deepcopy(document)
 
@@ -116,6 +104,8 @@ _DATA: Json = {
 _LIST: Json = {**_DATA, "X-Total-Count": ref("headers", "X-Total-Count")}
 _PAGED: Json = {**_LIST, "Link": ref("headers", "NextLink")}
 """Headers of a v1 list answer: a list's, and the next page's ``Link`` while rows remain."""
+_LEGACY_HEADERS: Json = {"Deprecation": ref("headers", "Deprecation"), "Link": ref("headers", "Link")}
+"""Headers of every response of a deprecated route, errors included."""
 _OPTIONAL_SNAPSHOT_HEADERS: tuple[tuple[str, Json], ...] = (
     ("Last-Modified", {"type": "string"}),
     ("X-Readiness-Snapshot", {"type": "string", "pattern": SNAPSHOT_ID}),
@@ -126,7 +116,9 @@ _HISTORY: Json = {
                              "when `years` selects no snapshot.", "required": False, "schema": schema}
        for name, schema in _OPTIONAL_SNAPSHOT_HEADERS},
 }
-"""History's headers: an answer without any snapshot (``years=1990``) has no date or id to give."""
+"""History's headers: an answer without any snapshot has no date or id to give."""
+_SNAPSHOTLESS = frozenset({"History"})
+"""The answers (by schema) that may hold no snapshot (``snapshot`` null), their snapshot headers then absent."""
 _NOT_MODIFIED = "Not modified: the `If-None-Match` ETag (or, without one, `If-Modified-Since`) still matches."
 
 
@@ -169,96 +161,13 @@ _CITATION_CONTENT: Json = {
     CitationFormat.TEXT.content_type.split(";")[0]: {"schema": {"type": "string"}},
 }
 """The four download formats of ``/api/v1/citation``: BibTeX, RIS and plain text, CSL-JSON an array."""
-_CITATION_PARAMETERS: tuple[Json, ...] = (
-    {"name": "format", "in": "query", "required": False,
-     "description": ("`bibtex` (default: `application/x-bibtex`), `ris` (`application/x-research-info-systems`), "
-                     "`csl` (`application/vnd.citationstyles.csl+json`) or `text` (`text/plain`: the catalogue's "
-                     "ready-to-paste `text`); any case. Another value gives 400."),
-     "schema": {"type": "string", "enum": ["", *(item.value for item in CitationFormat)]}},
-    {"name": "snapshot", "in": "query", "required": False,
-     "description": ("A snapshot id `YYYY-MM` that `/api/v1/snapshots` lists. Omitted: the current snapshot. "
-                     "An id not listed gives 404."),
-     "schema": {"type": "string", "pattern": "^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$"}},
-)
-"""The parameters of ``/api/v1/citation`` (``readiness.domain.citation.PARAMETERS``), not a parser route."""
-
-
 def _paths() -> Json:
     """Every route of the public port (docs/API.md), and the operations routes (docs/OPERATIONS.md)."""
     error = ref("schemas", "Error")
-    archive = "The year's December archive is unavailable (`/api/v1/snapshots` lists them)."
-    pinned = ("The snapshot `year` or `snapshot` selects is not listed or unavailable (`/api/v1/snapshots` "
-              "lists them).")
     paths: Json = {
-        V1_PATH: _operations(
-            "getReadiness", Route.V1,
-            {"tags": ["data"], "summary": "Query the readiness index", "description": _USAGE},
-            _data_responses(_json_or_csv(ref("schemas", "Envelope")), _PAGED, pinned, error)),
-        LEGACY_PATH: _operations(
-            "getReadinessLegacy", Route.LEGACY,
-            {"tags": ["data"], "deprecated": True, "summary": "Query the readiness index (deprecated route)",
-             "description": _USAGE + _LEGACY},
-            _data_responses(_json_or_csv(ref("schemas", "Envelope")), _LIST,
-                            f"{archive} Or a code matches no economy.", ref("schemas", "LegacyError"),
-                            {"Deprecation": ref("headers", "Deprecation"), "Link": ref("headers", "Link")})),
-        INDICATORS_PATH: _operations(
-            "getIndicators", Route.INDICATORS,
-            {"tags": ["data"], "summary": "The indicator values as one long table",
-             "description": ("One row per economy and indicator of one snapshot, ordered by "
-                             "`Country Code`, then the economy's indicator order. With no parameters: "
-                             "every indicator of every economy of the current snapshot. With `years`: "
-                             "the rows of every December archive and the current snapshot in the range, "
-                             "oldest snapshot first. With `shape=long`: one row per numeric measure "
-                             "(`reported_value`, `normalized_value`, `global_percentile_value`, "
-                             "`regional_percentile_value`).")},
-            _data_responses(_json_or_csv(ref("schemas", "IndicatorTable")), _PAGED,
-                            f"{pinned} Or `years` selects no snapshot.", error)),
-        HISTORY_PATH: _operations(
-            "getHistory", Route.HISTORY,
-            {"tags": ["data"], "summary": "Scores and ranks across snapshots",
-             "description": ("One row per economy and snapshot, oldest snapshot first, then by "
-                             "`Country Code`. Snapshots: every December archive and the current one. "
-                             "Filters apply to each row's own snapshot; an economy absent from a "
-                             "snapshot has no row for it. Each row names its snapshot, its year and its "
-                             "publication date. With `shape=long`: one row per value (`measure`, `value`).")},
-            _data_responses(_json_or_csv(ref("schemas", "History")), _HISTORY,
-                            "`years` selects no snapshot history shows: the message names the years that "
-                            "have one (`/api/v1/snapshots` lists them).", error)),
-        AGGREGATES_PATH: _operations(
-            "getAggregates", Route.AGGREGATES,
-            {"tags": ["data"], "summary": "Summary statistics of the scores by group",
-             "description": ("Per snapshot, group of economies (`by`) and score (the composite, then the "
-                             "five dimension scores): `count` (economies with a value), `mean`, `median`, "
-                             "`min`, `max`, `p25` and `p75` (linear interpolation between the closest "
-                             "ranks, as pandas and numpy compute them), rounded to two decimals like the "
-                             "scores. Nulls are left out; microstates count (they have scores, they are "
-                             "only unranked). `region`, `income` and `fcv` filter the economies before "
-                             "grouping. Default: the current snapshot; `years` takes every December and the "
-                             "current snapshot in range, as history does.")},
-            _data_responses(_json_or_csv(ref("schemas", "Aggregates")), _LIST,
-                            "`year`, `snapshot` or `years` selects no snapshot (`/api/v1/snapshots` lists them).",
-                            error)),
-        SNAPSHOTS_PATH: _operations(
-            "getSnapshots", Route.SNAPSHOTS,
-            {"tags": ["catalogue"], "summary": "What data exists",
-             "description": ("Every snapshot (id, year and month, whether it is current, whether "
-                             "`year=` selects it, publication date, economies, ranked economies, "
-                             "synthetic flag and notice, link to its change report), the indicator "
-                             "catalogue and the current snapshot's citation. JSON only.")},
-            _data_responses(_json(ref("schemas", "Catalogue")), _DATA, None, error)),
-        CHANGES_PATH: _operations(
-            "getChanges", Route.CHANGES,
-            {"tags": ["catalogue"], "summary": "The change report of a snapshot",
-             "description": ("What changed against the snapshot published before it: economies "
-                             "added and removed, the largest score moves, changed values. CSV: its "
-                             "movers table.")},
-            _data_responses(_json_or_csv(ref("schemas", "Changes")), _DATA,
-                            "The snapshot is unknown or has no change report.", error),
-            [{"name": "id", "in": "path", "required": True,
-              "description": "A snapshot id, `YYYY-MM`, as `/api/v1/snapshots` lists them.",
-              "schema": {"type": "string", "pattern": SNAPSHOT_ID}}]),
+        **{route.path: _route_operations(route) for route in ROUTES},
         CITATION_PATH: _operations(
-            "getCitation", None,
+            "getCitation", Grammar(),
             {"tags": ["catalogue"], "summary": "The citation of a snapshot as a file",
              "description": ("The catalogue's `citation` of a snapshot as a file for reference managers: "
                              "BibTeX (an `@misc` entry), RIS (`TY  - DATA`), CSL-JSON (an array of one "
@@ -267,24 +176,23 @@ def _paths() -> Json:
                              "snapshot's note says not to cite it.")},
             _data_responses(_CITATION_CONTENT, {**_DATA, "Content-Disposition": ref("headers", "CitationFile")},
                             "`snapshot` is not a snapshot `/api/v1/snapshots` lists.", error),
-            [*_CITATION_PARAMETERS, IF_MODIFIED_SINCE]),
-        **{f"{QUERY_PREFIX}{name}": _meaning_operations(name, route, data_path)
-           for name, (route, data_path) in EXPLAINED.items()},
+            [*grammar_parameters(CITATION_QUERY), IF_MODIFIED_SINCE]),
+        **{path: _meaning_operations(route) for path, route in QUERY_PATHS.items()},
         DOCUMENT_PATH: _operations(
-            "getOpenApi", None, {"tags": ["operations"], "summary": "This OpenAPI document"},
+            "getOpenApi", Grammar(), {"tags": ["operations"], "summary": "This OpenAPI document"},
             {"200": _response("This document.", _CACHED, _json({"type": "object"})),
              "304": _response(_NOT_MODIFIED, _CACHED)}),
         INDEX_PATH: _operations(
-            "getIndex", None,
+            "getIndex", Grammar(),
             {"tags": ["operations"], "summary": "The route index",
              "description": "Every route of this API with its summary, parameters and a link."},
             {"200": _response("The index.", _CACHED, _json(ref("schemas", "Index"))),
              "304": _response(_NOT_MODIFIED, _CACHED)}),
         "/healthz": _operations(
-            "getHealth", None, {"tags": ["operations"], "summary": "The process is alive"},
+            "getHealth", Grammar(), {"tags": ["operations"], "summary": "The process is alive"},
             {"200": _response("Alive.", _COMMON, _json(ref("schemas", "Health")))}),
         "/readyz": _operations(
-            "getReady", None, {"tags": ["operations"], "summary": "A snapshot is loaded: the service can answer"},
+            "getReady", Grammar(), {"tags": ["operations"], "summary": "A snapshot is loaded: the service can answer"},
             {"200": _response("Ready.", _COMMON, _json(ref("schemas", "Ready"))),
              "503": _response("No snapshot is loaded, or the process is shutting down.", _ERRORS, _json(error))}),
     }
@@ -292,12 +200,50 @@ def _paths() -> Json:
     return paths
 
 
-def _meaning_operations(name: str, route: Route, data_path: str) -> Json:
-    """``/api/v1/query/{name}``: what a query means to the data route at ``data_path`` (parsed as
-    ``route``), with that route's parameters (docs/API.md#get-apiv1queryroute-what-a-query-means)."""
+_PATH_ARGUMENTS: dict[str, Json] = {
+    "id": {"name": "id", "in": "path", "required": True,
+           "description": "A snapshot id, `YYYY-MM`, as `/api/v1/snapshots` lists them.",
+           "schema": {"type": "string", "pattern": SNAPSHOT_ID}},
+}
+"""What an argument of a data route's path (``{id}``) is."""
+
+
+def _route_operations(route: Route) -> Json:
+    """The operations of a data route of the table, from its declaration: its grammar's
+    parameters, its answer's schema (JSON, and CSV when it takes ``format``), the headers of a
+    paged, list or plain answer, its 404, and a deprecated route's headers and error body."""
+    schema = ref("schemas", route.schema)
+    content = _json_or_csv(schema) if Format.CSV in route.formats else _json(schema)
+    if route.schema in _SNAPSHOTLESS:
+        answer_headers = _HISTORY
+    else:
+        answer_headers = _PAGED if route.paged else _LIST if "limit" in route.grammar else _DATA
+    operation: Json = {"tags": [route.tag], "summary": route.summary, "description": route.description}
+    if route.deprecated:
+        operation["deprecated"] = True
+    not_found_body = ref("schemas", "LegacyError" if route.deprecated else "Error")
+    responses = _data_responses(content, answer_headers, route.not_found, not_found_body,
+                                _LEGACY_HEADERS if route.deprecated else None)
+    arguments: list[JsonValue] = [_PATH_ARGUMENTS[name] for name in re.findall(r"\{([a-z]+)\}", route.path)]
+    return _operations(f"get{route.operation}", route.grammar, operation, responses, arguments, data=True)
+
+
+def _row_tables() -> Json:
+    """The answer and row schemas of the routes that declare their rows' columns (``Route.rows``)."""
+    tables: Json = {}
+    for route in ROUTES:
+        if route.rows is not None:
+            tables.update(row_table(route.schema, f"{route.operation}Row", route.summary, route.rows))
+    return tables
+
+
+def _meaning_operations(route: Route) -> Json:
+    """``/api/v1/query/{name}``: what a query means to the data route ``route`` (parsed by its
+    grammar), with that route's parameters (docs/API.md#get-apiv1queryroute-what-a-query-means)."""
     error = ref("schemas", "Error")
+    data_path = route.path
     return _operations(
-        f"getQuery{name.title()}", None,
+        f"getQuery{route.operation}", Grammar(),
         {"tags": ["data"], "summary": f"What a query means to {data_path}",
          "description": (
              f"Reads this request's own query as `{data_path}` reads it (the same parser: aliases, any "
@@ -312,16 +258,15 @@ def _meaning_operations(name: str, route: Route, data_path: str) -> Json:
          "304": _response(_NOT_MODIFIED, _CACHED),
          "400": _response(f"Invalid query: the 400 `{data_path}` gives, with the same message.", _ERRORS,
                           _json(error))},
-        _meaning_parameters(route, data_path))
+        _meaning_parameters(route))
 
 
-def _meaning_parameters(route: Route, data_path: str) -> list[JsonValue]:
-    """The query parameters of ``route`` (the data route at ``data_path``), as that route documents
-    them: read and explained, not applied."""
+def _meaning_parameters(route: Route) -> list[JsonValue]:
+    """The query parameters of ``route``, as that route documents them: read and explained, not applied."""
     parameters: list[JsonValue] = []
-    for parameter in route_parameters(route):
+    for parameter in grammar_parameters(route.grammar):
         read = _object(copy.deepcopy(parameter))
-        read["description"] = f"Read as `{data_path}` reads it: {read['description']}"
+        read["description"] = f"Read as `{route.path}` reads it: {read['description']}"
         parameters.append(read)
     return parameters
 
@@ -354,10 +299,12 @@ def _data_responses(
 
 
 def _operations(
-    operation_id: str, route: Route | None, operation: Json, responses: dict[str, Json],
-    path_parameters: list[JsonValue] | None = None,
+    operation_id: str, grammar: Grammar, operation: Json, responses: dict[str, Json],
+    path_parameters: list[JsonValue] | None = None, *, data: bool = False,
 ) -> Json:
-    """The GET operation and its HEAD twin: same parameters, statuses and headers, never a body.
+    """The GET operation and its HEAD twin: same parameters (``grammar``'s, after
+    ``path_parameters``), statuses and headers, never a body. A ``data`` answer, dated by its
+    snapshot, also takes ``If-Modified-Since``.
 
     Every route also answers 400 to a request malformed at the HTTP level and 414 to a URL
     over the limit; both are added here unless ``responses`` already describes them. The
@@ -369,10 +316,10 @@ def _operations(
         "414": _response(f"The URL is longer than {MAX_URL_BYTES} bytes.", _ERRORS, _json(error)),
         **responses,
     }
-    parameters: list[JsonValue] = [*(path_parameters or []), *(route_parameters(route) if route else [])]
+    parameters: list[JsonValue] = [*(path_parameters or []), *grammar_parameters(grammar)]
     if "304" in responses:
         parameters.append(IF_NONE_MATCH)
-        if route is not None:
+        if data:
             parameters.append(IF_MODIFIED_SINCE)
     get: Json = {**operation, "operationId": operation_id, "responses": dict(sorted(responses.items()))}
     if parameters:

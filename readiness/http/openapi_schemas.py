@@ -8,7 +8,7 @@ Markdown: names in backticks, no angle brackets (Redoc renders ``<year>`` as an 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from loaders import (
     CATALOGUE_KEYS,
@@ -22,8 +22,8 @@ from loaders import (
 )
 from readiness.domain.aggregates import AGGREGATE_COLUMNS, GROUP_ORDER, MEASURES, STATISTICS, UNCLASSIFIED
 from readiness.domain.envelope import API_VERSION
-from readiness.domain.explain import EXPLAINED
-from readiness.domain.query import DIMENSION_KEYS
+from readiness.domain.parameters import DIMENSION_KEYS
+from readiness.domain.routes import EXPLAINED
 from readiness.domain.shapes import HISTORY_LONG_COLUMNS, INDICATOR_LONG_COLUMNS, INDICATOR_MEASURES
 from readiness.domain.tables import HISTORY_FIELDS, MOVER_COLUMNS
 from readiness.domain.vocabulary import CUSTOM_RANK, CUSTOM_SCORE, FIELD_ALIASES
@@ -536,7 +536,7 @@ def _query_meaning() -> Json:
         "additionalProperties": False,
         "properties": {
             "apiVersion": {"const": API_VERSION},
-            "route": {"enum": [path for _, path in EXPLAINED.values()],
+            "route": {"enum": [route.path for route in EXPLAINED.values()],
                       "description": "The data route's path."},
             "query": {"type": "string", "description": (
                 "The canonical query string: fixed order, defaults left out, aliases and any case resolved, "
@@ -590,6 +590,17 @@ _SCHEMAS: Mapping[str, Callable[[], Json]] = {
     "Ready": _ready,
 }
 """Each schema's name in ``#/components/schemas`` and the function that builds it, in document order."""
+
+
+def row_table(name: str, row: str, text: str, columns: Sequence[tuple[str, JsonValue]]) -> Json:
+    """The schemas of a table answer whose route declares its rows' columns (``Route.rows``):
+    the envelope ``name`` (``apiVersion``, ``snapshot``, ``count``, the rows) and the row ``row``,
+    every column required, in order."""
+    return {
+        name: _list_envelope(row, text),
+        row: {"type": "object", "description": f"One row of `{name}`.", "required": [column for column, _ in columns],
+              "additionalProperties": False, "properties": dict(columns)},
+    }
 
 
 def schemas() -> Json:

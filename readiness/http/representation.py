@@ -121,6 +121,10 @@ class CachePolicy:
         stale = f"stale-while-revalidate={while_revalidate}, stale-if-error={if_error}"
         return cls(f"public, max-age={max_age}, {stale}", f"public, max-age={archive_max_age}, {stale}")
 
+    def chosen(self, archival: bool) -> str:
+        """``archive`` for an answer that never changes (one a query pins to a snapshot), else ``current``."""
+        return self.archive if archival else self.current
+
 
 Response = tuple[ResponseStartLine, HTTPHeaders, bytes]
 """What is sent for a cached answer: status line, every header, and the body (empty for a 304)."""
