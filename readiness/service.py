@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 
-from loaders import SNAPSHOT_ID, Snapshot, SnapshotStore, Summary
+from loaders import SNAPSHOT_ID, SingleFlight, Snapshot, SnapshotStore, Summary
 from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
 from readiness.cache.keys import cache_key, collection_key, request_key, snapshots_key
@@ -40,7 +40,6 @@ from readiness.domain.errors import (
 from readiness.domain.query import Query, Route
 from readiness.domain.tables import Record, default_history_rows, history_snapshots, snapshots_in_years
 from readiness.metrics import Metrics
-from readiness.singleflight import SingleFlight
 from readiness.work import ComputeLimits, ComputePool
 
 

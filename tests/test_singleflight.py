@@ -1,4 +1,4 @@
-"""SingleFlight (readiness/singleflight.py): one run per key, its outcome shared; a failing
+"""SingleFlight (loaders/singleflight.py): one run per key, its outcome shared; a failing
 leader fails its followers, a cancelled one hands over, keys are independent."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from readiness.singleflight import SingleFlight
+from loaders.singleflight import SingleFlight
 
 
 class Work:
