@@ -4,11 +4,13 @@ leader fails its followers, a cancelled one hands over, keys are independent."""
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Awaitable, Callable
 
 import pytest
 
 from loaders.singleflight import SingleFlight
+from tests.conftest import gen_test
 
 
 class Work:
@@ -133,3 +135,18 @@ def test_single_flight_a_run_after_the_last_one_ended_runs_again() -> None:
         assert await flights.run("KEN", work) == "answer 2"  # nothing cached: sharing is only while running
 
     asyncio.run(scenario())
+
+
+@gen_test
+async def test_single_flight_failing_leader_alone_leaves_no_exception_unretrieved() -> None:
+    reported: list[str] = []
+    asyncio.get_running_loop().set_exception_handler(lambda _, context: reported.append(context["message"]))
+    flights: SingleFlight[str] = SingleFlight()
+
+    async def failing() -> str:
+        raise LookupError("no such country")  # made here, so that only the run's frames hold it
+
+    with pytest.raises(LookupError):
+        await flights.run("XXX", failing)
+    gc.collect()  # the run's future sits in a cycle: its error, the error's traceback, the frame holding it
+    assert not [message for message in reported if "never retrieved" in message], reported
