@@ -43,7 +43,7 @@ if TYPE_CHECKING:
         read_snapshot,
         snapshot_ids,
     )
-    from loaders.singleflight import SingleFlight
+    from loaders.singleflight import Overdue, SingleFlight
     from loaders.store import SnapshotStore
 
 _READERS = {
@@ -56,6 +56,7 @@ _READERS = {
     "read_snapshot": "loaders.reader",
     "snapshot_ids": "loaders.reader",
     "SnapshotStore": "loaders.store",
+    "Overdue": "loaders.singleflight",
     "SingleFlight": "loaders.singleflight",
 }
 """Names imported on first use: reading and validating files needs jsonschema, which the
@@ -92,6 +93,7 @@ __all__ = [
     "SnapshotRefused",
     "SnapshotStore",
     "SingleFlight",
+    "Overdue",
     "load_snapshot",
     "manifest_digest",
     "read_current_id",
