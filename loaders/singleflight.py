@@ -77,31 +77,32 @@ class SingleFlight(Generic[T]):
       nobody, the followers find the key free and one of them leads a new run. With
       ``run_detached`` the work is nobody's and no caller's cancellation reaches it.
 
-    One instance serves one kind of work: a key is run with ``run`` or detached, not both.
+    One instance is meant for one kind of work: a key's ``run`` and its detached run would be two
+    separate runs, neither sharing the other's.
     """
 
     def __init__(self) -> None:
-        self._flights: dict[str, _Flight[T]] = {}
+        self._led: dict[str, asyncio.Future[T]] = {}
+        """``run``'s runs: a bare future each, the leader's path being the service's hot one."""
+        self._detached: dict[str, _Flight[T]] = {}
 
     def __contains__(self, key: str) -> bool:
         """Whether a run for ``key`` is under way now."""
-        return key in self._flights
+        return key in self._led or key in self._detached
 
     def __len__(self) -> int:
-        return len(self._flights)
+        return len(self._led) + len(self._detached)
 
     async def run(self, key: str, work: Callable[[], Awaitable[T]]) -> T:
         """The outcome of ``work()`` for ``key``: run it as the leader, or share the run
         already under way."""
-        while (running := self._flights.get(key)) is not None:
+        while (running := self._led.get(key)) is not None:
             try:
-                return await asyncio.shield(running.future)  # a follower's cancellation is its own
+                return await asyncio.shield(running)  # a follower's cancellation is its own
             except asyncio.CancelledError:
-                if not running.future.cancelled():
+                if not running.cancelled():
                     raise  # this caller was cancelled, not the leader
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        self._flights[key] = _Flight(future, loop.time())
+        future = self._led[key] = asyncio.get_running_loop().create_future()
         try:
             result = await work()
         except asyncio.CancelledError:
@@ -115,7 +116,7 @@ class SingleFlight(Generic[T]):
             future.set_result(result)
             return result
         finally:
-            del self._flights[key]
+            del self._led[key]
 
     async def run_detached(self, key: str, start: Callable[[], Awaitable[T]]) -> T:
         """The outcome of the run for ``key``: started by ``start()`` if none is under way,
@@ -127,7 +128,7 @@ class SingleFlight(Generic[T]):
         run cancelled from outside (its executor shut down) raises CancelledError in every
         caller.
         """
-        return await asyncio.shield(self._detached(key, start).future)
+        return await asyncio.shield(self._flight(key, start).future)
 
     async def run_detached_within(self, key: str, start: Callable[[], Awaitable[T]], timeout: float) -> T:
         """``run_detached``, each caller awaiting the run until at most ``timeout`` seconds after
@@ -137,7 +138,7 @@ class SingleFlight(Generic[T]):
         run already overdue is not made to wait at all. Raises Overdue then (the run goes on,
         shared by the next caller), and whatever the run raised if it ended within the deadline.
         """
-        flight = self._detached(key, start)
+        flight = self._flight(key, start)
         loop = asyncio.get_running_loop()
         remaining = flight.started + timeout - loop.time()
         if remaining > 0 or flight.future.done():
@@ -149,18 +150,18 @@ class SingleFlight(Generic[T]):
         first, flight.overdue = not flight.overdue, True
         raise Overdue(key, loop.time() - flight.started, first, flight.future)
 
-    def _detached(self, key: str, start: Callable[[], Awaitable[T]]) -> _Flight[T]:
-        """The run under way for ``key``, started by ``start`` if there is none."""
-        flight = self._flights.get(key)
+    def _flight(self, key: str, start: Callable[[], Awaitable[T]]) -> _Flight[T]:
+        """The detached run under way for ``key``, started by ``start`` if there is none."""
+        flight = self._detached.get(key)
         if flight is None:
             loop = asyncio.get_running_loop()
-            flight = self._flights[key] = _Flight(asyncio.ensure_future(start()), loop.time())
+            flight = self._detached[key] = _Flight(asyncio.ensure_future(start()), loop.time())
             flight.future.add_done_callback(partial(self._landed, key))
         return flight
 
     def _landed(self, key: str, future: asyncio.Future[T]) -> None:
         """Free the key of a detached run that ended. (Its flight is still the key's: a caller
         arriving between the end and this callback joins the ended run, never starts one.)"""
-        del self._flights[key]
+        del self._detached[key]
         if not future.cancelled():
             future.exception()  # retrieved: when every caller gave up waiting, asyncio would warn it never was
