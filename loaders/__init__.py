@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         read_snapshot,
         snapshot_ids,
     )
+    from loaders.singleflight import Overdue, SingleFlight
     from loaders.store import SnapshotStore
 
 _READERS = {
@@ -55,9 +56,12 @@ _READERS = {
     "read_snapshot": "loaders.reader",
     "snapshot_ids": "loaders.reader",
     "SnapshotStore": "loaders.store",
+    "Overdue": "loaders.singleflight",
+    "SingleFlight": "loaders.singleflight",
 }
 """Names imported on first use: reading and validating files needs jsonschema, which the
-contract's users (the pure query modules) must not load."""
+contract's users (the pure query modules) must not load; nor need they asyncio, which the
+store and single-flight load."""
 
 __all__ = [
     "CHANGES_FILE",
@@ -88,6 +92,8 @@ __all__ = [
     "Snapshot",
     "SnapshotRefused",
     "SnapshotStore",
+    "SingleFlight",
+    "Overdue",
     "load_snapshot",
     "manifest_digest",
     "read_current_id",

@@ -38,6 +38,7 @@ from loaders.bounded import BoundedReads, ReadTimeout
 from loaders.compact import Packed
 from loaders.model import Snapshot
 from loaders.reader import SNAPSHOT_ID, SnapshotRefused, load_snapshot, manifest_digest, read_current_id
+from loaders.singleflight import SingleFlight
 from loaders.summary import CHANGES_FILE, Summary, summarize
 
 log = logging.getLogger("readiness.loaders")
@@ -127,7 +128,8 @@ class SnapshotStore:
         self._failures: dict[str, str] = {}
         """Why the last read of a snapshot other than the current one gave nothing (refused,
         unreadable, timed out), by id, until a read of it succeeds (``unreadable``)."""
-        self._loading: dict[str, asyncio.Future[Snapshot | None]] = {}
+        self._loading: SingleFlight[Snapshot | None] = SingleFlight()
+        """Archive loads under way: one per id, shared, and not cancelled when a request goes away."""
         self._refreshing = asyncio.Lock()
         self._reads = BoundedReads(data_dir, read_timeout)
 
@@ -321,11 +323,7 @@ class SnapshotStore:
         retry = self._retries.get(snapshot_id)
         if retry is not None and snapshot_id in self._failures and self._clock() < retry.due:
             return None
-        pending = self._loading.get(snapshot_id)
-        if pending is None:
-            pending = asyncio.ensure_future(self._load_archive(snapshot_id))
-            self._loading[snapshot_id] = pending
-        return await asyncio.shield(pending)
+        return await self._loading.run_detached(snapshot_id, partial(self._load_archive, snapshot_id))
 
     def warnings(self, max_skipped_percent: float) -> list[str]:
         """What readiness should tell about the data: CURRENT unservable, the current snapshot
@@ -421,8 +419,6 @@ class SnapshotStore:
             self.counts.add("archive", "timeout")
             self._failures[snapshot_id] = "timed out"  # no retry: the next request joins the stuck read
             return None
-        finally:
-            del self._loading[snapshot_id]
         self._count("archive", loaded)
         if loaded.snapshot is None or loaded.identity is None or loaded.summary is None:
             self._failed(snapshot_id, loaded.identity, loaded.reason or "not readable", archive=True)

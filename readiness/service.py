@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import partial
 
-from loaders import SNAPSHOT_ID, Snapshot, SnapshotStore, Summary
+from loaders import SNAPSHOT_ID, SingleFlight, Snapshot, SnapshotStore, Summary
 from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
 from readiness.cache.keys import cache_key, collection_key, request_key, snapshots_key
@@ -26,7 +26,6 @@ from readiness.domain.query import Query
 from readiness.domain.route import FromReport, FromSnapshots, FromSummaries, Route
 from readiness.domain.tables import history_snapshots, snapshots_in_years
 from readiness.metrics import Metrics
-from readiness.singleflight import SingleFlight
 from readiness.work import ComputeLimits, ComputePool
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from pathlib import Path
 
 import pytest
 
-from loaders import SnapshotStore
-from tests.conftest import flip, gen_test, place_snapshot, tiny_data
+from loaders import Snapshot, SnapshotStore, load_snapshot
+from tests.conftest import eventually, flip, gen_test, place_snapshot, tiny_data
 
 
 @pytest.fixture
@@ -94,6 +95,37 @@ async def test_archive_concurrent_first_requests_read_once(data: Path, reads: li
     results = await asyncio.gather(*(store.archive("2025-12") for _ in range(10)))
     assert reads == ["2026-11", "2025-12"]
     assert results[0] is not None and all(result is results[0] for result in results)
+
+
+@gen_test
+async def test_archive_request_gone_away_mid_load_leaves_the_load_going(
+    data: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+    seen: list[str] = []
+
+    def held(directory: Path) -> Snapshot:
+        seen.append(directory.name)
+        if directory.name == "2025-12":
+            release.wait(10)
+        return load_snapshot(directory)
+
+    monkeypatch.setattr("loaders.store.load_snapshot", held)
+    store = loaded(SnapshotStore(data))
+    try:
+        request = asyncio.ensure_future(store.archive("2025-12"))
+        await eventually(lambda: "2025-12" in seen, "the archive's read began")
+        request.cancel()  # its client went away: the load is still worth finishing
+        with pytest.raises(asyncio.CancelledError):
+            await request
+        release.set()
+        await eventually(lambda: "2025-12" in [held.id for held in store.loaded()], "the load ended, nobody waiting")
+        archive = await store.archive("2025-12")
+        assert archive is not None and archive.id == "2025-12"
+        assert seen == ["2026-11", "2025-12"]
+    finally:
+        release.set()
+        store.close()
 
 
 @gen_test
