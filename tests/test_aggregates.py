@@ -6,10 +6,12 @@ JSON and CSV, against pandas reading /api/v1/readiness, with ETag/304 and the er
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import statistics
 from collections.abc import Iterator
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import numpy
@@ -19,6 +21,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tornado.httpclient import AsyncHTTPClient, HTTPResponse
+from tornado.httpserver import HTTPServer
+from tornado.testing import bind_unused_port
 from tornado.web import Application
 
 from config import Settings
@@ -39,12 +43,15 @@ from readiness.domain.compute import compute_aggregates
 from readiness.domain.errors import ArchiveNotFound, NoSnapshotInYears, ReadinessError, SnapshotNotFound
 from readiness.domain.query import Grouping, parse_query_string
 from readiness.http.logs import AccessLog
+from tests.builder_world import STANDARD, economy
 from tests.conftest import (
     access_lines,
     assert_error_envelope,
     body,
     country,
+    flip,
     gen_test,
+    place_snapshot,
     snapshot,
     summarized_sample,
 )
@@ -191,6 +198,21 @@ def test_aggregates_nulls_left_out_and_microstates_counted() -> None:
         "mean": None, "median": None, "min": None, "max": None, "p25": None, "p75": None,
     }
     assert rows["FCV", "Infrastructure Score"]["count"] == 0  # a score absent from every record
+
+
+def test_aggregates_economy_without_fcv_status_not_classified_never_not_fcv() -> None:
+    # FCV Status is not a required field of the data contract (REQUIRED_COUNTRY_FIELDS): an
+    # economy without it is of no FCV group, neither "FCV" nor "Not FCV".
+    tiny = snapshot(
+        country("AAA", "Alpha", **{"Composite Readiness Score": 40.0, "FCV Status": True}),
+        country("BBB", "Beta", **{"Composite Readiness Score": 60.0, "FCV Status": False}),
+        country("NNN", "Unknown", **{"Composite Readiness Score": 90.0}),
+        snapshot_id=CURRENT,
+    )
+    table = aggregate_rows([(tiny, tiny.countries.values())], Grouping.FCV)
+    composite = {row["group"]: row for row in table if row["measure"] == MEASURES[0]}
+    assert list(composite) == ["FCV", "Not FCV", UNCLASSIFIED]
+    assert [(row["count"], row["mean"]) for row in composite.values()] == [(1, 40.0), (1, 60.0), (1, 90.0)]
 
 
 # --- groups, filters and the snapshots chosen ----------------------------------------------------
@@ -367,6 +389,48 @@ async def test_aggregates_revalidates_and_hits_the_lane(
     archived = await get(http_client, base_url, pinned)
     assert archived.headers["Cache-Control"].startswith("public, max-age=86400")
     assert [line["cache"] for line in access_lines(app)] == ["miss", "hit", "hit", "miss", "hit"]
+
+
+def without_field(directory: Path, code: str, field: str) -> None:
+    """Remove ``field`` from economy ``code``'s file of a snapshot ``directory``, its checksum with it."""
+    path = directory / "countries" / f"{code}.json"
+    record = orjson.loads(path.read_bytes())
+    del record[field]
+    raw = orjson.dumps(record)
+    path.write_bytes(raw)
+    manifest = orjson.loads((directory / "manifest.json").read_bytes())
+    manifest["checksums"][code] = "sha256:" + hashlib.sha256(raw).hexdigest()
+    (directory / "manifest.json").write_bytes(orjson.dumps(manifest))
+
+
+@gen_test
+async def test_aggregates_http_by_fcv_economy_without_fcv_status_not_classified(tmp_path: Path) -> None:
+    # From the files up: a snapshot whose economy BBB has no FCV Status (the contract does not
+    # require it) is loaded, summarized and aggregated; BBB is "Not classified", not "Not FCV".
+    data = tmp_path / "data"
+    positions = {economy("AAA", fcv_type="Conflict") if e.code == "AAA" else e: p for e, p in STANDARD.items()}
+    without_field(place_snapshot(data, CURRENT, positions), "BBB", "FCV Status")
+    flip(data, CURRENT)
+    store = SnapshotStore(data)
+    loaded = store.load_current()
+    assert loaded is not None and "FCV Status" not in loaded.countries["BBB"].record
+    sock, port = bind_unused_port()
+    server = HTTPServer(make_app(Settings(data_dir=data), store, access=AccessLog(io.BytesIO())))
+    server.add_sockets([sock])
+    try:
+        client = AsyncHTTPClient()
+        response = await get(client, f"http://127.0.0.1:{port}", "/api/v1/aggregates?by=fcv")
+        not_fcv = await get(client, f"http://127.0.0.1:{port}", "/api/v1/aggregates?by=fcv&fcv=false")
+    finally:
+        server.stop()
+        store.close()
+    assert response.code == 200, response.body
+    composite = {row["group"]: row for row in body(response)["data"] if row["measure"] == MEASURES[0]}
+    # Composites (tests/builder_world.py): AAA 8.0, BBB 50.0, CCC 92.0, DDD 29.0; MMM a microstate.
+    assert {group: row["count"] for group, row in composite.items()} == {"FCV": 1, "Not FCV": 3, UNCLASSIFIED: 1}
+    assert composite[UNCLASSIFIED]["mean"] == 50.0 and composite["FCV"]["mean"] == 8.0
+    # fcv=false keeps the economies whose FCV Status is false: BBB's is not.
+    assert [row["group"] for row in body(not_fcv)["data"] if row["measure"] == MEASURES[0]] == ["Not FCV"]
 
 
 @gen_test

@@ -169,6 +169,27 @@ def test_bibtex_escapes_every_special_character() -> None:
     assert unbalanced.count("{") == unbalanced.count("}")  # only \textbackslash{}, \^{} and \~{} remain
 
 
+SPECIAL = r"World_Bank & Co. 100% #1 $5 {a} ~b ^c \d"
+"""A name with every BibTeX special character, each written exactly as ``SPECIAL_ESCAPED`` says."""
+SPECIAL_ESCAPED = r"World\_Bank \& Co. 100\% \#1 \$5 \{a\} \~{}b \^{}c \textbackslash{}d"
+
+
+def test_bibtex_entry_has_the_exact_escape_of_each_special_character() -> None:
+    # Exact text, not a round trip: an unescaped "_" or "#" reads back as itself, but stops LaTeX.
+    entry = to_bibtex(Citation("2025-12", "2025-12-05", SPECIAL, SPECIAL, False)).splitlines()
+    assert f"  author = {{{{{SPECIAL_ESCAPED}}}}}," in entry
+    assert f"  publisher = {{{SPECIAL_ESCAPED}}}," in entry
+    assert f"  note = {{Licence: {SPECIAL_ESCAPED}.}}" in entry
+
+
+def test_bibtex_title_is_escaped_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The title is TITLE and a validated snapshot id, no special character today; a data set
+    # renamed with one must still give a valid entry.
+    monkeypatch.setattr("readiness.domain.citation.TITLE", SPECIAL)
+    entry = to_bibtex(REAL).splitlines()
+    assert f"  title = {{{{{SPECIAL_ESCAPED}, snapshot 2025-12}}}}," in entry
+
+
 def test_bibtex_without_publisher_has_no_author_and_synthetic_note_says_not_to_cite() -> None:
     _, _, fields = parse_bibtex(to_bibtex(UNNAMED))
     assert "author" not in fields and "publisher" not in fields and fields["note"] == "No licence stated."

@@ -396,6 +396,43 @@ async def test_a_kept_head_never_carries_another_responses_connection_header(
 
 
 @gen_test
+@pytest.mark.parametrize(
+    ("extra", "version", "draining", "expected"),
+    [
+        (["Connection: close"], "HTTP/1.1", False, "close"),  # Tornado adds it to the head it is given
+        (["Connection: keep-alive"], "HTTP/1.0", False, "Keep-Alive"),  # Tornado adds it too
+        ([], "HTTP/1.1", True, "close"),  # the lane adds it while draining
+    ],
+)
+async def test_a_head_first_sent_with_a_connection_header_leaves_keep_alive_clients_open(
+    http_server: Any, http_port: int, app: Application, handlers_built: list[str], monkeypatch: pytest.MonkeyPatch,
+    extra: list[str], version: str, draining: bool, expected: str,
+) -> None:
+    # The head KeptHeads keeps is first built for a response given a Connection header, before
+    # any keep-alive hit kept its bytes: if that response's header went into the shared head,
+    # every keep-alive client of the answer that second would be told to close. One fixed
+    # Date throughout, so every response below is within "the same second".
+    monkeypatch.setattr(app.lane.dates, "at", lambda now: "Wed, 25 Nov 2026 12:00:00 GMT")
+    await exchange(http_port, request_bytes("GET", V1 + "?code=KEN"))  # a miss: the handler; tier 1 has KEN
+    lifecycle = app.settings["lifecycle"]
+    lifecycle.draining = draining
+    first = await exchange(http_port, request_bytes("GET", V1 + "?code=KEN", *extra, version=version))
+    lifecycle.draining = False
+    assert first.headers.get("Connection") == expected
+    reader, writer = await asyncio.open_connection("127.0.0.1", http_port)
+    try:
+        for _ in range(2):  # a keep-alive client, twice on one connection: it stays open
+            writer.write(request_bytes("GET", V1 + "?code=KEN"))
+            hit = await read_response(reader)
+            assert hit.status.split(b" ")[1] == b"200"
+            assert hit.headers.get("Connection") is None, "a keep-alive client got another response's Connection"
+            assert hit.body == first.body
+    finally:
+        writer.close()
+    assert handlers_built == [V1]  # every response but the first a hit of the lane
+
+
+@gen_test
 async def test_a_body_over_the_kept_size_is_sent_alike(
     http_server: Any, http_port: int, handlers_built: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -148,6 +148,15 @@ def test_select_fcv_true_or_false() -> None:
     assert codes(select(filters_world(), Query.parse({"fcv": "0"}))) == ["KEN", "RWA", "VEN"]
 
 
+def test_select_fcv_without_fcv_status_passes_neither_true_nor_false() -> None:
+    # FCV Status is not a required field of the data contract: unknown is neither status.
+    unknown = country("XKX", "Kosovo", "Europe & Central Asia", **{"Composite Readiness Score": 60.0})
+    world_ = snapshot(*filters_world().countries.values(), unknown)
+    assert codes(select(world_, Query.parse({"fcv": "false"}))) == ["KEN", "RWA", "VEN"]
+    assert codes(select(world_, Query.parse({"fcv": "true"}))) == ["MLI", "SOM"]
+    assert "XKX" in codes(select(world_, Query.parse({})))
+
+
 def test_select_all_filters_apply_together() -> None:
     query = Query.parse({"codes": "SOM,RWA,KEN,XXX", "income": "LIC", "fcv": "false"})
     assert codes(select(filters_world(), query)) == ["RWA"]
