@@ -7,6 +7,7 @@ tests/browser.py; screenshots under test-output/screenshots/."""
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.browser import OpenPage, PageServer, Watch, screenshot, skip_module_without_chromium
 
@@ -22,6 +23,12 @@ skip_module_without_chromium()
 
 CURRENT = "2026-11"
 """The bundled sample's current snapshot."""
+
+MEANING = "/api/v1/query/readiness"
+"""The service's parser, which the explorer asks what its URL and its sliders mean."""
+
+SLIDERS = ("Infrastructure", "Human capital", "School access & gender parity", "Innovation", "Governance")
+"""The weight sliders' labels, in the API's dimension order."""
 
 
 def api(server: PageServer, path: str) -> Any:
@@ -62,6 +69,33 @@ def shown(page: Page, count: int, of: int | None = None) -> None:
     expect(page.locator("#status")).to_contain_text(f"Showing {count} of {count if of is None else of} economies",
                                                     timeout=10_000)
     expect(page.locator("#ranking tbody tr")).to_have_count(count)
+
+
+def move(page: Page, label: str, steps: int) -> None:
+    """Move the weight slider labelled ``label`` by ``steps`` with the keyboard (right for more),
+    one press after another as fast as Playwright presses: each press is a choice of its own."""
+    page.get_by_label(label, exact=True).focus()
+    for _ in range(abs(steps)):
+        page.keyboard.press("ArrowRight" if steps > 0 else "ArrowLeft")
+
+
+def weights_in(url: str) -> str | None:
+    """The ``weights`` a request's URL carries, decoded (the page sends its commas as %2C)."""
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query).get("weights", [None])[0]
+
+
+def asked_for(urls: list[str], path: str) -> list[str]:
+    """The requests among ``urls`` to the API route ``path``, in the order sent."""
+    return [url for url in urls if urllib.parse.urlsplit(url).path == path]
+
+
+def held_until(page: Page, held: list[Route], count: int) -> None:
+    """Wait, letting the page run, until ``count`` requests are held; fails after 10 s. Polled:
+    Playwright calls a route's handler only while a call of the test's is waiting on it."""
+    deadline = time.monotonic() + 10
+    while len(held) < count:
+        assert time.monotonic() < deadline, f"the page sent {len(held)} of the {count} requests awaited"
+        page.wait_for_timeout(20)
 
 
 def serious_violations(page: Page) -> list[str]:
@@ -213,6 +247,97 @@ def test_weights_in_a_shared_link_are_the_apis_canonical_ones(page: Page, page_s
     assert "weights=2,1,0,0,0" in query
     assert page.url == page_server.url(f"/explore?{query}")
     expect(page.get_by_label("Human capital", exact=True)).to_have_value("1")
+
+
+def test_slider_weights_are_the_apis_canonical_form_in_the_link_and_the_request(
+    page: Page, page_server: PageServer
+) -> None:
+    page.goto(page_server.url("/explore"))
+    shown(page, 217)
+    sent: list[str] = []
+    page.on("request", lambda request: sent.append(request.url))
+    page.get_by_text("Your own weights").click()
+    # From 1,1,1,1,1 to 2,4,4,2,0, eight presses in a row: only where the sliders stop counts.
+    for label, steps in zip(SLIDERS, (1, 3, 3, 1, -1), strict=True):
+        move(page, label, steps)
+    canonical = api(page_server, f"{MEANING}?weights=2,4,4,2,0")["parameters"]["weights"]
+    assert canonical == "1,2,2,1,0"  # the API's rule, no common divisor: the page has no copy of it
+    expect(page).to_have_url(page_server.url(f"/explore?sort=Custom%20Score&order=desc&weights={canonical}"))
+    shown(page, 217)
+    # The page asked the parser about where the sliders stopped, and asked for the table with its answer.
+    assert weights_in(asked_for(sent, MEANING)[-1]) == "2,4,4,2,0"
+    tables = asked_for(sent, "/api/v1/readiness")
+    assert weights_in(tables[-1]) == canonical
+    # Never a table asked for with weights the API would write otherwise (a step on the way may
+    # have been asked for while the machine was slow, but in canonical form too).
+    for weights in {weights_in(url) for url in tables}:
+        assert api(page_server, f"{MEANING}?weights={weights}")["parameters"]["weights"] == weights
+    assert column(page, "Economy") == names(page_server, f"weights={canonical}&sort=custom")
+    expect(page.locator("#custom-weights")).to_contain_text(
+        "Infrastructure 1, Human capital 2, School access & gender parity 2, Innovation 1, Governance 0;")
+    for label, weight in zip(SLIDERS, canonical.split(","), strict=True):
+        expect(page.get_by_label(label, exact=True)).to_have_value(weight)
+    screenshot(page, "explore-weights-canonical", full_page=False)
+
+
+def test_a_late_answer_for_an_older_slider_choice_is_not_applied(page: Page, page_server: PageServer) -> None:
+    page.goto(page_server.url("/explore"))
+    shown(page, 217)
+    page.get_by_text("Your own weights").click()
+    # The parser's answers are held, then let through in the order the test chooses.
+    held: list[Route] = []
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route(f"**{MEANING}?*", hold)
+    move(page, "Infrastructure", 1)  # 2,1,1,1,1
+    held_until(page, held, 1)
+    move(page, "Human capital", 1)  # 2,2,1,1,1, asked while the first is unanswered
+    held_until(page, held, 2)
+    assert [weights_in(route.request.url) for route in held] == ["2,1,1,1,1", "2,2,1,1,1"]
+    held[1].fallback()  # the newer answer first
+    newer = page_server.url("/explore?sort=Custom%20Score&order=desc&weights=2,2,1,1,1")
+    expect(page).to_have_url(newer)
+    shown(page, 217)
+    with page.expect_response(lambda response: weights_in(response.url) == "2,1,1,1,1") as late:
+        held[0].fallback()  # then the older one, late
+    late.value.finished()
+    # A later choice, answered after the late one was read: had the late answer been applied,
+    # its view would lie between the two in the history.
+    move(page, "School access & gender parity", 1)  # 2,2,2,1,1
+    held_until(page, held, 3)
+    held[2].fallback()
+    expect(page).to_have_url(page_server.url("/explore?sort=Custom%20Score&order=desc&weights=2,2,2,1,1"))
+    shown(page, 217)
+    page.unroute(f"**{MEANING}?*", hold)
+    page.go_back()
+    expect(page).to_have_url(newer)
+    shown(page, 217)
+    assert column(page, "Economy") == names(page_server, "weights=2,2,1,1,1&sort=custom")
+
+
+def test_all_weights_zero_is_the_apis_refusal_and_no_table(page: Page, page_server: PageServer, watch: Watch) -> None:
+    page.goto(page_server.url("/explore"))
+    shown(page, 217)
+    page.get_by_text("Your own weights").click()
+    for label in SLIDERS:
+        move(page, label, -1)
+    message = api_error(page_server, f"{MEANING}?weights=0,0,0,0,0")
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text(message)
+    expect(alert).to_contain_text("Nothing is shown in its place")
+    expect(page.locator("#status")).to_have_text("No economies shown.")
+    expect(page.locator("#ranking tbody tr")).to_have_count(0)
+    # The link says the choice as made, as a refused link stays as given.
+    assert page.url == page_server.url("/explore?sort=Custom%20Score&order=desc&weights=0,0,0,0,0")
+    assert all("status of 400" in error for error in watch.errors), watch.errors
+    watch.errors.clear()
+    screenshot(page, "explore-weights-refused", full_page=False)
+    move(page, "Governance", 1)  # 0,0,0,0,1: a weighting again
+    expect(page).to_have_url(page_server.url("/explore?sort=Custom%20Score&order=desc&weights=0,0,0,0,1"))
+    shown(page, 217)
+    expect(alert).to_be_hidden()
 
 
 FITS = "(() => { const w = document.querySelector('.table-wrap'); return w.scrollWidth <= w.clientWidth; })()"

@@ -6,7 +6,8 @@
 // query (all but the page-only `q`, the name search) to GET /api/v1/query/readiness, the
 // service's own parser, and shows what it answers: the view its canonical parameters describe,
 // with the canonical URL in the address bar, or the API's message for a value it does not know
-// (and then no table at all, never another view in its place).
+// (and then no table at all, never another view in its place). The sliders' weights are written
+// in the API's canonical form the same way: the page asks GET /api/v1/query/readiness for it.
 import { COMPOSITE, DIMENSIONS, ApiError, apiUrl, bar, el, folded, getJson, number, say } from "./api.js";
 import { entryOf, snapshotSelector, snapshots, sayShown } from "./snapshot.js";
 import { drawRankingChart } from "./ranking.js";
@@ -38,6 +39,9 @@ const URL_ORDER = ["region", "income", "fcv", "year", "snapshot", "sort", "order
 const PAGE_ONLY = ["q"];
 const PUBLISHED_WEIGHT = 1;
 const MAX_SLIDER = 5;
+// How long the sliders rest before their weights are sent to the API's parser: a held arrow key
+// or a fast run of moves asks once, for where they stop, not once per step.
+const WEIGHING_DELAY_MS = 150;
 
 const form = document.getElementById("filters");
 const table = document.getElementById("ranking");
@@ -63,6 +67,12 @@ let state = defaultState("");
 let rows = [];
 let shownEntry = null;
 let pending = 0;
+// The sliders' latest choice: its number (an answer for an older one is dropped), its timer
+// while the sliders rest, and its weights until the API's canonical form of them is applied
+// (so a table drawn meanwhile leaves the sliders where they were put).
+let weighing = 0;
+let weighingTimer = null;
+let chosen = null;
 
 function defaultState(search) {
   return { filters: { region: "", income: "", fcv: "" }, snapshot: {}, weights: null,
@@ -77,15 +87,6 @@ const folds = (column) => column.extra || (custom() && column.field === "Global 
 // The explorer's own default order: the published rank, or the custom score with custom weights.
 const defaultSort = (weights = state.weights) => (weights !== null
   ? { sort: CUSTOM_SCORE, order: "desc" } : { sort: "Global Rank", order: "asc" });
-
-// Slider weights as the API writes them canonically: whole numbers without a common divisor;
-// equal weights are the published index (null).
-function canonicalWeights(weights) {
-  if (!weights || weights.every((weight) => weight === weights[0]) && weights[0] > 0) return null;
-  const gcd = (a, b) => (b ? gcd(b, a % b) : a);
-  const divisor = weights.reduce(gcd, 0) || 1;
-  return weights.map((weight) => weight / divisor);
-}
 
 // A query string as the service writes one (urlencode with quote, "," and ":" kept).
 function encode(value) {
@@ -156,7 +157,7 @@ async function readUrl(search) {
 function setControls() {
   for (const name of FILTERS) form.elements[name].value = state.filters[name];
   form.elements.q.value = state.search;
-  const weights = state.weights || DIMENSIONS.map(() => PUBLISHED_WEIGHT);
+  const weights = chosen || state.weights || DIMENSIONS.map(() => PUBLISHED_WEIGHT);
   sliders.querySelectorAll("input").forEach((input, index) => {
     input.value = String(Math.min(MAX_SLIDER, weights[index]));
     input.nextElementSibling.value = String(weights[index]);
@@ -279,13 +280,25 @@ async function entryShown() {
   }
 }
 
-// Fetch and draw the table of the current state.
-async function load(push = false) {
-  const mine = ++pending;
+// The controls, the table's head and the URL of the current state, before its rows.
+function showState(push) {
   problem.hidden = true;
   drawHead();
   setControls();
   writeUrl(push);
+}
+
+// A view the API refuses: its message, and no table.
+function showRefusal(message) {
+  clearTable();
+  showProblem(message);
+  say(status, "No economies shown.", true);
+}
+
+// Fetch and draw the table of the current state.
+async function load(push = false) {
+  const mine = ++pending;
+  showState(push);
   say(status, "Loading…");
   try {
     const answer = await getJson("/api/v1/readiness", apiParams());
@@ -298,9 +311,7 @@ async function load(push = false) {
     drawBody();
   } catch (error) {
     if (mine !== pending) return;
-    clearTable();
-    showProblem(error.message);
-    say(status, "No economies shown.", true);
+    showRefusal(error.message);
   }
 }
 
@@ -308,6 +319,7 @@ async function load(push = false) {
 // refuses, its message and no table.
 async function start() {
   const mine = ++pending;
+  forgetWeighing(); // a slider choice still on its way belongs to the view being left
   say(status, "Loading…");
   let read;
   try {
@@ -343,22 +355,73 @@ function weightSliders() {
       "data-dimension": field });
     const output = el("output", { for: id }, String(PUBLISHED_WEIGHT));
     input.addEventListener("input", () => { output.value = input.value; });
-    input.addEventListener("change", () => setWeights([...sliders.querySelectorAll("input")].map((i) => Number(i.value))));
+    input.addEventListener("change", () => chooseWeights([...sliders.querySelectorAll("input")].map((i) => Number(i.value))));
     return el("div", { class: "weight" }, el("label", { for: id }, label), input, output);
   }));
 }
 
-function setWeights(weights) {
-  const wasCustom = custom();
-  state.weights = weights.every((weight) => weight === 0) ? weights : canonicalWeights(weights);
-  const sortIsCustom = [CUSTOM_SCORE, CUSTOM_RANK].includes(state.sort);
-  if (custom() && (!wasCustom || !sortIsCustom)) Object.assign(state, { sort: CUSTOM_SCORE, order: "desc" });
-  if (!custom() && sortIsCustom) Object.assign(state, defaultSort());
+// Drop a slider choice not yet applied: its timer, and its answer when it comes.
+function forgetWeighing() {
+  weighing += 1;
+  clearTimeout(weighingTimer);
+  chosen = null;
+}
+
+// The sliders' weights, once they rest: equal ones are the published index at once; any others
+// go to the API's parser, whose canonical form (2,4,4,2,0 is 1,2,2,1,0) is the view's weights,
+// in the link and in the table's request alike, or whose refusal (all 0) is said as a refused
+// link's is. Only the latest choice is applied: an answer for an older one, however late, is not.
+function chooseWeights(weights) {
+  forgetWeighing();
+  // The page's rule, not the API's: the sliders start equal, at the published index, so equal
+  // sliders mean "no weights of my own" (no custom columns, no weights in the link). The API
+  // keeps weights=1,1,1,1,1 as asked, since a client that sends weights wants custom columns;
+  // that is why a link's equal weights are kept (readUrl) and only the sliders' are dropped.
+  if (weights.every((weight) => weight === weights[0]) && weights[0] > 0) {
+    setWeights(null);
+    load(true);
+    return;
+  }
+  const mine = weighing;
+  chosen = weights;
+  say(status, "Loading…");
+  weighingTimer = setTimeout(() => weigh(mine, weights), WEIGHING_DELAY_MS);
+}
+
+// Ask the API's parser what choice `mine` of the sliders means, and apply its answer if no
+// later choice was made meanwhile.
+async function weigh(mine, weights) {
+  let canonical;
+  try {
+    const answer = await getJson("/api/v1/query/readiness", { weights: weights.join(",") });
+    canonical = String(answer.parameters.weights).split(",").map(Number);
+  } catch (error) {
+    if (mine !== weighing) return;
+    chosen = null;
+    ++pending; // no table answer on its way may draw over the refusal
+    setWeights(weights); // as chosen, in the link too, as a refused link stays as given
+    showState(true);
+    showRefusal(error.message);
+    return;
+  }
+  if (mine !== weighing) return;
+  chosen = null;
+  setWeights(canonical);
   load(true);
 }
 
+// The view's weights (null: the published index), and the explorer's default order for them
+// when the custom columns come or go.
+function setWeights(weights) {
+  const wasCustom = custom();
+  state.weights = weights;
+  const sortIsCustom = [CUSTOM_SCORE, CUSTOM_RANK].includes(state.sort);
+  if (custom() && (!wasCustom || !sortIsCustom)) Object.assign(state, { sort: CUSTOM_SCORE, order: "desc" });
+  if (!custom() && sortIsCustom) Object.assign(state, defaultSort());
+}
+
 weightSliders();
-document.getElementById("weights-reset").addEventListener("click", () => setWeights(DIMENSIONS.map(() => PUBLISHED_WEIGHT)));
+document.getElementById("weights-reset").addEventListener("click", () => chooseWeights(DIMENSIONS.map(() => PUBLISHED_WEIGHT)));
 
 for (const name of FILTERS) {
   form.elements[name].addEventListener("change", () => {
