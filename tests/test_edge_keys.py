@@ -378,7 +378,7 @@ def test_two_names_in_either_order_one_key_only_the_sorted_order_skips_njs(keys:
     # `limit=1&offset=1` of the other order. Every pair of names adjacent once sorted, of every
     # route, from the route table itself: the map, soon generated from one, is not read here.
     path = PATHS[route]
-    names = sorted(ROUTE_PARAMETERS[route])
+    names = sorted(route.grammar.names)
     alone = {name for name in names if keys(f"{path}?{name}=1") == f"{path}?{name}=1" and keys.fast_path}
     for first, second in pairwise(names):
         in_order, swapped = f"{path}?{first}=1&{second}=1", f"{path}?{second}=1&{first}=1"
