@@ -72,6 +72,14 @@ promtool:
 pin-images: $(STAMP)
 	$(BIN)/python scripts/pin_images.py $(ARGS)
 
+# The edge's names and fast path (k8s/base/edge-keys.js, k8s/base/edge.conf.template), written from
+# the route table (readiness/domain/routes.py) between their BEGIN ROUTES and END ROUTES lines:
+# run it after adding or changing a route or parameter, and commit both files
+# (tests/test_edge_routes.py fails while they differ). ARGS=--check only compares.
+.PHONY: edge-routes
+edge-routes: $(STAMP)
+	$(BIN)/python -m readiness.edge_routes $(ARGS)
+
 # ruff's rules and import-linter's contracts (the layers) are in pyproject.toml; no formatter runs.
 lint: $(STAMP)
 	$(BIN)/python -m ruff check --no-cache .

@@ -210,9 +210,15 @@ def test_codec_refuses_a_signed_next_page_no_answer_could_have() -> None:
 
 
 def test_meta_refuses_a_next_page_that_is_not_a_v1_relative_url() -> None:
-    for bad in ("", "/api/readiness?limit=2", "/api/v1/readiness?a=<b>", "/api/v1/readiness?a\r\nb", "//x/api/v1/a?b"):
+    for bad in ("", "/api/readiness?limit=2", "/api/v1/readiness?a=<b>", "/api/v1/readiness?a\r\nb", "//x/api/v1/a?b",
+                "/api/v1?a=1", "/api/v1/a//b?c=1", "/api/v1/a/../b?c=1", "/api/v1/a/b/c/d/e?f=1"):
         with pytest.raises(ValueError, match="next-page"):
             AnswerMeta(next=bad)
+
+
+def test_meta_takes_a_next_page_of_a_route_with_a_path_of_several_words() -> None:
+    url = "/api/v1/rankings/changes?limit=2&offset=2"
+    assert AnswerMeta(next=url).next == url
 
 
 def test_codec_value_with_altered_meta_or_older_format_is_none() -> None:

@@ -1,4 +1,4 @@
-// The edge's request target for the API's query routes: one per answer, for the cache key and
+// The edge's request target for the API's data routes: one per answer, for the cache key and
 // for the request sent upstream alike, so the API computes exactly what is keyed
 // (docs/OPERATIONS.md#one-key-per-answer). edge.conf.template imports it (js_set $edge_uri).
 //
@@ -18,50 +18,54 @@
 // so a query route's request runs one (PLAIN) or two (then PRINTABLE) and otherwise plain
 // string functions and lookups.
 
-// The names each of Tornado's query routes takes (readiness/app.py, ROUTE_PARAMETERS), a
-// trailing slash taken off the path, as one string with a space around each name; undefined
-// when `path` is not a query route. Code and string constants, not a table: njs 0.7 clones the
-// VM for every request, and a global object graph such as {route: {name: true}} was copied
-// with it, 5 microseconds a request (docs/PERFORMANCE.md#what-njs-costs-a-hit).
+// BEGIN ROUTES: generated from the route table (readiness/domain/routes.py) by `make edge-routes`.
+// Edit the table, not these lines: tests/test_edge_routes.py fails when they differ from it.
+// The names each of the API's data routes takes (its grammar in readiness/domain/routes.py),
+// a trailing slash taken off the path, as one string with a space around each name;
+// undefined when `path` is not a data route. Code and string constants, not a table: njs 0.7
+// clones the VM for every request, and a global object graph such as {route: {name: true}}
+// was copied with it, 5 microseconds a request (docs/PERFORMANCE.md#what-njs-costs-a-hit).
 function namesOf(path) {
     switch (path) {
     case '/api/v1/readiness':
         return ' code codes fcv fields format income indicators level limit offset order region shortnames'
             + ' snapshot sort weights year ';
     case '/api/readiness':
-        return ' code codes fcv fields format income indicators level limit order region shortnames sort year ';
+        return ' code codes fcv fields format income indicators level limit order region shortnames sort'
+            + ' year ';
     case '/api/v1/indicators':
         return ' code codes fcv format income indicators limit offset region shape snapshot year years ';
     case '/api/v1/history':
         return ' code codes fcv fields format income limit offset region shape years ';
-    case '/api/v1/snapshots':
-        return ' ';
     case '/api/v1/aggregates':
         return ' by fcv format income limit offset region snapshot year years ';
+    case '/api/v1/snapshots':
+        return ' ';
     }
     // /api/v1/snapshots/{id}/changes
-    var prefix = '/api/v1/snapshots/';
-    if (path.length > prefix.length + 8 && path.substring(0, prefix.length) === prefix
+    if (path.length > 26 && path.substring(0, 18) === '/api/v1/snapshots/'
             && path.substring(path.length - 8) === '/changes'
-            && path.substring(prefix.length, path.length - 8).indexOf('/') < 0) {
+            && path.substring(18, path.length - 8).indexOf('/') < 0) {
         return ' format ';
     }
     return undefined;
 }
 
-// Whether a route's `names` (namesOf) hold `name`.
-function takes(names, name) {
-    return name.indexOf(' ') < 0 && names.indexOf(' ' + name + ' ') >= 0;
-}
-
-// Every v1 route refuses a name it does not take (a 400); the legacy route ignores it.
+// Every route refuses a name it does not take (a 400), except those whose grammar is
+// lenient: they ignore it.
 function strict(path) {
     return path !== '/api/readiness';
 }
 
-// The list parameters (LIST_PARAMETERS): repeated, their values are joined with commas.
+// The list parameters: repeated, their values are joined with commas.
 function isList(name) {
     return name === 'codes' || name === 'fields' || name === 'indicators';
+}
+// END ROUTES
+
+// Whether a route's `names` (namesOf) hold `name`.
+function takes(names, name) {
+    return name.indexOf(' ') < 0 && names.indexOf(' ' + name + ' ') >= 0;
 }
 
 var PRINTABLE = /^[\x21-\x7e]*$/;

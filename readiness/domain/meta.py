@@ -38,9 +38,10 @@ PUBLISHED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 """A publication date, ``YYYY-MM-DD`` (docs/DATA.md#manifestjson)."""
 DOWNLOAD_NAME = re.compile(r"[a-z]{1,32}")
 """What a CSV download's name starts with: the route's name, lower-case ASCII letters only."""
-NEXT_PAGE = re.compile(r"/api/v1/[a-z]{1,32}\?[A-Za-z0-9_.~%,:=&-]{1,8192}")
-"""The next page's relative URL (``Link: <...>; rel="next"``): a v1 path and a canonical query,
-percent-encoded ASCII only, so no quote, angle bracket or line break can reach the header."""
+NEXT_PAGE = re.compile(r"/api/v1(?:/[a-z]{1,32}){1,4}\?[A-Za-z0-9_.~%,:=&-]{1,8192}")
+"""The next page's relative URL (``Link: <...>; rel="next"``): a v1 path (lower-case words, as a
+route's path in readiness/domain/routes.py) and a canonical query, percent-encoded ASCII only, so
+no quote, angle bracket or line break can reach the header."""
 
 
 @dataclass(frozen=True, slots=True)

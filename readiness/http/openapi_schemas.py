@@ -121,7 +121,7 @@ def headers() -> Json:
         "Link": header("RFC 8288: the successor-version route.", {"const": SUCCESSOR_LINK}),
         "NextLink": header("RFC 8288: the next page (the same query, `offset` past the rows served), "
                            "while rows remain; absent on the last page.",
-                           {"type": "string", "pattern": '^</api/v1/[a-z]+\\?[A-Za-z0-9_.~%,:=&-]+>; rel="next"$'},
+                           {"type": "string", "pattern": '^</api/v1(?:/[a-z]+)+\\?[A-Za-z0-9_.~%,:=&-]+>; rel="next"$'},
                            required=False),
         "Retry-After": header("Seconds to wait before asking again (a busy service).",
                               {"type": "string", "pattern": "^[0-9]+$"}, required=False),
