@@ -130,7 +130,9 @@ def test_openapi_documents_every_parameter_parse_reads() -> None:
     read = _names_parse_reads()
     assert len(read) >= 15, read  # the source scan still finds the parameters
     documented = {name for path in ROUTES for name in query_parameters(path)}
-    assert documented == read
+    own = {parameter.name for route in routes.ROUTES for parameter in route.grammar.parameters if parameter.read}
+    assert documented - own == read  # each shared one read by Query.parse, each route's own by its reader
+    assert not own & read
 
 
 def _with_code(params: dict[str, str], path: str) -> dict[str, str]:
