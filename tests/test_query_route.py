@@ -28,7 +28,7 @@ from readiness.http.openapi import QUERY_PATHS, openapi_document
 from tests.conftest import ROOT, assert_error_envelope, body, gen_test, summarized_sample
 from tests.openapi_server import serving
 
-NAMES = "readiness, indicators, history, aggregates"
+NAMES = "readiness, indicators, history, aggregates, rankings/changes"
 
 
 @pytest.fixture(scope="module")
@@ -97,6 +97,7 @@ def test_explained_route_names_the_data_routes() -> None:
     assert {name: route.path for name, route in EXPLAINED.items()} == {
         "readiness": "/api/v1/readiness", "indicators": "/api/v1/indicators",
         "history": "/api/v1/history", "aggregates": "/api/v1/aggregates",
+        "rankings/changes": "/api/v1/rankings/changes",
     }
     assert explained_route("readiness") is routes.V1
 

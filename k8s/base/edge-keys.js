@@ -39,6 +39,8 @@ function namesOf(path) {
         return ' code codes fcv fields format income limit offset region shape years ';
     case '/api/v1/aggregates':
         return ' by fcv format income limit offset region snapshot year years ';
+    case '/api/v1/rankings/changes':
+        return ' code codes fcv format from income limit measure offset region to ';
     case '/api/v1/snapshots':
         return ' ';
     }

@@ -24,8 +24,10 @@ from readiness.domain.compute import (
     indicators_total_cost,
     readiness_cost,
 )
+from readiness.domain.movers import COLUMNS, MEASURES, compute_movers, measure, movers_cost, snapshot_id
 from readiness.domain.parameters import (
     AGGREGATE_YEARS,
+    ANY_CASE,
     BY,
     CODE,
     CODES,
@@ -48,10 +50,12 @@ from readiness.domain.parameters import (
     SHAPE,
     SHORTNAMES,
     SNAPSHOT,
+    SNAPSHOT_ANY,
     SORT,
     YEAR,
     YEARS,
     Grammar,
+    Parameter,
 )
 from readiness.domain.parameters import (
     INDICATORS as INDICATOR_CODES,
@@ -141,8 +145,32 @@ CHANGES = Route(
                  "largest score moves, changed values. CSV: its movers table."),
     schema="Changes", not_found="The snapshot is unknown or has no change report.", tag="catalogue",
 )
+RANKING_CHANGES = Route(
+    "rankings-changes", "/api/v1/rankings/changes",
+    Grammar((
+        Parameter("from", "The earlier snapshot, an id `YYYY-MM` that `/api/v1/snapshots` lists. Default: the "
+                  "snapshot listed just before `to`.", pattern=SNAPSHOT_ANY, read=snapshot_id("from")),
+        Parameter("to", "The later snapshot, an id `YYYY-MM` that `/api/v1/snapshots` lists. Default: the current "
+                  "snapshot.", pattern=SNAPSHOT_ANY, read=snapshot_id("to")),
+        CODE, CODES, REGION, INCOME, FCV,
+        Parameter("measure", "Orders the movers by the size of the change of the composite score (`score`, "
+                  "default) or of the global rank (`rank`), largest first; ties by `Country Code`." + ANY_CASE,
+                  choices=MEASURES, default="score", read=measure),
+        LIMIT, OFFSET, FORMAT,
+    )),
+    FromSummaries(compute_movers, movers_cost),
+    operation="RankingChanges", summary="Rank and score movers between two snapshots",
+    description=("One row per economy present in both snapshots: its composite score and global rank in each, "
+                 "the change and its direction in words (`up`, `down` or `same` for the score; `better`, "
+                 "`worse` or `same` for the rank, whose smaller number is better), the largest move first. "
+                 "Any two listed snapshots: by default the current one against the one listed before it. "
+                 "`region`, `income` and `fcv` filter by the economy's groups in `to`."),
+    schema="RankingChangesTable", rows=COLUMNS,
+    not_found="`from` or `to` is not a snapshot `/api/v1/snapshots` lists.",
+    explained="rankings/changes",
+)
 
-ROUTES: tuple[Route, ...] = (V1, LEGACY, INDICATORS, HISTORY, AGGREGATES, SNAPSHOTS, CHANGES)
+ROUTES: tuple[Route, ...] = (V1, LEGACY, INDICATORS, HISTORY, AGGREGATES, RANKING_CHANGES, SNAPSHOTS, CHANGES)
 """Every data route, in the order the docs list them."""
 
 EXPLAINED: dict[str, Route] = {route.explained: route for route in ROUTES if route.explained is not None}
