@@ -206,15 +206,11 @@ class ReadinessService:
         show has no summary (docs/CACHING.md). The route's cost function raises its 404s
         before any work is admitted."""
         current = self._current()
-        summaries = self.store.summaries_now()
-        if summaries is None:
-            summaries = await self.store.summaries()
+        summaries = await self._summaries()
         price = source.cost(summaries, current, query)
         job = partial(source.compute, summaries, current, query, route)
         if self.store.missing():  # its key names the snapshots shown, but no cache may keep an answer lacking one
-            answer = await self.pool.run(price, job)
-            self.metrics.computations.inc()
-            return answer, CacheOutcome.INCOMPLETE
+            return await self._incomplete(price, job)
         key = collection_key(current, summaries, request_key(route, query))
         return await self._through_tiers(key, None, partial(self.pool.run, price, job), self.ttl.current)
 
@@ -228,9 +224,7 @@ class ReadinessService:
         snapshot_id = path[0] if path else ""
         if not SNAPSHOT_ID.fullmatch(snapshot_id):
             raise InvalidSnapshotId(snapshot_id)
-        summaries = self.store.summaries_now()
-        if summaries is None:
-            summaries = await self.store.summaries()
+        summaries = await self._summaries()
         summary = _summary_of(summaries, snapshot_id)
         if summary is None:
             raise SnapshotNotFound(snapshot_id)
@@ -271,9 +265,7 @@ class ReadinessService:
         Raises NotReady without a current snapshot, NoSnapshotInYears when the range selects
         none, ArchiveNotFound when none of those it selects can be read."""
         current = self._current()
-        summaries = self.store.summaries_now()
-        if summaries is None:
-            summaries = await self.store.summaries()
+        summaries = await self._summaries()
         chosen = snapshots_in_years(summaries, current.id, years)
         request = request_key(route, query)
         cached = self._from_tier1(snapshots_key(current, chosen, request), None, self.ttl.current)
@@ -286,9 +278,7 @@ class ReadinessService:
         job = partial(source.compute, snapshots, query, route)
         price = source.cost(snapshots, query)
         if self.store.missing() or len(snapshots) < len(chosen):  # no cache may keep an answer lacking one
-            answer = await self.pool.run(price, job)
-            self.metrics.computations.inc()
-            return answer, CacheOutcome.INCOMPLETE
+            return await self._incomplete(price, job)
         key = snapshots_key(current, snapshots, request)  # the snapshots read: the same digests as ``chosen``'s
         return await self._through_tiers(key, None, partial(self.pool.run, price, job), self.ttl.current)
 
@@ -385,6 +375,18 @@ class ReadinessService:
         successfully, so one-off queries and errors never reach the warm-up's list."""
         if self.redis is not None:
             self.redis.count(snapshot.id, request)
+
+    async def _summaries(self) -> Sequence[Summary]:
+        """Every listed snapshot's summary: those in memory, else read (``SnapshotStore.summaries``)."""
+        summaries = self.store.summaries_now()
+        return summaries if summaries is not None else await self.store.summaries()
+
+    async def _incomplete(self, price: int, job: Callable[[], Answer]) -> Found:
+        """An answer computed while a snapshot it should show cannot be read: through the pool,
+        but kept in no tier (INCOMPLETE)."""
+        answer = await self.pool.run(price, job)
+        self.metrics.computations.inc()
+        return answer, CacheOutcome.INCOMPLETE
 
     def _current(self) -> Snapshot:
         if self.store.current is None:
