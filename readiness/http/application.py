@@ -8,6 +8,7 @@ from typing import Any
 from tornado.httputil import HTTPMessageDelegate, HTTPServerRequest, split_host_and_port
 from tornado.web import Application, RequestHandler
 
+from readiness.domain.route import Route
 from readiness.http.handlers import DataHandler
 from readiness.http.hits import HitDelegate, HitLane, LaneTarget
 
@@ -19,6 +20,8 @@ class ReadinessApplication(Application):
     def __init__(self, lane: HitLane, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lane = lane
+        self._targets: dict[Route, LaneTarget] = {}
+        """Per route with a fixed path, its LaneTarget, made once (the hit path allocates nothing for it)."""
 
     def find_handler(self, request: HTTPServerRequest, **kwargs: Any) -> Any:
         """Route ``request``, an absolute-form target first rewritten to origin form
@@ -40,9 +43,13 @@ class ReadinessApplication(Application):
         """The handler's delegate, wrapped in a HitDelegate for the lane's requests."""
         delegate = super().get_handler_delegate(request, target_class, target_kwargs, path_args, path_kwargs)
         if request.method in ("GET", "HEAD") and issubclass(target_class, DataHandler) and target_kwargs:
-            # Tornado gives the path's arguments as bytes, decoded for the handler as here.
-            path = tuple(argument.decode("utf-8", "replace") for argument in path_args or ())
-            return HitDelegate(self.lane, LaneTarget(target_kwargs["route"], target_class, path), request, delegate)
+            route: Route = target_kwargs["route"]
+            if path_args:  # Tornado gives the path's arguments as bytes, decoded for the handler as here
+                path = tuple(argument.decode("utf-8", "replace") for argument in path_args)
+                target = LaneTarget(route, target_class, path)
+            else:
+                target = self._targets.get(route) or self._targets.setdefault(route, LaneTarget(route, target_class))
+            return HitDelegate(self.lane, target, request, delegate)
         return delegate
 
 
