@@ -54,6 +54,7 @@ from readiness.app import make_app
 from readiness.http.handlers import ReadinessHandler
 from readiness.http.logs import AccessLog
 from tests.builder_world import STANDARD, world
+from tests.workers import TEST_REDIS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = Settings().data_dir
@@ -306,10 +307,11 @@ def unavailable(reason: str, *, whole_module: bool = False) -> NoReturn:
     pytest.skip(reason, allow_module_level=whole_module)
 
 
-REAL_REDIS = os.environ.get("READINESS_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-"""The machine's Redis, database 15 unless READINESS_TEST_REDIS_URL names another (two test
-runs at once each need their own database). When none answers there, the suite starts a
-redis-server of its own instead (``shared_redis_url``, tests/processes.py)."""
+REAL_REDIS = TEST_REDIS
+"""The machine's Redis, at this worker's database: READINESS_TEST_REDIS_URL's (12 unless it
+names another) plus the worker's number (tests/workers.py), so that workers, and two runs
+given databases that do not overlap, never flush each other's. When none answers there, the
+suite starts a redis-server of its own instead (``shared_redis_url``, tests/processes.py)."""
 
 
 @pytest.fixture

@@ -29,8 +29,8 @@ from readiness.domain.query import LIST_PARAMETERS, ROUTE_PARAMETERS, Query, Rou
 from readiness.domain.vocabulary import FIELD_ALIASES
 from readiness.edge_config import TEMPLATE
 from tests.conftest import unavailable
-from tests.edge_nginx import MISSING, Nginx, _free_port, nginx_executable
-from tests.processes import Server, Start, launch
+from tests.edge_nginx import MISSING, Nginx, nginx_executable
+from tests.processes import Server, Start, free_port, launch
 
 PATHS = {
     Route.V1: "/api/v1/readiness",
@@ -90,7 +90,7 @@ def keys() -> Iterator[Keys]:
     executable = nginx_executable()
     if executable is None:
         unavailable(MISSING)
-    port = _free_port()
+    port = free_port()
     edge = Nginx(executable, ("127.0.0.1:9",))
     edge.extra_http = fast_path_map() + (
         f"server {{ listen 127.0.0.1:{port}; access_log off; location / {{"
