@@ -39,6 +39,7 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
+import hypothesis
 import orjson
 import pytest
 import redis
@@ -58,6 +59,17 @@ from tests.workers import TEST_REDIS
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = Settings().data_dir
+
+
+# --- property tests -----------------------------------------------------------------------
+
+
+hypothesis.settings.register_profile("suite", deadline=None, suppress_health_check=[hypothesis.HealthCheck.too_slow])
+hypothesis.settings.load_profile("suite")
+"""Hypothesis' timing checks off for every property test: its 200 ms deadline per example and
+its too_slow health check are wall-clock bounds on what is not a latency under test, and fail
+a test at random on a machine that runs several workers at once (docs/TESTING.md). A test's
+own ``@settings`` (max_examples, derandomize) applies on top."""
 
 
 # --- the seam to pytest-tornado (see the module docstring) --------------------------------
