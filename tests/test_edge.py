@@ -78,10 +78,12 @@ class Reply:
 
 
 def request(
-    port: int, path: str, headers: Mapping[str, str] | None = None, timeout: float = 5, source: str = "127.0.0.1"
+    port: int, path: str, headers: Mapping[str, str] | None = None, timeout: float = 30, source: str = "127.0.0.1"
 ) -> Reply:
     """One GET on a new connection from ``source`` (any 127/8 address: another client to the
-    edge); raw bytes (never decompressed), headers by their sent case."""
+    edge); raw bytes (never decompressed), headers by their sent case. The timeout guards
+    against a hang, no latency bound: a first archive read or an API process computing under
+    the suite's other workers takes seconds (a test bounding latency says so itself)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
     try:
         connection.request("GET", path, headers=dict(headers or {}))

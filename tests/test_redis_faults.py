@@ -93,8 +93,10 @@ def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Server:
         "READINESS_REDIS_ADMIT_WINDOW_SECONDS": "0",
         "READINESS_COMPUTE_BYTES_PER_SECOND": "0",
     })
+    # Archives are read at their first request: seconds on a busy machine, and these fetches
+    # are the set-up, not the behaviour, so they may take as long as get()'s.
     for path in PATHS:
-        assert fetch(served.port, path) == (200, reference(path)), path
+        assert fetch(served.port, path, timeout=30) == (200, reference(path)), path
     until(lambda: _stored_or_fetched_again(served, redis_server), 20, "every answer stored in Redis", step=0.1)
     return served
 
@@ -107,7 +109,7 @@ def _stored_or_fetched_again(served: Server, redis_server: RedisServer) -> bool:
     """
     missing = [path for path in PATHS if not redis_server.execute("EXISTS", redis_key(path))]
     for path in missing:
-        assert fetch(served.port, path) == (200, reference(path)), path
+        assert fetch(served.port, path, timeout=30) == (200, reference(path)), path
     return not missing
 
 
