@@ -1,5 +1,5 @@
 # make run: serve the bundled (synthetic) sample data on 127.0.0.1:8080.
-# make test: lint, then run the test suite. Both create .venv on first use (Python 3.11+).
+# make test: lint, then run the test suite in parallel. Both create .venv on first use (Python 3.11+).
 # make lock: re-pin the whole dependency tree, with hashes, after editing requirements*.txt.
 PYTHON ?= python3
 VENV := .venv
@@ -32,8 +32,14 @@ lock:
 run: $(STAMP)
 	$(BIN)/python server.py $(ARGS)
 
+# The suite runs in TEST_WORKERS processes (pytest-xdist), each with a Redis database, ports
+# and temporary directories of its own; a module's tests stay on one worker (--dist loadfile),
+# so a module-scoped fixture (a browser, nginx and two servers, a virtualenv) is made once.
+# TEST_WORKERS=0 runs it in one process. docs/TESTING.md#running-in-parallel.
+TEST_WORKERS ?= 4
+
 test: lint nginx redis chromium promtool
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # $(call debian_package,<check that it is there>,<package>,<what skips without it>): when the
 # check fails, install Debian's package as root; without root, or when apt-get fails (offline),

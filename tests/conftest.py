@@ -39,10 +39,10 @@ from collections.abc import Awaitable, Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
+import hypothesis
 import orjson
 import pytest
 import redis
-from hypothesis import HealthCheck, settings
 from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 from tornado.httpserver import HTTPServer
 from tornado.ioloop import IOLoop
@@ -55,23 +55,30 @@ from readiness.app import make_app
 from readiness.http.handlers import DataHandler
 from readiness.http.logs import AccessLog
 from tests.builder_world import STANDARD, world
+from tests.workers import TEST_REDIS
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Hypothesis's time limits measure the machine, not the code: on a loaded machine (the suite's
-# own workers, CI's neighbours) from_regex took over a second for ten inputs, and an example over
-# 200 ms, failing tests that were right. Every property test runs its examples all the same; its
-# other health checks stay on.
-settings.register_profile("readiness", deadline=None, suppress_health_check=[HealthCheck.too_slow])
-settings.load_profile("readiness")
 SAMPLE = Settings().data_dir
+
+
+# --- property tests -----------------------------------------------------------------------
+
+
+hypothesis.settings.register_profile("suite", deadline=None, suppress_health_check=[hypothesis.HealthCheck.too_slow])
+hypothesis.settings.load_profile("suite")
+"""Hypothesis' timing checks off for every property test: its 200 ms deadline per example and
+its too_slow health check are wall-clock bounds on what is not a latency under test, and fail
+a test at random on a machine that runs several workers at once (docs/TESTING.md). A test's
+own ``@settings`` (max_examples, derandomize) applies on top."""
 
 
 # --- the seam to pytest-tornado (see the module docstring) --------------------------------
 
-ASYNC_TIMEOUT = 10.0
-"""Seconds an async test may take unless it says otherwise: twice pytest-tornado's default,
-and a hundred times what a test here takes on an idle machine."""
+ASYNC_TIMEOUT = 30.0
+"""Seconds an async test may take unless it says otherwise: a guard against a hang, far above
+what a test here takes. 30, not 10: with the suite's workers sharing two cores (and any other
+load), tests that read the 217-economy sample a few times took over 10 s."""
 
 gen_test = pytest.mark.gen_test(timeout=ASYNC_TIMEOUT)
 """Run an ``async def`` test on the test's own IOLoop, failing it after ASYNC_TIMEOUT seconds;
@@ -314,10 +321,11 @@ def unavailable(reason: str, *, whole_module: bool = False) -> NoReturn:
     pytest.skip(reason, allow_module_level=whole_module)
 
 
-REAL_REDIS = os.environ.get("READINESS_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
-"""The machine's Redis, database 15 unless READINESS_TEST_REDIS_URL names another (two test
-runs at once each need their own database). When none answers there, the suite starts a
-redis-server of its own instead (``shared_redis_url``, tests/processes.py)."""
+REAL_REDIS = TEST_REDIS
+"""The machine's Redis, at this worker's database: READINESS_TEST_REDIS_URL's (12 unless it
+names another) plus the worker's number (tests/workers.py), so that workers, and two runs
+given databases that do not overlap, never flush each other's. When none answers there, the
+suite starts a redis-server of its own instead (``shared_redis_url``, tests/processes.py)."""
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import Any
 
 from readiness.edge_config import JS_MODULE, SCRIPTS, EdgeSettings, edge_config, main_config
+from tests.workers import free_port
 
 DEBIAN_NGINX = Path("/usr/sbin/nginx")
 UNPRIVILEGED_USER = "nobody"
@@ -54,13 +55,13 @@ class Nginx:
         """``limits``: EdgeSettings fields over the defaults (rate, burst, connections, ...)."""
         self.executable = executable
         self.prefix = Path(tempfile.mkdtemp(prefix="readiness-edge-"))
-        self.port = _free_port()
+        self.port = free_port()
         self.cache_dir = self.prefix / "cache"
         self.log = self.prefix / "nginx.log"
         self.access_log = self.prefix / "access.log"
         self.settings = replace(
             EdgeSettings(f"127.0.0.1:{self.port}", upstreams, self.cache_dir, f"{self.access_log} readiness_edge",
-                         js_path=self.prefix / "njs", gate_listen=f"127.0.0.1:{_free_port()}"),
+                         js_path=self.prefix / "njs", gate_listen=f"127.0.0.1:{free_port()}"),
             **limits,
         )
         self.extra_http = ""
@@ -200,12 +201,6 @@ class Nginx:
         self.cache_dir.mkdir(exist_ok=True)
         for path in [self.prefix, *self.prefix.rglob("*")]:
             os.chown(path, entry.pw_uid, entry.pw_gid)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _accepts(port: int) -> bool:

@@ -13,7 +13,6 @@ import math
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -33,28 +32,13 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from tests.conftest import REAL_REDIS, ROOT, unavailable
 
+# The ports of this worker's block (tests/workers.py), imported from here by the tests.
+from tests.workers import check_database
+from tests.workers import free_port as free_port
+from tests.workers import free_ports as free_ports
+
 Start = Callable[..., "subprocess.Popen[bytes]"]
 
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def free_ports(count: int) -> tuple[int, ...]:
-    """``count`` distinct free ports: each is held while the next is chosen (two free_port()
-    calls can return the same port, and a server then refused its public and operations
-    ports as one)."""
-    probes = [socket.socket() for _ in range(count)]
-    try:
-        for probe in probes:
-            probe.bind(("127.0.0.1", 0))
-        return tuple(int(probe.getsockname()[1]) for probe in probes)
-    finally:
-        for probe in probes:
-            probe.close()
 
 
 def get(url: str) -> tuple[int, bytes]:
@@ -280,7 +264,11 @@ def redis_unless_one_answers(default: str, directory: Path) -> Iterator[str]:
 def shared_redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The Redis that ``real_redis_url`` (tests/conftest.py) flushes for each test: the
     machine's (REAL_REDIS) when one answers, else one redis-server for the whole session, so
-    a machine with Debian's redis-server but no Redis running still runs every Redis test."""
+    a machine with Debian's redis-server but no Redis running still runs every Redis test.
+    Fails when this worker's database is past the server's last (too many workers for where
+    READINESS_TEST_REDIS_URL starts)."""
+    if (problem := check_database(REAL_REDIS)) is not None:
+        pytest.fail(problem)
     with redis_unless_one_answers(REAL_REDIS, tmp_path_factory.mktemp("redis")) as url:
         yield url
 
@@ -367,8 +355,10 @@ class Load:
         """Poll the samples until ``condition`` holds; return the seconds it took."""
         return until(lambda: condition(self.samples), seconds, what)
 
-    def wait_for_count(self, count: int, seconds: float = 10, after: float = -math.inf) -> float:
-        """Wait until ``count`` requests sent after monotonic time ``after`` were answered."""
+    def wait_for_count(self, count: int, seconds: float = 30, after: float = -math.inf) -> float:
+        """Wait until ``count`` requests sent after monotonic time ``after`` were answered (a
+        guard against a hang, not a throughput bound: under the suite's other workers 300
+        answers took over 10 s)."""
         return self.wait(
             lambda samples: sum(sample.sent > after for sample in samples) >= count,
             seconds, f"{count} requests answered",

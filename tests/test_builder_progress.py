@@ -72,7 +72,14 @@ def test_a_terminal_gets_a_bar_under_the_same_lines() -> None:
     assert progress(Terminal(), bar=False)._bar_wanted is False
 
 
-def test_quiet_progress_writes_nothing() -> None:
+def test_quiet_progress_writes_nothing(capfd: pytest.CaptureFixture[str]) -> None:
+    # Quiet has no stream: a line or a bar written anyway would land on the standard output
+    # or error (print's and tqdm's default), which capfd holds, down to the descriptors.
     said = Progress.quiet()
-    with said.step("fetch", "x"), said.counting(1, "request"):
+    with said.step("fetch", "x") as step, said.counting(1, "request"):
         said.fetched(Fetch("country", 1, 1, 0.1, 0))
+        said.say("fetch", "y")
+        step.result = "1 series"
+    with pytest.raises(OSError, match="disk full"), said.step("copy", "a to b"):
+        raise OSError("disk full")
+    assert capfd.readouterr() == ("", "")

@@ -21,8 +21,14 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from tornado.web import Application
 
-from readiness.http.connections import DESCRIPTOR_RESERVE, LimitedHTTPServer, Throttled, connection_cap
-from tests.conftest import ROOT, gen_test
+from readiness.http.connections import (
+    ACCEPT_PAUSE_SECONDS,
+    DESCRIPTOR_RESERVE,
+    LimitedHTTPServer,
+    Throttled,
+    connection_cap,
+)
+from tests.conftest import ROOT, eventually, gen_test
 from tests.processes import fetch, free_port, free_ports, get, until, wait_until_up
 
 DESCRIPTOR_LIMIT = 128
@@ -150,11 +156,14 @@ async def test_accept_out_of_descriptors_pauses_instead_of_spinning(
     server = LimitedHTTPServer(app, max_connections=10)
     server.add_sockets([listener])
     try:
+        began = asyncio.get_running_loop().time()
         reader, writer = await asyncio.open_connection(*listener.getsockname())
         with caplog.at_level(logging.WARNING, "readiness.connections"):
-            await asyncio.sleep(0.5)  # the behaviour under test is what happens over time
-        # Tornado's own loop would retry on every event-loop turn: tens of thousands of attempts.
-        assert 2 <= listener.attempts < 50
+            await eventually(lambda: listener.attempts >= 3, "accepting tried again after two pauses")
+        waited = asyncio.get_running_loop().time() - began
+        # One attempt, then one after each pause. Tornado's own loop would retry on every
+        # event-loop turn: thousands of attempts by the time the third is seen.
+        assert listener.attempts <= 2 + waited / ACCEPT_PAUSE_SECONDS, (listener.attempts, waited)
         assert [record.message for record in caplog.records if "file descriptors" in record.message] != []
         assert len(caplog.records) == 1
         listener.failing = False

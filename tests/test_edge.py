@@ -20,6 +20,7 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
+import math
 import os
 import random
 import re
@@ -77,10 +78,12 @@ class Reply:
 
 
 def request(
-    port: int, path: str, headers: Mapping[str, str] | None = None, timeout: float = 5, source: str = "127.0.0.1"
+    port: int, path: str, headers: Mapping[str, str] | None = None, timeout: float = 30, source: str = "127.0.0.1"
 ) -> Reply:
     """One GET on a new connection from ``source`` (any 127/8 address: another client to the
-    edge); raw bytes (never decompressed), headers by their sent case."""
+    edge); raw bytes (never decompressed), headers by their sent case. The timeout guards
+    against a hang, no latency bound: a first archive read or an API process computing under
+    the suite's other workers takes seconds (a test bounding latency says so itself)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
     try:
         connection.request("GET", path, headers=dict(headers or {}))
@@ -102,6 +105,7 @@ class Apis:
         self.log_dir = log_dir
         self.env = dict(env)
         self.processes: list[subprocess.Popen[bytes]] = []
+        self._markers = 0
 
     @property
     def upstreams(self) -> tuple[str, ...]:
@@ -129,13 +133,29 @@ class Apis:
 
     def requests_from(self, client: str) -> int:
         """How many requests from ``client`` both processes have logged (each writes its access
-        lines once a second: wait for that before counting)."""
+        lines once a second: ``logs_caught_up`` first)."""
         count = 0
         for port in self.ports:
             for line in (self.log_dir / f"server-{port}.log").read_text(errors="replace").splitlines():
                 if '"readiness.access"' in line and json.loads(line).get("remote") == client:
                     count += 1
         return count
+
+    def logs_caught_up(self) -> None:
+        """Return once each process has written the access line of every request it answered
+        before this call: a marker request straight to each (from MARKER, so no client's count
+        changes), then poll until both markers are logged. Each process writes its lines in
+        the order it answered, once a second (or later, on a busy machine)."""
+        self._markers += 1
+        query = f"caught-up={self._markers}"
+        for port in self.ports:
+            assert request(port, f"/healthz?{query}", source=MARKER).status == 200
+
+        def logged(port: int) -> bool:
+            text = (self.log_dir / f"server-{port}.log").read_text(errors="replace")
+            return f'"query":"{query}"' in text
+
+        until(lambda: all(logged(port) for port in self.ports), 20, "both API processes logged the marker")
 
 
 @pytest.fixture(scope="module")
@@ -525,6 +545,8 @@ def test_edge_default_limits_let_a_script_fetch_all_217_countries_fast(edge: Ngi
 
 ATTACKER, INNOCENT = "127.0.0.1", "127.0.0.2"
 """Two clients as the edge sees them (both loopback addresses)."""
+MARKER = "127.0.0.3"
+"""The address of ``Apis.logs_caught_up``'s requests: neither client's."""
 
 
 def attack_paths(kind: str, chooser: random.Random) -> str:
@@ -548,28 +570,32 @@ def test_edge_holds_a_client_busting_the_cache_to_its_miss_budget(edge: Nginx, a
     popular = [f"/api/v1/readiness?code={code}" for code in CODES[:30]]
     for path in popular:
         request(edge.port, path, {"Accept-Encoding": "gzip"}, source=INNOCENT)
-    time.sleep(1.2)  # the API processes write their access lines every second
+    apis.logs_caught_up()  # the earlier tests' requests from ATTACKER's address, all counted
     before = apis.requests_from(ATTACKER)
-    refused = threading.Event()
     done = threading.Event()
     outcomes: dict[tuple[str, int, str], int] = {}
     innocent: list[Reply] = []
+    refused: list[str] = []  # one entry per refusal of the gate's
+    admitted_after: list[str] = []  # one entry per miss the gate let through after its first refusal
 
     def attack(kind: str, seed: int) -> None:
         chooser = random.Random(seed)
         while not done.is_set():
+            after_a_refusal = bool(refused)
             reply = request(edge.port, attack_paths(kind, chooser), timeout=30)
             key = (kind, reply.status, reply.cache)
             outcomes[key] = outcomes.get(key, 0) + 1
             if reply.status == 429 and reply.cache == "MISS":  # the gate's refusal
-                refused.set()
+                refused.append(kind)
+            elif reply.cache == "MISS" and after_a_refusal:
+                admitted_after.append(kind)
 
     def ask() -> None:
         began = time.monotonic()
         for number in range(10_000):
-            if done.is_set():
+            # 50 requests a second, until the attack ends.
+            if done.wait(max(0.0, began + number / 50 - time.monotonic())):
                 break
-            time.sleep(max(0.0, began + number / 50 - time.monotonic()))
             innocent.append(request(edge.port, popular[number % 30], {"Accept-Encoding": "gzip"}, source=INNOCENT))
 
     began = time.monotonic()
@@ -579,15 +605,20 @@ def test_edge_holds_a_client_busting_the_cache_to_its_miss_budget(edge: Nginx, a
     for thread in threads:
         thread.start()
     try:
-        refused.wait(20)
-        time.sleep(1)  # a second at the budget's rate
+        # Until the gate, having refused the attacker, has let a second's worth of misses
+        # through at the budget's rate (the budget's rate is held, not only its burst), and
+        # the other client has asked 50 times meanwhile.
+        per_second = int(settings.miss_rate.removesuffix("r/s"))
+        until(lambda: len(admitted_after) >= per_second and len(innocent) >= 50, 60,
+              "the gate refused the attacker, then let a second's worth of its misses through,"
+              " and the other client asked 50 times")
     finally:
         done.set()
         for thread in threads:
             thread.join(60)
     seconds = time.monotonic() - began
-    assert refused.is_set(), outcomes
-    time.sleep(1.2)
+    assert refused, outcomes
+    apis.logs_caught_up()
     reached = apis.requests_from(ATTACKER) - before
     # Requests that reached the API: at most the budget's burst and its rate over the attack
     # (and the one request a bucket holds; and one for rounding).
@@ -603,6 +634,18 @@ def test_edge_holds_a_client_busting_the_cache_to_its_miss_budget(edge: Nginx, a
     assert sum(files) <= 768 * MiB and settings.cache_max_size == "768m"
     assert all(size < LARGE_ANSWER_BYTES + 4096 for size in files), max(files)
     assert sum(files) <= reached * (LARGE_ANSWER_BYTES + 4096)
+
+
+def peek_statuses(clients: list[socket.socket]) -> list[str]:
+    """The status of the answer each (non-blocking) client has been sent, left unread:
+    ``"429"``, ``"200"``, ... or ``"none yet"``."""
+    statuses = []
+    for client in clients:
+        try:
+            statuses.append(client.recv(12, socket.MSG_PEEK)[9:12].decode() or "none yet")
+        except BlockingIOError:
+            statuses.append("none yet")
+    return statuses
 
 
 def test_edge_memory_for_300_clients_that_never_read_stays_bounded(edge: Nginx) -> None:
@@ -622,15 +665,13 @@ def test_edge_memory_for_300_clients_that_never_read_stays_bounded(edge: Nginx) 
             path = f"/api/v1/indicators?codes={','.join(chooser.sample(CODES, 150))}"
             client.sendall(f"GET {path} HTTP/1.1\r\nHost: edge\r\n\r\n".encode())
             clients.append(client)
-        time.sleep(2)  # every request as far as it gets
-        held = edge.queued_bytes() + max(0, edge.resident_bytes() - resident)
-        statuses = []
         for client in clients:
             client.setblocking(False)
-            try:
-                statuses.append(client.recv(12, socket.MSG_PEEK)[9:12].decode())
-            except BlockingIOError:
-                statuses.append("none yet")
+        # Every request as far as it gets: each has its answer's status line (429, or the
+        # head of an answer the edge is sending), so the edge holds all it will hold.
+        until(lambda: "none yet" not in peek_statuses(clients), 60, "every client has an answer's status line")
+        held = edge.queued_bytes() + max(0, edge.resident_bytes() - resident)
+        statuses = peek_statuses(clients)
     finally:
         for client in clients:
             client.close()
@@ -654,11 +695,15 @@ def test_edge_serves_cached_keys_while_every_api_process_is_down_and_resumes_aft
     try:
         with Nginx(nginx, pair.upstreams) as edge:
             cached = {path: request(edge.port, path, {"Accept-Encoding": "gzip"}) for path in PATHS[:4]}
+            past_the_windows = math.floor(time.time()) + 3  # stored in this second or before
             assert all(reply.status == 200 for reply in cached.values())
-            # Past max-age and stale-while-revalidate (nginx counts whole seconds), the edge
-            # revalidates in the foreground: its If-None-Match passes the gate, and the API's
-            # 304 renews the entry.
-            time.sleep(3.1)
+            # Past max-age and stale-while-revalidate, the edge revalidates in the foreground:
+            # its If-None-Match passes the gate, and the API's 304 renews the entry. nginx
+            # counts whole seconds: an entry stored in second s is fresh through s + 1 and
+            # served stale while revalidating through s + 2, so from s + 3 on it is revalidated
+            # in the foreground. No request may touch it before: one inside the window would
+            # renew it in the background.
+            until(lambda: time.time() >= past_the_windows, 10, "nginx's clock is past max-age and the window")
             assert request(edge.port, KEN, {"Accept-Encoding": "gzip"}).cache == "REVALIDATED"
             cached = {path: request(edge.port, path, {"Accept-Encoding": "gzip"}) for path in PATHS[:4]}
             fetched = time.monotonic()

@@ -32,8 +32,8 @@ from readiness.domain.route import Route
 from readiness.domain.vocabulary import FIELD_ALIASES
 from readiness.edge_config import TEMPLATE
 from tests.conftest import unavailable
-from tests.edge_nginx import MISSING, Nginx, _free_port, nginx_executable
-from tests.processes import Server, Start, launch
+from tests.edge_nginx import MISSING, Nginx, nginx_executable
+from tests.processes import Server, Start, free_port, launch
 
 PATHS = {route: route.path.replace("{id}", "2026-11") for route in routes.ROUTES}
 """A path of every data route of the route table (a change report's: the current snapshot's)."""
@@ -85,7 +85,7 @@ def keys() -> Iterator[Keys]:
     executable = nginx_executable()
     if executable is None:
         unavailable(MISSING)
-    port = _free_port()
+    port = free_port()
     edge = Nginx(executable, ("127.0.0.1:9",))
     edge.extra_http = fast_path_map() + (
         f"server {{ listen 127.0.0.1:{port}; access_log off; location / {{"

@@ -94,8 +94,10 @@ def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Server:
         "READINESS_REDIS_ADMIT_WINDOW_SECONDS": "0",
         "READINESS_COMPUTE_BYTES_PER_SECOND": "0",
     })
+    # Archives are read at their first request: seconds on a busy machine, and these fetches
+    # are the set-up, not the behaviour, so they may take as long as get()'s.
     for path in PATHS:
-        assert fetch(served.port, path) == (200, reference(path)), path
+        assert fetch(served.port, path, timeout=30) == (200, reference(path)), path
     until(lambda: _stored_or_fetched_again(served, redis_server), 20, "every answer stored in Redis", step=0.1)
     return served
 
@@ -108,7 +110,7 @@ def _stored_or_fetched_again(served: Server, redis_server: RedisServer) -> bool:
     """
     missing = [path for path in PATHS if not redis_server.execute("EXISTS", redis_key(path))]
     for path in missing:
-        assert fetch(served.port, path) == (200, reference(path)), path
+        assert fetch(served.port, path, timeout=30) == (200, reference(path)), path
     return not missing
 
 
@@ -150,7 +152,10 @@ def test_redis_tier_redis_restarted_after_kill_hits_resume(server: Server, redis
         load.wait_for_count(50, after=time.monotonic())
     print(f"tier-2 hits resumed {resumed:.2f} s after the restart (breaker pause {BREAKER_PAUSE_SECONDS} s)")
     assert_all_correct(load.samples)
-    assert server.metric("readiness_redis_breaker_open") == 0
+    # Closed again with Redis back; polled, not read at one instant: with a 50 ms Redis timeout,
+    # a call slowed by the machine (the suite's other workers) opens it for a pause now and then.
+    until(lambda: server.metric("readiness_redis_breaker_open") == 0, BREAKER_PAUSE_SECONDS + 10,
+          "the breaker is closed with Redis back", step=0.05)
     assert any(s.sent > restarted for s in load.samples)
     assert all(redis_server.execute("EXISTS", redis_key(path)) for path in PATHS)
 

@@ -23,7 +23,7 @@ from readiness.cache.redis_tier import (
 from readiness.domain.answer import Answer
 from readiness.metrics import Metrics
 from tests.conftest import eventually, gen_test
-from tests.processes import RedisServer
+from tests.processes import RedisServer, free_port
 
 Factory = Callable[[], Redis]
 
@@ -149,9 +149,10 @@ async def test_redis_tier_answered_call_counts_as_a_breaker_success(call: str) -
 
 
 def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])  # nothing listens once the probe closes
+    """A port where nothing listens: one of this worker's, which no other process is given
+    (tests/workers.py), rather than a kernel-chosen one that any process's next connection or
+    bind may take."""
+    return free_port()
 
 
 @gen_test

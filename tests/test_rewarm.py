@@ -6,7 +6,6 @@ port, and two server.py processes checking every second (docs/OPERATIONS.md#re-w
 
 from __future__ import annotations
 
-import socket
 import threading
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from tests.processes import (
     Server,
     Start,
     fetch,
+    free_port,
     launch,
     until,
 )
@@ -90,9 +90,10 @@ async def test_warm_up_computes_off_the_event_loop(monkeypatch: pytest.MonkeyPat
 
 
 def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+    """A port where nothing listens: one of this worker's, which no other process is given
+    (tests/workers.py), rather than a kernel-chosen one that any process's next connection or
+    bind may take."""
+    return free_port()
 
 
 @gen_test(timeout=60)

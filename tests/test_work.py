@@ -446,6 +446,10 @@ async def test_http_miss_beyond_the_pool_is_503_while_cached_answers_flow(
 def test_server_stops_cleanly_after_a_miss_computed_in_the_pool(start: Start, tmp_path: Path) -> None:
     server = launch(start, tmp_path, {"READINESS_DRAIN_SECONDS": "1", "READINESS_LOG_LEVEL": "WARNING"})
     assert fetch(server.port, "/api/v1/readiness")[0] == 200  # the global answer: computed in a thread
+    # The catalogue answers once every snapshot's summary is read: the start-up fill is over, so
+    # no read of it is running at SIGTERM (on a busy machine one can outlast SETTLE_SECONDS and
+    # is then rightly reported busy).
+    assert fetch(server.port, "/api/v1/snapshots", timeout=60)[0] == 200
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=20) == 0
     assert "still busy" not in server.log.read_text()  # the idle pool thread is not a stuck one
