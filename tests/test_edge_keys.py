@@ -401,11 +401,11 @@ def test_a_lone_percent_is_a_percent_as_the_api_reads_it(keys: Keys, value: str)
     # `%`; njs's decodeURIComponent refuses it, and edge-keys.js escapes it first (decoded).
     # The key is the canonical encoding (Query.canonical()'s) of what the API reads, and the
     # canonical spelling of the same value gets the same key.
-    path = PATHS[Route.V1]
+    path = PATHS[routes.V1]
     expected = f"{path}?" + urlencode([("region", unquote_plus(value))], quote_via=quote, safe=",:")
     assert keys(f"{path}?region={value}") == expected
     assert keys(expected) == expected
-    assert outcome(split(expected)[1], Route.V1) == outcome(f"region={value}", Route.V1)
+    assert outcome(split(expected)[1], routes.V1) == outcome(f"region={value}", routes.V1)
 
 
 def test_raw_bytes_outside_printable_ascii_are_left_to_the_api(keys: Keys) -> None:

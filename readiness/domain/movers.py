@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from loaders import COMPOSITE, RANK_MEASURE, SNAPSHOT_ID, JsonValue, Snapshot, Summary, mover_direction
+from loaders import COMPOSITE, RANK_MEASURE, JsonValue, Snapshot, Summary, mover_direction
 from readiness.domain.answer import Answer
 from readiness.domain.compute import next_page, table_body
 from readiness.domain.csv_table import to_csv
 from readiness.domain.errors import InvalidParameter, InvalidRequest, SnapshotNotFound
-from readiness.domain.meta import AnswerMeta, Format
+from readiness.domain.meta import SNAPSHOT_ID, AnswerMeta, Format
 from readiness.domain.query import Query
 from readiness.domain.route import Route
 from readiness.domain.select import limited, select, unmatched
