@@ -36,10 +36,13 @@ run: $(STAMP)
 # and temporary directories of its own; a module's tests stay on one worker (--dist loadfile),
 # so a module-scoped fixture (a browser, nginx and two servers, a virtualenv) is made once.
 # TEST_WORKERS=0 runs it in one process. docs/TESTING.md#running-in-parallel.
+# Bytecode is written (PYTHONDONTWRITEBYTECODE, set on some machines, is unset for the run): each
+# worker and each server.py a test starts otherwise compiles the project and rewrites every test
+# module's asserts from source, 9 CPU-seconds a process for collection alone.
 TEST_WORKERS ?= 4
 
 test: lint nginx redis chromium promtool
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # $(call debian_package,<check that it is there>,<package>,<what skips without it>): when the
 # check fails, install Debian's package as root; without root, or when apt-get fails (offline),

@@ -62,6 +62,28 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = Settings().data_dir
 
 
+# --- the order of the modules --------------------------------------------------------------
+
+HEAVIEST_FIRST: tuple[str, ...] = (
+    "test_openapi_fuzz.py", "test_openapi.py", "test_pages_axe.py", "test_pages_browser.py", "test_k8s.py",
+    "test_pages_explorer.py", "test_pages_country.py", "test_edge.py", "test_pages_map.py", "test_store_faults.py",
+    "test_data_routes.py", "test_rewarm.py", "test_builder_refresh.py", "test_server.py", "test_redis_faults.py",
+    "test_pages_charts.py", "test_packaging.py", "test_swap.py", "test_hung_volume.py", "test_live_swap.py",
+    "test_pages_compare.py", "test_generated_client.py", "test_handlers.py", "test_reader.py",
+)
+"""The modules that keep a worker longest (measured: docs/TESTING.md#running-in-parallel), longest
+first. They are collected first, so that pytest-xdist (which hands out whole modules in the order
+they were collected) starts them first and the many short modules fill in around them: the run
+then ends when the work does, not when a long module handed out last does. A module not listed
+keeps its place after them; a name that no longer exists changes nothing."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Order the collected tests by HEAVIEST_FIRST, each module's own order kept."""
+    rank = {name: position for position, name in enumerate(HEAVIEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 # --- property tests -----------------------------------------------------------------------
 
 

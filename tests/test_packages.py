@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import ROOT
 
-HEAVY = ("tornado", "redis", "prometheus_client", "jsonschema")
+HEAVY = ("tornado", "redis", "prometheus_client", "jsonschema", "fastjsonschema")
 
 
 DOMAIN = sorted(f"readiness.domain.{path.stem}" for path in (ROOT / "readiness" / "domain").glob("[!_]*.py"))

@@ -164,3 +164,44 @@ def test_read_manifest_id_must_match_directory(current: Path) -> None:
     moved = current.rename(current.parent / "2026-10")
     snapshot, problems = read_snapshot(moved)
     assert snapshot is None and "does not match the directory name" in problems[0].message
+
+
+# --- the fast schema check never accepts what jsonschema refuses --------------------------------
+
+_WRONG_VALUES: tuple[object, ...] = (None, "x", "", 1, -1, 1.5, True, [], {}, ["x"], {"a": 1}, 101, "87th")
+
+
+def _mutations(document: dict[str, object]) -> list[dict[str, object]]:
+    """``document`` with one change each: every key removed, every value replaced by each of
+    ``_WRONG_VALUES``, an unknown key added; for a country, the same inside its first detail."""
+    mutated: list[dict[str, object]] = [{**document, "Unknown Key": 1}]
+    for key in document:
+        mutated.append({name: value for name, value in document.items() if name != key})
+        mutated += [{**document, key: wrong} for wrong in _WRONG_VALUES]
+    details = document.get("indicator_details")
+    if isinstance(details, list) and details and isinstance(details[0], dict):
+        for element in _mutations(details[0]):
+            mutated.append({**document, "indicator_details": [element, *details[1:]]})
+    return mutated
+
+
+@pytest.mark.parametrize("schema", ["_COUNTRY", "_MANIFEST"])
+def test_fast_schema_check_agrees_with_jsonschema_on_every_mutation(schema: str) -> None:
+    import fastjsonschema
+
+    from loaders import reader
+
+    checked = getattr(reader, schema)
+    file = "countries/KEN.json" if schema == "_COUNTRY" else "manifest.json"
+    document = orjson.loads((SAMPLE / "snapshots" / "2026-11" / file).read_bytes())
+    refused = 0
+    for mutated in _mutations(document):
+        try:
+            checked._fast(mutated)
+            fast = True
+        except fastjsonschema.JsonSchemaException:
+            fast = False
+        full = checked._full.is_valid(mutated)
+        assert not (fast and not full), f"the fast check accepted what jsonschema refuses: {mutated}"
+        refused += not full
+    assert refused > 100  # the mutations do break the schema
