@@ -28,7 +28,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Error, Page, Route, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Error, Page, Route, expect, sync_playwright
 
 from tests.conftest import NO_SKIPS, ROOT, SAMPLE, unavailable
 from tests.processes import free_ports, wait_until_up
@@ -42,6 +42,12 @@ SCREENSHOTS = Path(os.environ.get("READINESS_SCREENSHOTS", ROOT / "test-output" 
 """Where the browser tests save what they saw (git ignores test-output/)."""
 
 LOCAL_HOSTS = frozenset({"127.0.0.1"})
+
+EXPECT_SECONDS = 20
+"""How long an expectation (``expect(...).to_have_text``) waits for the page to get there, and
+an action for its element: Playwright's 5 s for expectations passed right pages late when four
+workers and their browsers shared two cores. A page that never gets there still fails."""
+expect.set_options(timeout=EXPECT_SECONDS * 1000)
 
 
 def find_chromium() -> str | None:
@@ -172,6 +178,7 @@ def pages(browser: Browser, watch: Watch) -> Iterator[OpenPage]:
 
     def open_page(width: int = 1280, **options: Any) -> Page:
         context = browser.new_context(viewport={"width": width, "height": 900}, service_workers="block", **options)
+        context.set_default_timeout(EXPECT_SECONDS * 1000)
         contexts.append(context)
         context.route("**/*", guard)
         opened = context.new_page()
