@@ -39,7 +39,7 @@ run: $(STAMP)
 # Bytecode is written (PYTHONDONTWRITEBYTECODE, set on some machines, is unset for the run): each
 # worker and each server.py a test starts otherwise compiles the project and rewrites every test
 # module's asserts from source, 9 CPU-seconds a process for collection alone.
-TEST_WORKERS ?= 4
+TEST_WORKERS ?= 6
 
 test: lint nginx redis chromium promtool
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)

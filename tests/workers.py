@@ -8,7 +8,7 @@ here: pytest-xdist gives each worker a base temporary directory of its own (``po
 under which ``tmp_path`` and ``tmp_path_factory`` make theirs.
 
 - **Redis**: worker N uses database ``D + N``, where D is the database of
-  READINESS_TEST_REDIS_URL (``redis://127.0.0.1:6379/12`` when unset: workers 0-3 take 12-15).
+  READINESS_TEST_REDIS_URL (``redis://127.0.0.1:6379/10`` when unset: workers 0-5 take 10-15).
   Two runs on one machine need two ranges that do not overlap.
 - **Ports**: every port a test hands to a server (``free_port``, ``free_ports``) comes from a
   block of PORT_BLOCK ports that belongs to that Redis database, so to this worker of this run:
@@ -29,9 +29,9 @@ import socket
 import threading
 from urllib.parse import urlsplit, urlunsplit
 
-DEFAULT_TEST_REDIS = "redis://127.0.0.1:6379/12"
-"""The test Redis when READINESS_TEST_REDIS_URL is unset: database 12, so that four workers
-take 12 to 15."""
+DEFAULT_TEST_REDIS = "redis://127.0.0.1:6379/10"
+"""The test Redis when READINESS_TEST_REDIS_URL is unset: database 10, so that six workers
+(``make test``'s default) take 10 to 15."""
 
 REDIS_DATABASES = 16
 """Databases a Redis server has unless configured otherwise (0 to 15)."""
