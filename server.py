@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
+import ipaddress
 import logging
 import os
 import signal
@@ -37,6 +38,7 @@ from readiness.cache.redis_tier import RedisTier, connect
 from readiness.freshness.rewarm import Rewarmer
 from readiness.freshness.warm import WARM_TIMEOUT_SECONDS, WarmSettings
 from readiness.freshness.watch import SnapshotWatcher
+from readiness.http.clients import TrustedProxies
 from readiness.http.connections import LimitedHTTPServer, connection_cap
 from readiness.http.lifecycle import Lifecycle
 from readiness.http.logs import AccessLog, configure
@@ -163,25 +165,34 @@ def bind_listeners(settings: Settings) -> Sockets:
 
 def http_server(
     app: Application,
-    behind_proxy: bool,
+    proxies: TrustedProxies | None,
     idle_seconds: float = IDLE_CONNECTION_SECONDS,
     max_connections: int = Settings().max_connections,
     body_seconds: float = BODY_SECONDS,
+    send_buffer: int = Settings().send_buffer_bytes,
 ) -> LimitedHTTPServer:
-    """The HTTP server for ``app``, with the body, body-time and idle limits above and at most
-    ``max_connections`` connections (readiness/http/connections.py).
+    """The HTTP server for ``app``, with the body, body-time and idle limits above, at most
+    ``max_connections`` connections and each one's send buffer (readiness/http/connections.py).
 
-    X-Forwarded-For / X-Real-Ip are trusted only ``behind_proxy`` (one that sets them):
-    parsing them costs every request, and a direct client could forge them.
+    X-Forwarded-For / X-Real-Ip are believed only from ``proxies`` (None: from no peer): a
+    direct client could forge them, and so choose whom its requests count against.
     """
     return LimitedHTTPServer(
         app,
-        xheaders=behind_proxy,
+        proxies=proxies,
+        send_buffer=send_buffer,
         max_body_size=MAX_BODY_BYTES,
         idle_connection_timeout=idle_seconds,
         body_timeout=body_seconds,
         max_connections=max_connections,
     )
+
+
+def trusted_proxies(settings: Settings) -> TrustedProxies | None:
+    """The peers whose headers name the client: ``trusted_proxies`` behind a proxy, else none."""
+    if not settings.behind_proxy:
+        return None
+    return TrustedProxies(ipaddress.ip_network(block) for block in settings.trusted_proxies)
 
 
 def admin_server(app: Application) -> HTTPServer:
@@ -214,7 +225,8 @@ async def serve(settings: Settings, sockets: Sockets) -> None:
         redis.client, redis.breaker, metrics, warming.codec, settings.redis_max_answer_bytes, timeout=redis.timeout)
     access = AccessLog(sys.stderr.buffer, settings.log_level)
     app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
-    server = http_server(app, settings.behind_proxy, max_connections=connection_cap(settings.max_connections))
+    server = http_server(app, trusted_proxies(settings), max_connections=connection_cap(settings.max_connections),
+                         send_buffer=settings.send_buffer_bytes)
     metrics.watch_connections("public", server)
     admin = admin_server(make_admin_app(store, metrics, lifecycle, access, settings.max_skipped_percent))
     admin.add_sockets(sockets.operations)
@@ -226,8 +238,10 @@ async def serve(settings: Settings, sockets: Sockets) -> None:
 
     watcher = SnapshotWatcher(app.lane.service)  # the cache the service answers from, not a copy
     periodic = [PeriodicCallback(access.flush, ACCESS_FLUSH_SECONDS * 1000)]
+    polling = None
     if settings.snapshot_poll_seconds:
-        periodic.append(PeriodicCallback(watcher.refresh, settings.snapshot_poll_seconds * 1000))
+        polling = PeriodicCallback(watcher.refresh, settings.snapshot_poll_seconds * 1000)
+        periodic.append(polling)
     if tier is not None:
         periodic.append(PeriodicCallback(tier.flush_counts, COUNT_FLUSH_SECONDS * 1000))
     rewarmer = None
@@ -246,6 +260,11 @@ async def serve(settings: Settings, sockets: Sockets) -> None:
     await _wait_for_signal()
     lifecycle.draining = True
     summarizing.cancel()  # between two reads: a read already started is waited for below
+    if polling is not None:
+        # A leaving process needs no next snapshot, and a check of CURRENT started during the
+        # drain could still be reading when it exits (then reported "still busy").
+        polling.stop()
+    watcher.stop()
     settling = asyncio.ensure_future(store.settled(SETTLE_SECONDS))  # alongside delay and drain
     log.info("stopping: not ready; closing the listener in %ss", settings.shutdown_delay_seconds)
     await asyncio.sleep(settings.shutdown_delay_seconds)
@@ -254,7 +273,6 @@ async def serve(settings: Settings, sockets: Sockets) -> None:
     await server.close_all_connections()
     for callback in periodic:
         callback.stop()
-    watcher.stop()
     if listening is not None:
         await asyncio.wait([listening], timeout=2)
     if redis is not None and tier is not None:

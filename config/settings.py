@@ -24,6 +24,10 @@ under the wrong key, from another version, damaged), not a deliberate writer (do
 With READINESS_REQUIRE_SIGNING_KEY set, neither it nor no key at all is accepted."""
 
 
+PRIVATE_NETWORKS = ("127.0.0.0/8", "::1/128", "10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "fc00::/7")
+"""Loopback and the private ranges (RFC 1918, RFC 4193): the default trusted proxies."""
+
+
 class SettingsError(ValueError):
     """A setting has a value the service cannot use; the message names the variable."""
 
@@ -42,6 +46,16 @@ class Settings:
     admin_port: int = 8081
     max_connections: int = 10_000
     behind_proxy: bool = False
+    # Behind a proxy, the peers whose X-Real-IP / X-Forwarded-For name the client
+    # (readiness/http/clients.py): by default loopback and the private ranges a cluster's pods
+    # and a host's proxy use; a public address cannot send from them.
+    trusted_proxies: tuple[str, ...] = PRIVATE_NETWORKS
+    # A client is an address block (docs/DECISIONS.md#fair-shares): IPv4 by /32, IPv6 by /64.
+    client_ipv4_prefix: int = 32
+    client_ipv6_prefix: int = 64
+    # Each connection's kernel send buffer (SO_SNDBUF; the kernel doubles it): fixed, a client
+    # that does not read pins 64 KiB of it, not the megabytes autotuning grows to.
+    send_buffer_bytes: int = 32 * 1024
     redis_url: str | None = None
     cache_bytes: int = 64 * 1024 * 1024
     archive_slots: int = 4
@@ -66,14 +80,21 @@ class Settings:
     compute_threads: int = 1
     compute_inline_bytes: int = 32 * 1024
     compute_queue_bytes: int = 16 * 1024 * 1024
-    # The compute budget (docs/CACHING.md#the-compute-budget): estimated bytes of misses
-    # computed per second, inline and in threads alike, beyond which misses are refused (0: no
-    # budget); a refused miss's 503 waits compute_shed_pause_ms first. Off by default: the
-    # embedded default serves one user, whose notebook reading forty CSVs in a row it must not
-    # refuse; the manifests turn it on behind the edge, whose per-client miss budget keeps one
-    # client from spending it all (docs/DECISIONS.md#cache-misses).
-    compute_bytes_per_second: int = 0
+    # The compute budget (readiness/budget.py, docs/CACHING.md#the-compute-budget): estimated
+    # bytes of misses computed per second, inline and in threads alike, shared fairly between
+    # clients (0: no budget). Beyond it a miss waits its client's turn, up to
+    # compute_max_wait_ms, with at most compute_queue_per_client of a client's waiting; one
+    # miss may overdraw it by compute_overdraft_ms of the rate. On by default, the embedded
+    # server included: a notebook reading forty CSVs in a row waits a little between them, it
+    # is not refused. A refused large miss's 503 waits compute_shed_pause_ms first.
+    compute_bytes_per_second: int = 8 * 1024 * 1024
+    compute_overdraft_ms: int = 250
+    compute_max_wait_ms: int = 2000
+    compute_queue_per_client: int = 16
     compute_shed_pause_ms: int = 1000
+    # The largest answer computed (estimated bytes, readiness.domain.pricing): a larger one is
+    # refused (400) with how to page or narrow it. At most the budget's second of work.
+    max_answer_bytes: int = 8 * 1024 * 1024
     # How long a thread may hold the GIL while the event loop waits for it (sys.setswitchinterval).
     switch_interval_us: int = 1000
     # Redis admission (docs/CACHING.md): a computed answer is written to Redis once asked for
@@ -109,6 +130,7 @@ class Settings:
             data_dir=_path(env, "data_dir", default.data_dir),
             host=_host(env, default.host),
             behind_proxy=_flag(env, "behind_proxy", default.behind_proxy),
+            trusted_proxies=_networks(env, "trusted_proxies", default.trusted_proxies),
             redis_url=_redis_url(env),
             log_level=_log_level(env, default.log_level),
             redis_signing_key=_signing_key(env) or default.redis_signing_key,
@@ -146,6 +168,13 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "compute_inline_bytes": (0, 2**40),
     "compute_queue_bytes": (0, 2**40),
     "compute_bytes_per_second": (0, 2**40),
+    "compute_overdraft_ms": (0, 10_000),
+    "compute_max_wait_ms": (0, 60_000),
+    "compute_queue_per_client": (1, 10_000),
+    "max_answer_bytes": (1024, 2**40),
+    "client_ipv4_prefix": (8, 32),
+    "client_ipv6_prefix": (16, 128),
+    "send_buffer_bytes": (0, 64 * 1024 * 1024),
     "compute_shed_pause_ms": (0, 10_000),
     "switch_interval_us": (100, 100_000),
     "redis_admit_window_seconds": (0, 365 * _DAY),
@@ -220,6 +249,21 @@ def _host(env: Mapping[str, str], default: str) -> str:
                 f"{PREFIX}HOST={raw!r} is not valid; use an IP address such as 0.0.0.0 or a host name"
             ) from None
     return raw
+
+
+def _networks(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    """Address blocks in CIDR notation (``10.0.0.0/8``, ``fd00::/8``; a bare address is its
+    own block), separated by commas or spaces, each as ``ipaddress`` normalizes it."""
+    raw = _text(env, name)
+    if raw is None:
+        return default
+    try:
+        return tuple(str(ipaddress.ip_network(piece, strict=False)) for piece in re.split(r"[\s,]+", raw) if piece)
+    except ValueError:
+        raise SettingsError(
+            f"{PREFIX}{name.upper()}={raw!r} is not valid; use address blocks such as 10.0.0.0/8, fd00::/8, "
+            "separated by commas"
+        ) from None
 
 
 def _redis_url(env: Mapping[str, str]) -> str | None:

@@ -11,6 +11,7 @@ from tornado.web import Application
 
 from config import Settings
 from loaders import SnapshotStore
+from readiness.budget import BudgetLimits
 from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
@@ -18,6 +19,7 @@ from readiness.cache.redis_tier import RedisTier
 from readiness.domain.answer import Answer
 from readiness.domain.routes import ROUTES
 from readiness.http.application import ReadinessApplication
+from readiness.http.clients import ClientPrefixes
 from readiness.http.handlers import (
     CheckedRequests,
     CitationHandler,
@@ -80,12 +82,9 @@ def make_app(
         metrics,
         redis,
         RedisTtl(settings.redis_ttl_seconds, settings.archive_redis_ttl_seconds),
-        ComputePool(
-            ComputeLimits(settings.compute_threads, settings.compute_inline_bytes, settings.compute_queue_bytes,
-                          settings.compute_bytes_per_second, settings.compute_shed_pause_ms / 1000),
-            metrics,
-        ),
+        ComputePool(compute_limits(settings), metrics),
         RedisAdmission(settings.redis_admit_window_seconds),
+        max_answer_bytes=settings.max_answer_bytes,
     )
     policy = CachePolicy.of(
         settings.max_age_seconds,
@@ -94,14 +93,16 @@ def make_app(
         settings.stale_if_error_seconds,
     )
     checked = CheckedRequests()
+    clients = ClientPrefixes(settings.client_ipv4_prefix, settings.client_ipv6_prefix)
     request_log = RequestLog(metrics, access)
     lifecycle = lifecycle or Lifecycle()
     dates = HttpDate()
     return ReadinessApplication(
-        HitLane(service, policy, request_log, lifecycle, dates, checked),
+        HitLane(service, policy, request_log, lifecycle, dates, checked, clients),
         [
             *((route.pattern, data_handler(route),
-               {"route": route, "service": service, "policy": policy, "checked": checked}) for route in ROUTES),
+               {"route": route, "service": service, "policy": policy, "checked": checked, "clients": clients})
+              for route in ROUTES),
             (r"/api/v1/citation/?", CitationHandler, {"store": store, "policy": policy}),
             (r"/api/v1/query/(.+?)/?", QueryMeaningHandler),
             (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
@@ -116,6 +117,19 @@ def make_app(
         lifecycle=lifecycle,
         dates=dates,
     )
+
+
+def compute_limits(settings: Settings) -> ComputeLimits:
+    """The compute pool's limits and its budget (none at 0 bytes a second) from ``settings``."""
+    rate = settings.compute_bytes_per_second
+    budget = None if not rate else BudgetLimits(
+        rate,
+        overdraft=rate * settings.compute_overdraft_ms // 1000,
+        max_wait=settings.compute_max_wait_ms / 1000,
+        queue_per_client=settings.compute_queue_per_client,
+    )
+    return ComputeLimits(settings.compute_threads, settings.compute_inline_bytes, settings.compute_queue_bytes,
+                         budget, settings.compute_shed_pause_ms / 1000)
 
 
 def make_admin_app(

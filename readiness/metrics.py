@@ -73,6 +73,11 @@ class Metrics:
             "readiness_compute_queue_bytes", "Estimated bytes of the answers admitted to the compute pool.",
             registry=self.registry,
         )
+        self.compute_waiting = Gauge(
+            "readiness_compute_waiting",
+            "Uncached answers waiting for their client's turn in the compute budget (readiness/budget.py).",
+            registry=self.registry,
+        )
         # --- process, cache tier sizes and connections: read at scrape time (server) ---
         ProcessCollector(registry=self.registry)
         self._tiers = _TierCollector()

@@ -16,6 +16,7 @@ from readiness.cache.keys import cache_key, collection_key, request_key, snapsho
 from readiness.cache.redis_tier import RedisTier
 from readiness.domain.answer import Answer
 from readiness.domain.errors import (
+    AnswerTooLarge,
     ArchiveNotFound,
     ChangeReportNotFound,
     InvalidSnapshotId,
@@ -39,6 +40,9 @@ class CacheOutcome(Enum):
     """Computed without a snapshot that could not be read (``SnapshotStore.missing``): kept
     in no tier, and sent with ``Cache-Control: no-store``."""
 
+
+NARROWING = ("codes", "indicators", "years", "fields", "region", "income")
+"""The parameters that make an answer smaller, in the order a refusal names them."""
 
 Found = tuple[Answer, CacheOutcome]
 """An answer and where it came from."""
@@ -70,9 +74,12 @@ class ReadinessService:
         ttl: RedisTtl,
         pool: ComputePool | None = None,
         admission: RedisAdmission | None = None,
+        *,
+        max_answer_bytes: int | None = None,
     ) -> None:
         """Without ``pool``, every miss is computed on the event loop, without a bound;
-        without ``admission``, every computed answer is written to Redis at once."""
+        without ``admission``, every computed answer is written to Redis at once; without
+        ``max_answer_bytes``, an answer of any estimated size is computed."""
         self.store = store
         self.memory = memory
         self.metrics = metrics
@@ -81,15 +88,17 @@ class ReadinessService:
         self.pool = pool if pool is not None else ComputePool(ComputeLimits(0, 0, 0), metrics)
         self.admission = admission if admission is not None else RedisAdmission(0)
         """Which computed answers go to Redis: those asked for again (``_offer``)."""
+        self.max_answer_bytes = max_answer_bytes
         self._flights: SingleFlight[Found | None] = SingleFlight()
         """Per key, the lookup under way; None as its result: only Redis was asked, and missed
         (``from_redis``), so a waiter looks again itself."""
         self._writes: set[asyncio.Task[None]] = set()  # held until done, or the loop may drop them
 
-    def from_memory(self, query: Query, route: Route, path: Sequence[str] = ()) -> Answer | None:
+    def from_memory(self, query: Query, route: Route, path: Sequence[str] = (), client: str = "") -> Answer | None:
         """The current snapshot's answer if tier 1 has it, without awaiting anything: the hit
         path, kept as short as possible. None for a miss and for archives (use ``answer``).
-        ``path``: the arguments of the route's path (a change report's snapshot id)."""
+        ``path``: the arguments of the route's path (a change report's snapshot id);
+        ``client``: who asked (``readiness/http/clients.py``), for Redis admission."""
         snapshot = self.store.current
         if snapshot is None or query.pinned:
             return None
@@ -103,7 +112,7 @@ class ReadinessService:
         if self.redis is not None:
             self.redis.count(snapshot.id, request)
             if hash(key) in self.admission.pending:  # computed once, not yet in Redis
-                self._asked_again(key, cached, self.ttl.current)
+                self._asked_again(key, cached, self.ttl.current, client)
         return cached
 
     def shares(self, query: Query, route: Route) -> bool:
@@ -165,7 +174,7 @@ class ReadinessService:
         return cached
 
     async def answer(
-        self, query: Query, route: Route, path: Sequence[str] = (), *, redis_checked: bool = False
+        self, query: Query, route: Route, path: Sequence[str] = (), *, redis_checked: bool = False, client: str = ""
     ) -> Found:
         """Return the answer for ``query`` on ``route`` and where it came from, the way the
         route's source says (``Route.source``): from whole snapshots (one, or several over
@@ -175,46 +184,52 @@ class ReadinessService:
         Raises NotReady without a current snapshot, and the route's 404s: ArchiveNotFound for an
         unavailable year (docs/API.md#parameters: year), SnapshotNotFound for a ``snapshot`` the
         catalogue does not list, NoSnapshotInYears, ChangeReportNotFound and, on the legacy route
-        only, CountryNotFound. ``redis_checked``: the hit lane asked Redis for this request and it
-        missed, so a miss here computes without asking again.
+        only, CountryNotFound; AnswerTooLarge beyond ``max_answer_bytes``. ``redis_checked``: the
+        hit lane asked Redis for this request and it missed, so a miss here computes without
+        asking again. ``client``: who asked (``readiness/http/clients.py``), whose share of the
+        compute budget a miss takes and whose second request may admit an answer to Redis.
         """
         source = route.source
         if isinstance(source, FromSummaries):
-            return await self._from_summaries(source, query, route)
+            return await self._from_summaries(source, query, route, client)
         if isinstance(source, FromReport):
-            return await self._from_report(source, query, route, path)
+            return await self._from_report(source, query, route, path, client)
         if query.years is not None:
-            return await self._from_snapshots_in_years(source, query, route, query.years)
-        return await self._from_snapshot(source, query, route, redis_checked)
+            return await self._from_snapshots_in_years(source, query, route, query.years, client)
+        return await self._from_snapshot(source, query, route, redis_checked, client)
 
-    async def _from_snapshot(self, source: FromSnapshots, query: Query, route: Route, redis_checked: bool) -> Found:
+    async def _from_snapshot(
+        self, source: FromSnapshots, query: Query, route: Route, redis_checked: bool, client: str
+    ) -> Found:
         """An answer from the one snapshot the query chooses: the current one, or the one
         ``year`` or ``snapshot`` pins (``SnapshotStore.archive``), through both tiers."""
         request = request_key(route, query)
         ttl = self.ttl.archive if query.pinned else self.ttl.current
-        if query.pinned and (held := self._pinned_from_memory(query, request)) is not None:
+        if query.pinned and (held := self._pinned_from_memory(query, request, client)) is not None:
             return held, CacheOutcome.HIT
         snapshot = await self._snapshot(query)
         chosen = [snapshot]
-        produce = partial(self.pool.run, source.cost(chosen, query), partial(source.compute, chosen, query, route))
-        return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl,
+        produce = self._priced(route, source.cost(chosen, query), partial(source.compute, chosen, query, route), client)
+        return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl, client,
                                          ask_redis=not redis_checked)
 
-    async def _from_summaries(self, source: FromSummaries, query: Query, route: Route) -> Found:
+    async def _from_summaries(self, source: FromSummaries, query: Query, route: Route, client: str) -> Found:
         """An answer computed from every snapshot's summary (read first if not in memory)
         through both tiers; computed apart from them (INCOMPLETE) while a snapshot it should
         show has no summary (docs/CACHING.md). The route's cost function raises its 404s
         before any work is admitted."""
         current = self._current()
         summaries = await self._summaries()
-        price = source.cost(summaries, current, query)
-        job = partial(source.compute, summaries, current, query, route)
+        produce = self._priced(route, source.cost(summaries, current, query),
+                               partial(source.compute, summaries, current, query, route), client)
         if self.store.missing():  # its key names the snapshots shown, but no cache may keep an answer lacking one
-            return await self._incomplete(price, job)
+            return await self._incomplete(produce)
         key = collection_key(current, summaries, request_key(route, query))
-        return await self._through_tiers(key, None, partial(self.pool.run, price, job), self.ttl.current)
+        return await self._through_tiers(key, None, produce, self.ttl.current, client)
 
-    async def _from_report(self, source: FromReport, query: Query, route: Route, path: Sequence[str]) -> Found:
+    async def _from_report(
+        self, source: FromReport, query: Query, route: Route, path: Sequence[str], client: str
+    ) -> Found:
         """The change report of the snapshot the path names, through both tiers.
 
         Raises InvalidSnapshotId unless it is ``YYYY-MM``, SnapshotNotFound unless the
@@ -236,12 +251,12 @@ class ReadinessService:
             raw = await self.store.change_report(snapshot_id)
             if raw is None:
                 raise ChangeReportNotFound(snapshot_id, damaged=True)
-            return await self.pool.run(len(raw), partial(source.compute, series, raw, query, route))
+            return await self.pool.run(len(raw), partial(source.compute, series, raw, query, route), client)
 
         key = cache_key(series, request_key(route, query))
-        return await self._through_tiers(key, None, produce, self.ttl.archive)
+        return await self._through_tiers(key, None, produce, self.ttl.archive, client)
 
-    def _pinned_from_memory(self, query: Query, request: str) -> Answer | None:
+    def _pinned_from_memory(self, query: Query, request: str, client: str) -> Answer | None:
         """A pinned query's answer in tier 1, found under the key of the summary held for its
         snapshot (the same id and content digest as the snapshot's), so that a cached answer
         never reads an archive: a client cycling through more snapshots than the store has
@@ -251,10 +266,10 @@ class ReadinessService:
         summary = None if wanted is None or wanted > current.id else self.store.summary(wanted)
         if summary is None:
             return None
-        return self._from_tier1(cache_key(summary.series, request), (summary.series, request), self.ttl.archive)
+        return self._from_tier1(cache_key(summary.series, request), (summary.series, request), self.ttl.archive, client)
 
     async def _from_snapshots_in_years(
-        self, source: FromSnapshots, query: Query, route: Route, years: tuple[int, int]
+        self, source: FromSnapshots, query: Query, route: Route, years: tuple[int, int], client: str
     ) -> Found:
         """An answer over ``years``: from every snapshot history shows for the range
         (``tables.history_snapshots``), each read whole through ``SnapshotStore.archive`` (its
@@ -268,19 +283,30 @@ class ReadinessService:
         summaries = await self._summaries()
         chosen = snapshots_in_years(summaries, current.id, years)
         request = request_key(route, query)
-        cached = self._from_tier1(snapshots_key(current, chosen, request), None, self.ttl.current)
+        cached = self._from_tier1(snapshots_key(current, chosen, request), None, self.ttl.current, client)
         if cached is not None:
             return cached, CacheOutcome.HIT
         loaded = [await self.store.archive(series.id) for series in chosen]
         snapshots = [snapshot for snapshot in loaded if snapshot is not None]
         if not snapshots:  # none readable now: as for year= with its archive unreadable
             raise ArchiveNotFound(int(chosen[-1].id[:4]))
-        job = partial(source.compute, snapshots, query, route)
-        price = source.cost(snapshots, query)
+        produce = self._priced(route, source.cost(snapshots, query), partial(source.compute, snapshots, query, route),
+                               client)
         if self.store.missing() or len(snapshots) < len(chosen):  # no cache may keep an answer lacking one
-            return await self._incomplete(price, job)
+            return await self._incomplete(produce)
         key = snapshots_key(current, snapshots, request)  # the snapshots read: the same digests as ``chosen``'s
-        return await self._through_tiers(key, None, partial(self.pool.run, price, job), self.ttl.current)
+        return await self._through_tiers(key, None, produce, self.ttl.current, client)
+
+    def _priced(
+        self, route: Route, price: int, job: Callable[[], Answer], client: str
+    ) -> Callable[[], Awaitable[Answer]]:
+        """``job`` as the pool runs it for ``client`` at ``price`` (estimated bytes). Raises
+        AnswerTooLarge now, before any work, when ``price`` is over ``max_answer_bytes``,
+        naming the parameters of ``route`` that ask for less."""
+        if self.max_answer_bytes is not None and price > self.max_answer_bytes:
+            narrowing = tuple(name for name in NARROWING if name in route.grammar)
+            raise AnswerTooLarge(price, self.max_answer_bytes, route.paged, narrowing)
+        return partial(self.pool.run, price, job, client)
 
     async def _through_tiers(
         self,
@@ -288,18 +314,19 @@ class ReadinessService:
         counted: tuple[Snapshot, str] | None,
         produce: Callable[[], Awaitable[Answer]],
         ttl: int,
+        client: str,
         *,
         ask_redis: bool = True,
     ) -> Found:
         """The answer under ``key``: tier 1, then (once per key at a time) Redis unless
         ``ask_redis`` is False, then ``produce`` (which may raise: the leader's followers get
         the error too). ``counted`` is the (snapshot, request) popularity counts cached
-        answers under, if any."""
-        cached = self._from_tier1(key, counted, ttl)
+        answers under, if any; ``client`` who asked."""
+        cached = self._from_tier1(key, counted, ttl, client)
         if cached is not None:
             return cached, CacheOutcome.HIT
         self.metrics.memory_miss.inc()
-        fill = partial(self._fill, key, counted, produce, ttl, ask_redis)
+        fill = partial(self._fill, key, counted, produce, ttl, ask_redis, client)
         while (found := await self._flights.run(key, fill)) is None:
             # Joined the hit lane's Redis lookup, which missed. A computation that finished
             # since is in tier 1; otherwise run again, as the leader or behind a new one.
@@ -308,7 +335,7 @@ class ReadinessService:
                 return cached, CacheOutcome.HIT
         return found
 
-    def _from_tier1(self, key: str, counted: tuple[Snapshot, str] | None, ttl: int) -> Answer | None:
+    def _from_tier1(self, key: str, counted: tuple[Snapshot, str] | None, ttl: int, client: str) -> Answer | None:
         """The answer under ``key`` in tier 1, counted as a hit (and in popularity, for
         ``counted``; written to Redis if asked for again within the admission window); None
         on a miss, not counted (the caller's next step does)."""
@@ -319,7 +346,7 @@ class ReadinessService:
         if counted is not None:
             self._count(*counted)
         if hash(key) in self.admission.pending:
-            self._asked_again(key, cached, ttl)
+            self._asked_again(key, cached, ttl, client)
         return cached
 
     async def _fill(
@@ -329,6 +356,7 @@ class ReadinessService:
         produce: Callable[[], Awaitable[Answer]],
         ttl: int,
         ask_redis: bool,
+        client: str,
     ) -> Found:
         """The leader's work for ``key``: Redis, then ``produce``; the answer is kept in tier 1
         and offered to Redis (``_offer``)."""
@@ -343,24 +371,25 @@ class ReadinessService:
         answer = await produce()
         self.metrics.computations.inc()
         self.memory.put(key, answer)
-        self._offer(key, answer, ttl)
+        self._offer(key, answer, ttl, client)
         return answer, CacheOutcome.MISS
 
-    def _offer(self, key: str, answer: Answer, ttl: int) -> None:
-        """A computed answer goes to Redis if it was computed before within the admission
+    def _offer(self, key: str, answer: Answer, ttl: int, client: str) -> None:
+        """A computed answer goes to Redis if another client asked for it within the admission
         window, or if it is too large for Redis (``put`` counts and drops it); otherwise its key
-        is noted, and the next request for it writes it (docs/CACHING.md#redis-admission)."""
+        is noted, and the next request for it from another client writes it
+        (docs/CACHING.md#redis-admission)."""
         if self.redis is None:
             return
-        if self.redis.fits(answer) and not self.admission.admit(key):
+        if self.redis.fits(answer) and not self.admission.admit(key, client):
             self.metrics.redis_deferred.inc()
             return
         self._write(key, answer, ttl)
 
-    def _asked_again(self, key: str, cached: Answer, ttl: int) -> None:
-        """A tier-1 hit on a key computed once and not yet in Redis: written now if within
-        the admission window (else noted again)."""
-        if self.redis is not None and self.admission.admit(key):
+    def _asked_again(self, key: str, cached: Answer, ttl: int, client: str) -> None:
+        """A tier-1 hit on a key computed once and not yet in Redis: written now if another
+        client's request noted it within the admission window."""
+        if self.redis is not None and self.admission.admit(key, client):
             self._write(key, cached, ttl)
 
     def _write(self, key: str, answer: Answer, ttl: int) -> None:
@@ -381,10 +410,10 @@ class ReadinessService:
         summaries = self.store.summaries_now()
         return summaries if summaries is not None else await self.store.summaries()
 
-    async def _incomplete(self, price: int, job: Callable[[], Answer]) -> Found:
+    async def _incomplete(self, produce: Callable[[], Awaitable[Answer]]) -> Found:
         """An answer computed while a snapshot it should show cannot be read: through the pool,
         but kept in no tier (INCOMPLETE)."""
-        answer = await self.pool.run(price, job)
+        answer = await produce()
         self.metrics.computations.inc()
         return answer, CacheOutcome.INCOMPLETE
 

@@ -9,8 +9,10 @@ rather than queued without bound. docs/CACHING.md#the-compute-pool-bounded-work-
 and docs/DECISIONS.md#cache-misses explain the choice.
 
 Over time, the work of misses (inline and in threads alike) is bounded by a budget of estimated
-bytes per second (``ComputeBudget``): a flood of distinct misses, small or large, is refused
-beyond it rather than computed, so cached answers keep most of the event loop and the GIL.
+bytes per second, shared fairly between clients (``readiness/budget.py``): a flood of distinct
+misses, small or large, waits in its own client's queue and is refused beyond it rather than
+computed, so cached answers keep most of the event loop and the GIL, and other clients' misses
+their turns.
 """
 
 from __future__ import annotations
@@ -18,16 +20,13 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn, TypeVar
 
+from readiness.budget import RETRY_AFTER_SECONDS, BudgetLimits, FairBudget
 from readiness.domain.errors import Overloaded
 from readiness.metrics import Metrics
-
-RETRY_AFTER_SECONDS = 1
-"""What a shed client is told to wait: a full queue drains in well under a second."""
 
 T = TypeVar("T")
 
@@ -41,36 +40,10 @@ class ComputeLimits:
     threads: int
     inline_bytes: int
     queue_bytes: int
-    bytes_per_second: int = 0
-    """The compute budget (``ComputeBudget``); 0 for none."""
+    budget: BudgetLimits | None = None
+    """The compute budget (``readiness/budget.py``); None for none."""
     shed_pause: float = 0.0
     """Seconds a refused miss for a thread (a large answer) waits before its 503 is sent."""
-
-
-class ComputeBudget:
-    """A token bucket of estimated bytes: it holds at most one second of ``rate`` and refills
-    at ``rate`` per second. A computation is admitted while the bucket is not empty, and takes
-    its cost from it, even beyond what is left: the overdraft is paid back by the refill before
-    the next one is admitted, so the rate holds on average whatever the sizes. An idle server's
-    bucket is full, so its next computation is always admitted, however large.
-    """
-
-    def __init__(self, rate: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate = rate
-        self.tokens = float(rate)
-        """Bytes that may still be computed now; negative while an overdraft is paid back."""
-        self._clock = clock
-        self._refilled = clock()
-
-    def admit(self, cost: int) -> bool:
-        """Take ``cost`` from the bucket and return True, or return False if it is empty."""
-        now = self._clock()
-        self.tokens = min(float(self.rate), self.tokens + (now - self._refilled) * self.rate)
-        self._refilled = now
-        if self.tokens <= 0:
-            return False
-        self.tokens -= cost
-        return True
 
 
 class CollectorPause:
@@ -131,25 +104,32 @@ class ComputePool:
         """Their estimated bytes."""
         self._threads = asyncio.Semaphore(max(1, limits.threads))
         self._metrics = metrics
-        self.budget = ComputeBudget(limits.bytes_per_second) if limits.bytes_per_second else None
+        self.budget: FairBudget | None = None
+        if limits.budget is not None:
+            budget = self.budget = FairBudget(limits.budget)
+            metrics.compute_waiting.set_function(lambda: budget.waiting)
 
-    async def run(self, cost: int, job: Callable[[], T]) -> T:
+    async def run(self, cost: int, job: Callable[[], T], client: str = "") -> T:
         """Return ``job()``, computed on the event loop if ``cost`` (estimated bytes) is at
-        most ``inline_bytes``, else in a worker thread.
+        most ``inline_bytes``, else in a worker thread, once the budget admits it for
+        ``client`` (``readiness/http/clients.py``: who asked; "" for the service itself).
 
-        Raises Overloaded, without running ``job``, when admitting ``cost`` would take the
-        admitted work over ``queue_bytes``, or when the budget is spent; one computation is
-        always admitted when none is, however large, and the budget of an idle server is full,
-        so every valid query can be answered by an idle server.
+        Raises Overloaded, without running ``job``, when the budget refuses it (its client's
+        queue is full, or it waited too long: ``FairBudget.take``) or when admitting ``cost``
+        would take the work admitted to the threads over ``queue_bytes``; one computation is
+        always admitted when none is, however large, and the budget of an idle server is
+        full, so every valid query can be answered by an idle server.
         """
-        if self.limits.threads == 0 or cost <= self.limits.inline_bytes:
-            if not self._afford(cost):
-                await self._refuse(over_budget=True, pause=0.0)
+        inline = self.limits.threads == 0 or cost <= self.limits.inline_bytes
+        if self.budget is not None:
+            try:
+                await self.budget.take(client, cost)
+            except Overloaded:
+                await self._refuse(over_budget=True, pause=0.0 if inline else self.limits.shed_pause)
+        if inline:
             return job()
         if self.admitted and self.admitted_bytes + cost > self.limits.queue_bytes:
             await self._refuse(over_budget=False, pause=self.limits.shed_pause)
-        if not self._afford(cost):
-            await self._refuse(over_budget=True, pause=self.limits.shed_pause)
         self._count(1, cost)
         try:
             await self._threads.acquire()
@@ -161,10 +141,6 @@ class ComputePool:
         # A cancelled caller leaves the thread running: the slot and the admitted bytes are
         # given back when it ends, not before, so the bound always holds for real threads.
         return await asyncio.shield(running)
-
-    def _afford(self, cost: int) -> bool:
-        """Whether the budget admits ``cost`` (taken from it if so)."""
-        return self.budget is None or self.budget.admit(cost)
 
     async def _refuse(self, *, over_budget: bool, pause: float) -> NoReturn:
         """Count a refused miss and raise Overloaded, after ``pause`` seconds.

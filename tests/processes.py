@@ -144,11 +144,11 @@ def launch(start: Start, log_dir: Path, env: dict[str, str]) -> Server:
     return Server(process, port, log, admin_port)
 
 
-def fetch(port: int, path: str, timeout: float = 5.0) -> tuple[int, bytes]:
+def fetch(port: int, path: str, timeout: float = 5.0, headers: dict[str, str] | None = None) -> tuple[int, bytes]:
     """GET over a new connection: (status, body), or (0, the error) when no response came."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        connection.request("GET", path)
+        connection.request("GET", path, headers=headers or {})
         response = connection.getresponse()
         return response.status, response.read()
     except (OSError, http.client.HTTPException) as error:

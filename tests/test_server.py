@@ -188,10 +188,15 @@ def test_server_admin_port_flag_moves_the_operations_port(start: Start) -> None:
         socket.create_connection(("127.0.0.1", from_environment), timeout=5).close()
 
 
-@pytest.mark.parametrize(("behind_proxy", "logged"), [("true", "203.0.113.7"), ("false", "127.0.0.1")])
-def test_server_behind_proxy_logs_forwarded_client(start: Start, behind_proxy: str, logged: str) -> None:
+@pytest.mark.parametrize(("env", "logged"), [
+    ({"READINESS_BEHIND_PROXY": "true"}, "203.0.113.7"),  # loopback is a trusted proxy by default
+    ({"READINESS_BEHIND_PROXY": "false"}, "127.0.0.1"),
+    # Behind a proxy, but this peer is not it: its header is not believed.
+    ({"READINESS_BEHIND_PROXY": "true", "READINESS_TRUSTED_PROXIES": "192.0.2.0/24"}, "127.0.0.1"),
+])
+def test_server_behind_proxy_logs_forwarded_client(start: Start, env: dict[str, str], logged: str) -> None:
     port = free_port()
-    process = start("--port", str(port), env={"READINESS_BEHIND_PROXY": behind_proxy})
+    process = start("--port", str(port), env=env)
     wait_until_up(port, process)
     request = urllib.request.Request(f"http://127.0.0.1:{port}/api/v1/readiness?code=KEN",
                                      headers={"X-Forwarded-For": "203.0.113.7"})
@@ -218,7 +223,7 @@ def test_server_refuses_a_request_body_over_the_limit_before_reading_it(start: S
 
 @gen_test
 async def test_http_server_closes_an_idle_keep_alive_connection(app: Application) -> None:
-    server = http_server(app, behind_proxy=False, idle_seconds=0.3)
+    server = http_server(app, None, idle_seconds=0.3)
     port = free_port()
     server.listen(port, "127.0.0.1")
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -235,7 +240,7 @@ async def test_http_server_closes_an_idle_keep_alive_connection(app: Application
 
 @gen_test
 async def test_http_server_closes_a_connection_whose_body_trickles(app: Application) -> None:
-    server = http_server(app, behind_proxy=False, body_seconds=0.3)
+    server = http_server(app, None, body_seconds=0.3)
     port = free_port()
     server.listen(port, "127.0.0.1")
     reader, writer = await asyncio.open_connection("127.0.0.1", port)

@@ -74,9 +74,9 @@ def computations(monkeypatch: pytest.MonkeyPatch) -> Jobs:
     seen: Jobs = []
     run = ComputePool.run
 
-    async def counting(self: ComputePool, price: int, job: Callable[[], Any]) -> Any:
+    async def counting(self: ComputePool, price: int, job: Callable[[], Any], client: str = "") -> Any:
         seen.append(job)
-        return await run(self, price, job)
+        return await run(self, price, job, client)
 
     monkeypatch.setattr(ComputePool, "run", counting)
     return seen
@@ -167,7 +167,7 @@ async def test_service_lane_lookup_joining_a_failing_leader_leaves_the_error_to_
     assert len(computations) == 1
 
 
-# --- Redis admission: an answer reaches Redis once asked for again -------------------------
+# --- Redis admission: an answer reaches Redis once another client asks for it -------------
 
 
 def admitting(
@@ -205,22 +205,38 @@ async def test_service_admission_keeps_a_first_computation_out_of_redis(sample_s
 async def test_service_admission_writes_on_a_tier1_hit_within_the_window(sample_store: SnapshotStore) -> None:
     client, clock = fakeredis.FakeAsyncRedis(), Clock()
     service = admitting(sample_store, client, clock)
-    await service.answer(Query(codes=("KEN",)), routes.V1)
+    await service.answer(Query(codes=("KEN",)), routes.V1, client="192.0.2.1")
     clock.now += 59
-    assert (await service.answer(Query(codes=("KEN",)), routes.V1))[1] is CacheOutcome.HIT
+    assert (await service.answer(Query(codes=("KEN",)), routes.V1, client="192.0.2.2"))[1] is CacheOutcome.HIT
     await writes_done(service)
     assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
     assert not service.admission.pending  # written: no longer noted
-    await service.answer(Query(codes=("KEN",)), routes.V1)
+    await service.answer(Query(codes=("KEN",)), routes.V1, client="192.0.2.3")
     assert not service._writes  # and not written again
+
+
+@gen_test
+async def test_service_admission_never_writes_for_one_clients_own_requests(sample_store: SnapshotStore) -> None:
+    client, clock = fakeredis.FakeAsyncRedis(), Clock()
+    service = admitting(sample_store, client, clock)
+    for spelling in ("codes=KEN,BRA", "codes=BRA,KEN", "codes=bra,ken"):  # asked again and again: one key
+        query = routes.V1.parse(spelling)
+        await service.answer(query, routes.V1, client="2001:db8:1:2::/64")
+        assert service.from_memory(query, routes.V1, client="2001:db8:1:2::/64") is not None
+        clock.now += 1
+    await writes_done(service)
+    assert await answer_keys(client) == set() and len(service.admission.pending) == 1
+    await service.answer(routes.V1.parse("codes=KEN,BRA"), routes.V1, client="198.51.100.7")  # another client
+    await writes_done(service)
+    assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=BRA,KEN")}
 
 
 @gen_test
 async def test_service_admission_writes_on_a_lane_hit_within_the_window(sample_store: SnapshotStore) -> None:
     client = fakeredis.FakeAsyncRedis()
     service = admitting(sample_store, client, Clock())
-    computed, _ = await service.answer(Query(codes=("KEN",)), routes.V1)
-    assert service.from_memory(Query(codes=("KEN",)), routes.V1) is computed
+    computed, _ = await service.answer(Query(codes=("KEN",)), routes.V1, client="192.0.2.1")
+    assert service.from_memory(Query(codes=("KEN",)), routes.V1, client="192.0.2.2") is computed
     await writes_done(service)
     assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
 
@@ -231,10 +247,10 @@ async def test_service_admission_writes_on_a_second_miss_within_the_window(
 ) -> None:
     client = fakeredis.FakeAsyncRedis()
     service = admitting(sample_store, client, Clock(), memory_bytes=0)  # tier 1 keeps nothing
-    await service.answer(Query(codes=("KEN",)), routes.V1)
+    await service.answer(Query(codes=("KEN",)), routes.V1, client="192.0.2.1")
     await writes_done(service)
     assert await answer_keys(client) == set()
-    await service.answer(Query(codes=("KEN",)), routes.V1, redis_checked=True)
+    await service.answer(Query(codes=("KEN",)), routes.V1, redis_checked=True, client="192.0.2.2")
     await writes_done(service)
     assert len(computations) == 2
     assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
@@ -244,13 +260,13 @@ async def test_service_admission_writes_on_a_second_miss_within_the_window(
 async def test_service_admission_after_the_window_notes_the_key_again(sample_store: SnapshotStore) -> None:
     client, clock = fakeredis.FakeAsyncRedis(), Clock()
     service = admitting(sample_store, client, clock)
-    await service.answer(Query(codes=("KEN",)), routes.V1)
+    await service.answer(Query(codes=("KEN",)), routes.V1, client="192.0.2.1")
     clock.now += 61
-    await service.answer(Query(codes=("KEN",)), routes.V1)  # too late: noted anew
+    await service.answer(Query(codes=("KEN",)), routes.V1, client="192.0.2.2")  # too late: noted anew
     await writes_done(service)
     assert await answer_keys(client) == set()
     clock.now += 30
-    await service.answer(Query(codes=("KEN",)), routes.V1)  # within the window of the new note
+    await service.answer(Query(codes=("KEN",)), routes.V1, client="192.0.2.1")  # within the new note's window
     await writes_done(service)
     assert await answer_keys(client) == {redis_key(sample_store, "v1|codes=KEN")}
 
@@ -269,16 +285,26 @@ async def test_service_admission_leaves_answers_too_large_for_redis_to_put(sampl
 def test_admission_is_bounded_and_forgets_the_oldest_notes() -> None:
     clock = Clock()
     admission = RedisAdmission(60, entries=3, clock=clock)
-    assert not any(admission.admit(key) for key in ("a", "b", "c", "d"))  # "a" forgotten for "d"
+    assert not any(admission.admit(key, "x") for key in ("a", "b", "c", "d"))  # "a" forgotten for "d"
     assert len(admission.pending) == 3
-    assert not admission.admit("a")  # noted again, "b" forgotten
-    assert admission.admit("c") and admission.admit("d") and admission.admit("a")
+    assert not admission.admit("a", "y")  # noted again, "b" forgotten
+    assert admission.admit("c", "y") and admission.admit("d", "y") and admission.admit("a", "x")
     assert not admission.pending
+
+
+def test_admission_needs_another_client_within_the_window() -> None:
+    clock = Clock()
+    admission = RedisAdmission(60, clock=clock)
+    assert not admission.admit("a", "x") and not admission.admit("a", "x")  # the same client twice
+    clock.now += 59
+    assert not admission.admit("a", "x")  # again: its note moves on, it never admits itself
+    clock.now += 59
+    assert admission.admit("a", "y")  # within 60 s of x's last note
 
 
 def test_admission_window_zero_admits_every_answer_at_once() -> None:
     admission = RedisAdmission(0)
-    assert admission.admit("a") and admission.admit("a") and not admission.pending
+    assert admission.admit("a", "x") and admission.admit("a", "x") and not admission.pending
 
 
 def test_service_shares_only_current_answers_of_one_snapshot_routes_with_redis(sample_store: SnapshotStore) -> None:

@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from config import Settings, SettingsError, port_number, redact
-from config.settings import _BOUNDS, BUNDLED_DATA, DEFAULT_SIGNING_KEY, redis_url
+from config.settings import _BOUNDS, BUNDLED_DATA, DEFAULT_SIGNING_KEY, PRIVATE_NETWORKS, redis_url
 
 
 def test_settings_no_environment_is_the_embedded_default() -> None:
@@ -88,7 +88,7 @@ def test_settings_every_number_read_and_bounded(name: str, bounds: tuple[int, in
 
 
 def test_settings_every_field_has_an_environment_reader() -> None:
-    readers = {"data_dir", "host", "behind_proxy", "redis_url", "log_level", "redis_signing_key",
+    readers = {"data_dir", "host", "behind_proxy", "trusted_proxies", "redis_url", "log_level", "redis_signing_key",
                "require_signing_key", *_BOUNDS}
     assert readers == {field.name for field in fields(Settings)}
 
@@ -253,3 +253,11 @@ def test_port_number_flag_refuses_what_the_environment_refuses(raw: str) -> None
     with pytest.raises(SettingsError):
         port_number(raw)
     assert port_number("65535") == 65535
+
+
+def test_settings_trusted_proxies_read_as_address_blocks() -> None:
+    settings = Settings.from_env({"READINESS_TRUSTED_PROXIES": " 10.1.0.0/16, fd00::/8 192.0.2.7"})
+    assert settings.trusted_proxies == ("10.1.0.0/16", "fd00::/8", "192.0.2.7/32")
+    assert Settings.from_env({}).trusted_proxies == PRIVATE_NETWORKS
+    with pytest.raises(SettingsError, match="READINESS_TRUSTED_PROXIES='10.0.0.0/33'"):
+        Settings.from_env({"READINESS_TRUSTED_PROXIES": "10.0.0.0/33"})

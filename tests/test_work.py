@@ -8,7 +8,9 @@ import gc
 import io
 import signal
 import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ from tornado.web import Application
 from config import Settings
 from loaders import Country, Snapshot, SnapshotStore
 from readiness.app import make_app
+from readiness.budget import BudgetLimits
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import RedisTier
@@ -33,8 +36,8 @@ from readiness.domain.select import select
 from readiness.http.logs import AccessLog
 from readiness.metrics import Metrics
 from readiness.service import ReadinessService, RedisTtl
-from readiness.work import RETRY_AFTER_SECONDS, CollectorPause, ComputeBudget, ComputeLimits, ComputePool
-from tests.conftest import Clock, assert_error_envelope, body, gen_test, scrape
+from readiness.work import RETRY_AFTER_SECONDS, CollectorPause, ComputeLimits, ComputePool
+from tests.conftest import assert_error_envelope, body, gen_test, scrape
 from tests.processes import Start, fetch, launch
 from tests.test_openapi import DOCUMENT, assert_conforms
 
@@ -179,49 +182,23 @@ async def test_pool_cancelled_caller_keeps_its_place_until_the_thread_ends(gate:
     assert limited.admitted_bytes == 0
 
 
-# --- the budget: estimated bytes per second, inline and in threads alike ----------------------
+# --- the budget: estimated bytes per second, inline and in threads alike (readiness/budget.py) ---
 
 
-def test_budget_sheds_beyond_its_rate_and_refills() -> None:
-    clock = Clock(100.0)
-    budget = ComputeBudget(1000, clock)
-    assert [budget.admit(300) for _ in range(5)] == [True, True, True, True, False]  # 1200 > 1000: the 4th overdraws
-    clock.now += 0.1  # 100 back: the overdraft (200) is not paid yet
-    assert not budget.admit(1)
-    clock.now += 0.15  # 250 in all: 50 left
-    assert budget.admit(300) and not budget.admit(1)
-    clock.now += 60  # a long pause refills one second's worth, not more
-    assert budget.admit(600) and budget.admit(400) and not budget.admit(1)
-
-
-def test_budget_holds_its_rate_over_time() -> None:
-    clock = Clock(100.0)
-    budget = ComputeBudget(10_000, clock)
-    admitted = 0
-    for _ in range(1000):  # ten seconds of a request every 10 ms, each asking for 1,000
-        clock.now += 0.01
-        admitted += 1000 * budget.admit(1000)
-    assert 100_000 <= admitted <= 100_000 + 10_000 + 1000  # the rate, plus the full bucket at the start
-
-
-def test_budget_of_an_idle_server_admits_one_computation_however_large() -> None:
-    clock = Clock(100.0)
-    budget = ComputeBudget(1000, clock)
-    assert budget.admit(50_000)  # fifty seconds' worth, on a full bucket
-    assert not budget.admit(1)
-    clock.now += 50
-    assert budget.admit(1)  # paid back, at the rate
+def refusing(rate: int, overdraft: int = 0) -> BudgetLimits:
+    """A budget whose misses never wait: beyond it, refused at once (as a full queue is)."""
+    return BudgetLimits(rate, overdraft=overdraft, max_wait=0.0, queue_per_client=1)
 
 
 @gen_test
 async def test_pool_budget_sheds_inline_and_thread_work_and_counts_it() -> None:
     seen = metrics()
-    budgeted = ComputePool(ComputeLimits(1, 100, 10**9, bytes_per_second=150), seen)
+    budgeted = ComputePool(ComputeLimits(1, 100, 10**9, budget=refusing(150, overdraft=100)), seen)
     assert await budgeted.run(100, threading.get_ident) == threading.get_ident()  # inline: 50 left
-    assert await budgeted.run(101, threading.get_ident) != threading.get_ident()  # a thread: overdrawn
+    assert await budgeted.run(101, threading.get_ident) != threading.get_ident()  # a thread: overdrawn by 51
     for cost in (1, 101):  # inline and thread alike
         with pytest.raises(Overloaded) as refused:
-            await budgeted.run(cost, lambda: None)
+            await budgeted.run(cost, lambda: None, "one client")
         assert refused.value.retry_after == 1
     assert shed_total(seen) == 2
     assert seen.registry.get_sample_value("readiness_compute_over_budget_total") == 2
@@ -231,8 +208,21 @@ async def test_pool_budget_sheds_inline_and_thread_work_and_counts_it() -> None:
 @gen_test
 async def test_pool_budget_never_sheds_an_idle_servers_request() -> None:
     for cost in (10, 10**9):  # inline and in a thread, the second far over a second's budget
-        idle = ComputePool(ComputeLimits(1, 100, 10, bytes_per_second=1), metrics())
+        idle = ComputePool(ComputeLimits(1, 100, 10, budget=refusing(1)), metrics())
         assert await idle.run(cost, lambda: "answered") == "answered"
+
+
+@gen_test
+async def test_pool_waiting_miss_is_counted_while_it_waits_its_turn() -> None:
+    seen = metrics()
+    waiting = ComputePool(ComputeLimits(1, 100, 10**9, budget=BudgetLimits(
+        1000, overdraft=0, max_wait=5.0, queue_per_client=4)), seen)
+    await waiting.run(1000, lambda: None, "first")  # the bucket is empty now: a second's refill to wait
+    second = asyncio.ensure_future(waiting.run(500, lambda: "second", "second"))  # half a second's
+    await asyncio.sleep(0.01)
+    assert seen.registry.get_sample_value("readiness_compute_waiting") == 1
+    assert await second == "second"
+    assert seen.registry.get_sample_value("readiness_compute_waiting") == 0
 
 
 @gen_test
@@ -244,7 +234,7 @@ async def test_pool_without_budget_never_sheds_inline_work() -> None:
 
 @gen_test
 async def test_pool_refused_large_miss_waits_the_shed_pause_a_small_one_does_not() -> None:
-    paused = ComputePool(ComputeLimits(1, 100, 10, bytes_per_second=1, shed_pause=0.05), metrics())
+    paused = ComputePool(ComputeLimits(1, 100, 10, budget=refusing(1), shed_pause=0.05), metrics())
     await paused.run(10, lambda: None)
     loop = asyncio.get_running_loop()
     for cost, pause in ((101, 0.05), (100, 0.0)):  # a thread's, then an inline one's
@@ -313,12 +303,16 @@ def test_the_shed_pause_is_the_retry_after_by_default() -> None:
 
 
 def test_app_pool_has_the_budget_of_its_settings(sample_store: SnapshotStore) -> None:
-    settings = Settings(compute_bytes_per_second=1234, compute_shed_pause_ms=50)
+    settings = Settings(compute_bytes_per_second=1000, compute_shed_pause_ms=50, compute_overdraft_ms=300,
+                        compute_max_wait_ms=1500, compute_queue_per_client=3)
     service = make_app(settings, sample_store, access=AccessLog(io.BytesIO())).lane.service
-    assert service.pool.limits.bytes_per_second == 1234 and service.pool.limits.shed_pause == 0.05
-    assert service.pool.budget is not None and service.pool.budget.rate == 1234
+    assert service.pool.limits.budget == BudgetLimits(1000, overdraft=300, max_wait=1.5, queue_per_client=3)
+    assert service.pool.limits.shed_pause == 0.05 and service.pool.budget is not None
     default = make_app(Settings(), sample_store, access=AccessLog(io.BytesIO())).lane.service
-    assert default.pool.budget is None  # the embedded default serves one user: no budget
+    assert default.pool.budget is not None  # on by default, the embedded server included
+    assert default.pool.budget.limits.rate == Settings().compute_bytes_per_second > 0
+    unbudgeted = make_app(Settings(compute_bytes_per_second=0), sample_store, access=AccessLog(io.BytesIO()))
+    assert unbudgeted.lane.service.pool.budget is None
 
 
 # --- single-flight: a refused leader's followers -------------------------------------------
@@ -453,6 +447,47 @@ def test_server_stops_cleanly_after_a_miss_computed_in_the_pool(start: Start, tm
     server.process.send_signal(signal.SIGTERM)
     assert server.process.wait(timeout=20) == 0
     assert "still busy" not in server.log.read_text()  # the idle pool thread is not a stuck one
+
+
+def test_server_one_clients_costly_misses_wait_behind_each_other_not_in_front_of_anothers(
+    start: Start, tmp_path: Path
+) -> None:
+    # A budget of 200 kB/s behind a proxy (loopback, trusted by default, says who asks): each
+    # costly miss below (2.7 MB of indicator rows) is charged a whole second of it.
+    server = launch(start, tmp_path, {"READINESS_BEHIND_PROXY": "true", "READINESS_COMPUTE_BYTES_PER_SECOND": "200000",
+                                      "READINESS_LOG_LEVEL": "WARNING"})
+
+    stop = threading.Event()
+
+    def heavy_client(n: int) -> list[int]:
+        # Asks again as soon as it is answered, from every address of one /64 in turn: one
+        # client all the same, so rotating addresses gains it nothing.
+        statuses = []
+        while not stop.is_set():
+            address = f"2001:db8:1:2::{len(statuses) * 12 + n + 1:x}"
+            offset = len(statuses) * 12 + n  # nearly the whole table, a new key each time
+            status, _ = fetch(server.port, f"/api/v1/indicators?offset={offset}", timeout=30,
+                              headers={"X-Real-IP": address})
+            statuses.append(status)
+        return statuses
+
+    with ThreadPoolExecutor(12) as pool:
+        flood = [pool.submit(heavy_client, n) for n in range(12)]
+        time.sleep(0.5)  # the flood has spent the bucket and fills its queue
+        innocent = []
+        for code in ("KEN", "BRA", "IND", "USA"):  # first-time queries from another client
+            started = time.monotonic()
+            status, _ = fetch(server.port, f"/api/v1/readiness?code={code}", timeout=30,
+                              headers={"X-Real-IP": "198.51.100.7"})
+            innocent.append((status, time.monotonic() - started))
+        stop.set()
+        flooded = [status for request in flood for status in request.result()]
+    assert [status for status, _ in innocent] == [200] * 4
+    assert max(seconds for _, seconds in innocent) < 1.5  # at most one costly miss ahead of each
+    # The heavy client's own misses queued behind each other, and beyond its queue or the
+    # 2 s wait were refused: about one a second was computed, its share of the budget.
+    assert flooded.count(503) >= 1 and set(flooded) <= {200, 503}
+    assert flooded.count(200) <= 2 + 2 * sum(seconds for _, seconds in innocent) + 3
 
 
 def test_openapi_describes_retry_after_on_the_readiness_503() -> None:

@@ -52,6 +52,29 @@ class InvalidRequest(ReadinessError):
         super().__init__(f"Invalid request. {problem}")
 
 
+class AnswerTooLarge(ReadinessError):
+    """The answer a query asks for would be over the largest one answer may be
+    (docs/API.md#errors: an answer too large): 400 saying how large, and how to ask for less."""
+
+    status = 400
+
+    def __init__(self, estimated: int, limit: int, paged: bool, narrowing: tuple[str, ...]) -> None:
+        ways = []
+        if paged:
+            ways.append("ask for it a page at a time (limit= and offset=; the Link header names the next page)")
+        if narrowing:
+            ways.append(f"narrow it ({', '.join(f'{name}=' for name in narrowing)})")
+        advice = " or ".join(ways) or "narrow it"
+        super().__init__(
+            f"Invalid request. This answer would be about {_megabytes(estimated)}, over the "
+            f"{_megabytes(limit)} one answer may be: {advice}."
+        )
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 1_000_000:.1f} MB"
+
+
 class ArchiveNotFound(ReadinessError):
     """A valid year whose December archive is unavailable (docs/API.md#parameters: year)."""
 

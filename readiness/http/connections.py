@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from tornado.httpserver import HTTPServer
+from tornado.httpserver import HTTPServer, _ProxyAdapter
 from tornado.httputil import (
     HTTPConnection,
     HTTPHeaders,
@@ -34,6 +34,8 @@ from tornado.httputil import (
 )
 from tornado.ioloop import IOLoop
 from tornado.netutil import _DEFAULT_BACKLOG
+
+from readiness.http.clients import TrustedProxies
 
 log = logging.getLogger("readiness.connections")
 
@@ -85,10 +87,23 @@ class Throttled:
 class LimitedHTTPServer(HTTPServer):
     """Tornado's HTTPServer with a cap on open connections and an accept loop of its own."""
 
-    def initialize(self, *args: Any, max_connections: int = 10_000, **kwargs: Any) -> None:
-        """HTTPServer's arguments, and the cap (``connection_cap`` keeps it under the limit)."""
+    def initialize(
+        self,
+        *args: Any,
+        max_connections: int = 10_000,
+        proxies: TrustedProxies | None = None,
+        send_buffer: int = 0,
+        **kwargs: Any,
+    ) -> None:
+        """HTTPServer's arguments (never ``xheaders``: ``proxies`` decides, peer by peer), the
+        cap (``connection_cap`` keeps it under the limit), the ``proxies`` whose X-Real-IP /
+        X-Forwarded-For name the client (None: no peer's; ``readiness/http/clients.py``) and
+        each connection's kernel send buffer in bytes (0: the kernel's own, which grows to
+        megabytes for a client that does not read)."""
         super().initialize(*args, **kwargs)
         self.max_connections = max_connections
+        self.proxies = proxies
+        self.send_buffer = send_buffer
         self.open_connections = 0
         self.closed_idle = 0
         """Idle connections closed to make room for a new one."""
@@ -109,10 +124,15 @@ class LimitedHTTPServer(HTTPServer):
             self._handlers[sock.fileno()] = self._accept_handler(sock)
 
     def start_request(self, server_conn: object, request_conn: HTTPConnection) -> HTTPMessageDelegate:
-        """A connection waits for its next request: idle, and the first to close at the cap."""
+        """A connection waits for its next request: idle, and the first to close at the cap.
+        From a trusted proxy, the request's ``remote_ip`` becomes the client's address its
+        headers give (Tornado's ``xheaders``, applied to that peer's requests alone)."""
         self._idle[server_conn] = None
         self._idle.move_to_end(server_conn)
-        return _Busy(self._idle, server_conn, super().start_request(server_conn, request_conn))
+        delegate = super().start_request(server_conn, request_conn)
+        if self.proxies is not None and self.proxies.trusts(request_conn.context.remote_ip):  # type: ignore[attr-defined]
+            delegate = _ProxyAdapter(delegate, request_conn)
+        return _Busy(self._idle, server_conn, delegate)
 
     def on_close(self, server_conn: object) -> None:
         """A connection ended (closed by either side): no longer open or idle."""
@@ -184,6 +204,9 @@ class LimitedHTTPServer(HTTPServer):
                 )
                 return
         self.open_connections += 1
+        if self.send_buffer:
+            # The kernel doubles it; fixed, it no longer autotunes (docs/OPERATIONS.md#slow-readers).
+            connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
         self._handle_connection(connection, address)
 
     def _close_oldest_idle(self) -> bool:

@@ -15,6 +15,7 @@ from readiness.domain.errors import NotFound, NotReady, SnapshotNotFound, Unknow
 from readiness.domain.explain import explain_body, explained_route
 from readiness.domain.route import Route
 from readiness.http.base import BaseHandler
+from readiness.http.clients import ClientPrefixes
 from readiness.http.representation import LEGACY_HEADERS, CachePolicy
 from readiness.metrics import CONTENT_TYPE, Metrics
 from readiness.service import CacheOutcome, ReadinessService
@@ -54,13 +55,19 @@ class DataHandler(BaseHandler):
     its headers (``DeprecatedDataHandler``)."""
 
     def initialize(
-        self, route: Route, service: ReadinessService, policy: CachePolicy, checked: CheckedRequests
+        self,
+        route: Route,
+        service: ReadinessService,
+        policy: CachePolicy,
+        checked: CheckedRequests,
+        clients: ClientPrefixes,
     ) -> None:
         self.route = route
         self.route_label = route.name
         self.service = service
         self.policy = policy
         self.checked = checked
+        self.clients = clients
 
     async def get(self, *path: str) -> None:
         """Parse, answer through the service's tiers, send. Misses, archives and bad input
@@ -69,7 +76,8 @@ class DataHandler(BaseHandler):
         route's path (a change report's snapshot id)."""
         query = self.route.parse(self.request.query)
         answer, outcome = await self.service.answer(
-            query, self.route, path, redis_checked=self.request in self.checked
+            query, self.route, path, redis_checked=self.request in self.checked,
+            client=self.clients.of(self.request.remote_ip),
         )
         self.cache_outcome = outcome.value
         self.write_answer(answer, INCOMPLETE_CACHE_CONTROL if outcome is CacheOutcome.INCOMPLETE

@@ -52,6 +52,7 @@ from readiness.domain.errors import ReadinessError
 from readiness.domain.query import Query
 from readiness.domain.route import Route
 from readiness.http.base import MAX_URL_BYTES
+from readiness.http.clients import ClientPrefixes
 from readiness.http.handlers import CheckedRequests, DataHandler
 from readiness.http.lifecycle import CLOSE, Lifecycle, close_when_sent
 from readiness.http.logs import RequestLog
@@ -76,6 +77,7 @@ class HitLane:
         lifecycle: Lifecycle,
         dates: HttpDate,
         checked: CheckedRequests,
+        clients: ClientPrefixes,
     ) -> None:
         self.service = service
         self.policy = policy
@@ -84,12 +86,14 @@ class HitLane:
         self.dates = dates
         self.checked = checked
         """Where a Redis miss is noted for the handler (``DataHandler`` reads it)."""
+        self.clients = clients
         self.heads = KeptHeads()
 
     def response(self, request: HTTPServerRequest, target: LaneTarget, query: Query) -> Response | None:
         """The tier-1 answer to a GET or HEAD ``request`` (its parsed ``query``), ready to
         send; None when tier 1 does not have it. Sends nothing."""
-        cached = self.service.from_memory(query, target.route, target.path)
+        client = self.clients.of(request.remote_ip)
+        cached = self.service.from_memory(query, target.route, target.path, client)
         return None if cached is None else self._response(request, target, cached)
 
     async def shared_response(self, request: HTTPServerRequest, target: LaneTarget, query: Query) -> Response | None:
