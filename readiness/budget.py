@@ -40,7 +40,7 @@ RETRY_AFTER_SECONDS = 1
 
 @dataclass(frozen=True, slots=True)
 class BudgetLimits:
-    """The budget's numbers (docs/CONFIGURATION.md, ``READINESS_COMPUTE_*``)."""
+    """The budget's numbers: the ``READINESS_COMPUTE_*`` settings."""
 
     rate: int
     """Estimated bytes of misses computed per second; the bucket holds one second of them."""

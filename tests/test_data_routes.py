@@ -7,6 +7,9 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import re
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +30,7 @@ from readiness.domain.tables import HISTORY_DEFAULT, INDICATOR_COLUMNS, MOVER_CO
 from readiness.http.logs import AccessLog
 from tests.builder_world import ECA, NEXT_MONTH, STANDARD, economy, world
 from tests.conftest import access_lines, assert_error_envelope, body, flip, gen_test, place_snapshot
+from tests.openapi_server import serving
 
 EVERY = len(INDICATORS)
 """Indicators per economy in the tiny world."""
@@ -177,6 +181,32 @@ async def test_data_routes_following_next_links_gives_every_row(
     full_csv = csv_rows(await get(http_client, base_url, f"{route}?{unpaged}&format=csv"))
     assert csv_total == total and len(csv_pages) == len(pages)
     assert [csv_rows(csv_pages[0])[0]] + [line for page in csv_pages for line in csv_rows(page)[1:]] == full_csv
+
+
+def test_an_answer_too_large_is_a_400_that_says_how_to_ask_for_less(sample_store: SnapshotStore) -> None:
+    # The test world's indicator table, long and unpaged, is priced over a limit of 0.1 MB
+    # (at the default 8 MiB, on the bundled sample: the table over years).
+    app = make_app(Settings(max_answer_bytes=100_000), sample_store, access=AccessLog(io.BytesIO()))
+    with serving(app) as url:
+        status, headers, answer = _get(url + "/api/v1/indicators?shape=long")
+        assert status == 400 and headers["Cache-Control"] == "no-store"
+        message = orjson.loads(answer)["error"]
+        refusal = r"Invalid request\. This answer would be about \d+\.\d MB, over the 0\.1 MB one answer may be: "
+        assert re.match(refusal, message), message
+        assert "a page at a time (limit= and offset=; the Link header names the next page)" in message
+        assert message.endswith("or narrow it (codes=, indicators=, years=, region=, income=).")
+        # Its pages are answered, each priced as the page; a route without paging says to narrow.
+        status, headers, answer = _get(url + "/api/v1/indicators?shape=long&limit=100&offset=200")
+        assert status == 200 and orjson.loads(answer)["count"] == 100 and "offset=300" in headers["Link"]
+        assert _get(url + "/api/v1/indicators?shape=long&codes=AAA,BBB")[0] == 200  # narrowed
+
+
+def _get(url: str) -> tuple[int, dict[str, str], bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status, dict(response.headers), response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), error.read()
 
 
 @gen_test

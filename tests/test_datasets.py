@@ -15,16 +15,18 @@ from readiness.cache.answers import AnswerCache
 from readiness.cache.keys import collection_key, snapshots_key
 from readiness.domain import routes
 from readiness.domain.compute import (
+    LONG_ROW_BYTES,
     check_history,
     compute_catalogue,
     compute_changes,
     compute_history,
     compute_indicators,
     indicators_cost,
+    indicators_total_cost,
 )
 from readiness.domain.errors import ChangeReportNotFound, InvalidParameter
 from readiness.domain.meta import Format
-from readiness.domain.query import Query
+from readiness.domain.query import Query, Shape
 from readiness.metrics import Metrics
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 from tests.conftest import country, gen_test, snapshot, tiny_data
@@ -59,9 +61,44 @@ def test_compute_indicators_fcv_filter_uses_the_record() -> None:
 
 def test_indicators_cost_never_much_below_the_answer() -> None:
     world = _world()
-    for query in (Query(), Query(codes=("KEN",)), Query(indicators=("GE.EST",))):
+    for query in (Query(), Query(codes=("KEN",)), Query(indicators=("GE.EST",)), Query(limit=1, offset=2),
+                  Query(shape=Shape.LONG, offset=5)):
         body = compute_indicators([world], query, routes.INDICATORS).body
         assert indicators_cost(world, query) >= len(body) * 0.5
+
+
+def test_indicators_cost_prices_the_page_not_the_table() -> None:
+    worlds = [_world("2024-12"), _world("2025-12"), _world("2026-11")]
+    whole = indicators_total_cost(worlds, Query(shape=Shape.LONG))
+    page = indicators_total_cost(worlds, Query(shape=Shape.LONG, limit=2, offset=10))
+    past_the_end = indicators_total_cost(worlds, Query(shape=Shape.LONG, limit=2, offset=10_000))
+    assert past_the_end < page < whole / 5
+    assert page - past_the_end == 2 * LONG_ROW_BYTES  # two long rows beyond counting the economies
+
+
+@pytest.mark.parametrize("shape", [Shape.WIDE, Shape.LONG])
+@pytest.mark.parametrize("output", [Format.JSON, Format.CSV])
+@pytest.mark.parametrize(("offset", "limit"), [(0, 1), (3, 2), (3, 5), (7, None), (0, None), (2, 100), (1000, 5)])
+def test_a_page_over_snapshots_is_the_whole_tables_slice(
+    shape: Shape, output: Format, offset: int, limit: int | None
+) -> None:
+    # Pages that start and end inside one economy's rows, span two economies and two
+    # snapshots, or lie past the end: only the rows shown are built, the same rows all the same.
+    worlds = [_world("2025-12"), _world("2026-11")]
+    whole = compute_indicators(worlds, Query(shape=shape, format=output), routes.INDICATORS)
+    paged = compute_indicators(worlds, Query(shape=shape, format=output, offset=offset, limit=limit),
+                               routes.INDICATORS)
+    rows, shown = _rows(whole.body, output), _rows(paged.body, output)
+    end = None if limit is None else offset + limit
+    assert shown == rows[offset:end] and (shown or offset >= len(rows))
+    assert paged.meta.total == whole.meta.total == len(rows) == (32 if shape is Shape.LONG else 8)  # 2 x 2 x 2
+
+
+def _rows(body: bytes, output: Format) -> list[object]:
+    """An indicator answer's rows: JSON's ``data``, or a CSV file's lines after its header."""
+    if output is Format.JSON:
+        return list(orjson.loads(body)["data"])
+    return list(body.decode("utf-8-sig").split("\r\n")[1:-1])
 
 
 def test_check_history_refuses_fields_history_lacks() -> None:

@@ -95,7 +95,7 @@ def test_burst_of_small_one_off_answers_leaves_the_warm_set_in_redis(
 ) -> None:
     warm_set = warm_up(redis_server)
     after_warm = used_memory(redis_server)
-    server = launch(start, tmp_path, {"READINESS_REDIS_URL": redis_server.url,
+    server = launch(start, tmp_path, {"READINESS_REDIS_URL": redis_server.url, "READINESS_BEHIND_PROXY": "true",
                                       "READINESS_COMPUTE_BYTES_PER_SECOND": "0"})
     codes = sorted(sample_current.countries)
     chooser = random.Random(20)
@@ -121,11 +121,16 @@ def test_burst_of_small_one_off_answers_leaves_the_warm_set_in_redis(
     assert server.metric("readiness_redis_deferred_total") == SMALL_BURST
     assert server.metric("readiness_redis_writes_total", outcome="written") == 0
 
-    # An answer asked for twice within the window (the second time a tier-1 hit) is written.
+    # An answer asked for again within the window by another client (a tier-1 hit) is written;
+    # one client asking twice, under two spellings, is not another client.
     name = (ANSWER_PREFIX + cache_key(sample_current, "v1|codes=" + twice)).encode()
-    for _ in range(2):
-        assert fetch(server.port, "/api/v1/readiness?codes=" + twice)[0] == 200
-    until(lambda: name in answer_names(redis_server), 10, "the answer asked for twice written to Redis")
+    one, another = {"X-Real-IP": "2001:db8:1:2::1"}, {"X-Real-IP": "198.51.100.7"}
+    for spelling, client in ((twice, one), (",".join(reversed(twice.split(","))), one)):
+        assert fetch(server.port, "/api/v1/readiness?codes=" + spelling, headers=client)[0] == 200
+    assert fetch(server.port, "/api/v1/readiness?codes=" + twice, headers={"X-Real-IP": "2001:db8:1:2::ffff"})[0] == 200
+    assert name not in answer_names(redis_server)  # its own /64: still the one client
+    assert fetch(server.port, "/api/v1/readiness?codes=" + twice, headers=another)[0] == 200
+    until(lambda: name in answer_names(redis_server), 10, "the answer another client asked for written to Redis")
     print(f"\nredis used_memory: after warm-up {after_warm / 1e6:.1f} MB, after {SMALL_BURST} one-off answers "
           f"{after_burst / 1e6:.1f} MB (maxmemory {MAXMEMORY / 1e6:.1f} MB); "
           f"warm keys kept {len(kept)} of {len(warm_set)}")

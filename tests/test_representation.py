@@ -221,30 +221,33 @@ def test_kept_heads_build_each_head_once_a_second() -> None:
 def test_kept_heads_wire_is_the_head_as_tornado_writes_it_then_the_body() -> None:
     heads = KeptHeads()
     start_line, headers = heads.head(JSON_HEADERS, represent(LARGE, "", ""), "public", "DATE 1")
-    data = heads.wire(start_line, headers, LARGE.body)
+    (data,) = heads.wire(start_line, headers, LARGE.body)
     assert data == head_bytes(start_line, headers) + LARGE.body
     assert data.startswith(b"HTTP/1.1 200 OK\r\nContent-Type: application/json; charset=utf-8\r\n")
     assert b"\r\nDate: DATE 1\r\n" in data and data.index(b"\r\n\r\n") + 4 == len(data) - len(LARGE.body)
-    assert heads.wire(start_line, headers, LARGE.body) is data  # kept for the second
-    head_only = heads.wire(start_line, headers, b"")  # HEAD: the same head, no body
+    assert heads.wire(start_line, headers, LARGE.body)[0] is data  # kept for the second
+    (head_only,) = heads.wire(start_line, headers, b"")  # HEAD: the same head, no body
     assert head_only == head_bytes(start_line, headers)
-    assert heads.wire(start_line, headers, b"") is head_only
+    assert heads.wire(start_line, headers, b"")[0] is head_only
     # The next second: a new head, new bytes.
     later = heads.head(JSON_HEADERS, represent(LARGE, "", ""), "public", "DATE 2")
-    assert b"\r\nDate: DATE 2\r\n" in heads.wire(*later, LARGE.body)
+    assert b"\r\nDate: DATE 2\r\n" in heads.wire(*later, LARGE.body)[0]
 
 
-def test_kept_heads_wire_a_large_body_whole_but_unkept_and_unkept_heads_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_kept_heads_wire_a_large_body_as_head_and_lead_then_a_view_of_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
     heads = KeptHeads()
     start_line, headers = heads.head(JSON_HEADERS, represent(LARGE, "", ""), "public", "D")
     monkeypatch.setattr(KeptHeads, "WHOLE_BYTES", len(LARGE.body) - 1)
-    data = heads.wire(start_line, headers, LARGE.body)
-    assert data == head_bytes(start_line, headers) + LARGE.body  # one write, as write_headers makes it
-    assert heads.wire(start_line, headers, LARGE.body) is not data  # joined again: not kept
+    monkeypatch.setattr(KeptHeads, "LEAD_BYTES", 100)
+    lead, rest = heads.wire(start_line, headers, LARGE.body)  # type: ignore[misc]
+    assert lead + bytes(rest) == head_bytes(start_line, headers) + LARGE.body  # the same bytes, in two writes
+    assert lead == head_bytes(start_line, headers) + LARGE.body[:100]  # the head never alone in its segment
+    # The rest is the cached body itself, not a copy: a slow client holds no bytes of its own.
+    assert isinstance(rest, memoryview) and rest.obj is LARGE.body
     # A head built for one response only (not kept): its bytes are made, not kept.
     other_line, other = answer_head(JSON_HEADERS, represent(LARGE, "", ""), "public", "D")
-    assert heads.wire(other_line, other, b"") == head_bytes(other_line, other)
-    assert heads.wire(other_line, other, b"") is not heads.wire(other_line, other, b"")
+    assert heads.wire(other_line, other, b"") == (head_bytes(other_line, other),)
+    assert heads.wire(other_line, other, b"")[0] is not heads.wire(other_line, other, b"")[0]
 
 
 def test_kept_heads_keep_at_most_their_bytes_of_whole_responses(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -252,10 +255,10 @@ def test_kept_heads_keep_at_most_their_bytes_of_whole_responses(monkeypatch: pyt
     heads = KeptHeads()
     identity = heads.head(JSON_HEADERS, represent(LARGE, "", ""), "public", "D")
     gzipped = heads.head(JSON_HEADERS, represent(LARGE, "gzip", ""), "public", "D")
-    assert heads.wire(*identity, LARGE.body) is heads.wire(*identity, LARGE.body)  # within the bytes: kept
-    zipped = heads.wire(*gzipped, LARGE.gzipped or b"")
+    assert heads.wire(*identity, LARGE.body)[0] is heads.wire(*identity, LARGE.body)[0]  # within the bytes: kept
+    (zipped,) = heads.wire(*gzipped, LARGE.gzipped or b"")
     assert zipped == head_bytes(*gzipped) + (LARGE.gzipped or b"")
-    assert heads.wire(*gzipped, LARGE.gzipped or b"") is not zipped  # past them: made for each response
+    assert heads.wire(*gzipped, LARGE.gzipped or b"")[0] is not zipped  # past them: made for each response
 
 
 def test_head_bytes_refuses_a_line_break_in_a_header() -> None:

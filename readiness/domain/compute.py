@@ -42,7 +42,7 @@ from readiness.domain.tables import (
     history_rows,
     history_snapshots,
     indicator_json_rows,
-    indicator_rows,
+    indicator_rows_between,
     invalid_history_fields,
     mover_rows,
     snapshots_in_years,
@@ -71,6 +71,10 @@ HISTORY_ROW_BYTES = 330
 LONG_ROW_BYTES = 200
 """About how many bytes one long row (``shape=long``) serializes to: an indicator row gives
 four, a default history row eight."""
+
+SCAN_BYTES = 40
+"""What selecting one economy of one snapshot and counting its rows costs, in bytes of an
+answer that takes as long: what a page of a large table costs beyond its own rows."""
 
 AGGREGATE_ECONOMY_BYTES = 250
 """What aggregating one economy of one snapshot costs, in bytes of a ``/readiness`` answer that
@@ -169,14 +173,35 @@ def compute_indicators(snapshots: Sequence[Snapshot], query: Query, route: Route
         page = limited(serialized, query.limit, query.offset)
         meta = _indicator_meta(snapshots, query, route, len(page), len(serialized))
         return Answer.of(table_body(newest.id, page, notice=notice, unmatched=unmatched(snapshots, query)), meta)
-    matched: list[Record] = []
-    for snapshot in snapshots:
-        matched += indicator_rows(snapshot.id, select(snapshot, by_code), query.indicators)
-    rows, total, table_columns = _shaped(matched, query, INDICATOR_COLUMNS, INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES)
+    rows, total, table_columns = _indicator_page(snapshots, by_code, query)
     meta = _indicator_meta(snapshots, query, route, len(rows), total)
     if query.format is Format.CSV:
         return Answer.of(to_csv(table_columns, rows), meta)
     return Answer.of(table_body(newest.id, rows, notice=notice, unmatched=unmatched(snapshots, query)), meta)
+
+
+def _indicator_page(
+    snapshots: Sequence[Snapshot], by_code: Query, query: Query
+) -> tuple[Sequence[Record], int, tuple[str, ...]]:
+    """``_shaped`` for the indicator table over ``snapshots``, building only the wide rows the
+    page covers (``indicator_rows_between``): a page of a table over years costs its rows."""
+    per_row = len(INDICATOR_MEASURES) if query.shape is Shape.LONG else 1
+    first = query.offset // per_row
+    last = None if query.limit is None else -(-(query.offset + query.limit) // per_row)
+    window: list[Record] = []
+    wide_total = 0
+    for snapshot in snapshots:
+        rows, count = indicator_rows_between(
+            snapshot.id, select(snapshot, by_code), query.indicators,
+            first - wide_total, None if last is None else last - wide_total,
+        )
+        window += rows
+        wide_total += count
+    if query.shape is Shape.LONG:
+        skipped = query.offset - first * per_row
+        page = long_page(window, INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES, skipped, query.limit)
+        return page, wide_total * per_row, (*INDICATOR_LONG_IDENTITY, *LONG_KEYS)
+    return window, wide_total, tuple(INDICATOR_COLUMNS)
 
 
 def _indicator_meta(snapshots: Sequence[Snapshot], query: Query, route: Route, shown: int, total: int) -> AnswerMeta:
@@ -225,27 +250,46 @@ def estimated_bytes(snapshot: Snapshot, query: Query) -> int:
 
 
 def indicators_cost(snapshot: Snapshot, query: Query) -> int:
-    """About how many bytes the indicator table answer will have (never much below it)."""
-    economies = len(query.codes) if query.country_mode else len(snapshot.countries)
-    per_country = max((len(country.details) for country in snapshot.countries.values()), default=0)
-    if query.indicators is not None:
-        per_country = min(per_country, len(query.indicators))
-    row_bytes = LONG_ROW_BYTES * len(INDICATOR_MEASURES) if query.shape is Shape.LONG else INDICATOR_ROW_BYTES
-    return economies * per_country * row_bytes
+    """About how many bytes the indicator table answer from ``snapshot`` will have (never much
+    below it), and what finding its page's rows costs (``indicators_total_cost``)."""
+    return indicators_total_cost([snapshot], query)
 
 
 def indicators_total_cost(snapshots: Sequence[Snapshot], query: Query) -> int:
-    """What an indicator table miss costs: ``indicators_cost`` of each snapshot it reads."""
-    return sum(indicators_cost(snapshot, query) for snapshot in snapshots)
+    """What an indicator table miss costs: the page's rows (only those are built:
+    ``tables.indicator_rows_between``; never much below their bytes) and counting every
+    selected economy's rows in each snapshot it reads."""
+    per_row = len(INDICATOR_MEASURES) if query.shape is Shape.LONG else 1
+    rows = economies = 0
+    for snapshot in snapshots:
+        selected = len(query.codes) if query.country_mode else len(snapshot.countries)
+        per_country = max((len(country.details) for country in snapshot.countries.values()), default=0)
+        if query.indicators is not None:
+            per_country = min(per_country, len(query.indicators))
+        rows += selected * per_country * per_row
+        economies += selected
+    row_bytes = LONG_ROW_BYTES if query.shape is Shape.LONG else INDICATOR_ROW_BYTES
+    return page_rows(rows, query) * row_bytes + economies * SCAN_BYTES
 
 
 def history_cost(summaries: Sequence[Summary], current: Snapshot, query: Query) -> int:
     """About how many bytes the largest history answer over ``summaries`` has, in the query's
-    shape (a long one: a row per value of the default row). Raises InvalidParameter for
-    ``fields`` history rows lack (``check_history``), before any work is admitted."""
+    shape (a long one: a row per value of the default row), for the page asked for, and
+    scanning every economy of every snapshot (their rows are built once and held:
+    ``tables.held_history_rows``). Raises InvalidParameter for ``fields`` history rows lack
+    (``check_history``), before any work is admitted."""
     check_history(query)
-    row_bytes = LONG_ROW_BYTES * len(HISTORY_DEFAULT) if query.shape is Shape.LONG else HISTORY_ROW_BYTES
-    return row_bytes * sum(summary.economies for summary in summaries)
+    per_row = len(HISTORY_DEFAULT) if query.shape is Shape.LONG else 1
+    economies = sum(min(len(query.codes), summary.economies) if query.country_mode else summary.economies
+                    for summary in summaries)
+    row_bytes = LONG_ROW_BYTES if query.shape is Shape.LONG else HISTORY_ROW_BYTES
+    return page_rows(economies * per_row, query) * row_bytes + economies * SCAN_BYTES
+
+
+def page_rows(rows: int, query: Query) -> int:
+    """How many of ``rows`` the page ``query`` asks for (``offset``, ``limit``) shows."""
+    after = max(rows - query.offset, 0)
+    return after if query.limit is None else min(query.limit, after)
 
 
 def check_history(query: Query) -> None:

@@ -69,13 +69,26 @@ CHANGES_FORMAT = 1
 def indicator_rows(snapshot_id: str, countries: Iterable[Country], indicators: Sequence[str] | None) -> list[Record]:
     """One row per (economy, indicator): ``countries`` in Country Code order, each country's
     details in their order; only the ``indicators`` codes (any case) when given."""
+    return indicator_rows_between(snapshot_id, countries, indicators, 0, None)[0]
+
+
+def indicator_rows_between(
+    snapshot_id: str, countries: Iterable[Country], indicators: Sequence[str] | None, start: int, stop: int | None
+) -> tuple[list[Record], int]:
+    """Rows ``start`` to ``stop`` (None: to the end) of ``indicator_rows``, and how many rows
+    it has: only the rows asked for are built, the others only counted, so a page of the
+    table costs its rows, not the table's (``start`` may be below 0 and ``stop`` past the end,
+    as when a page spans several snapshots)."""
     wanted: set[JsonValue] | None = None if indicators is None else {code.upper() for code in indicators}
     unwanted: set[JsonValue] = set()
     rows: list[Record] = []
+    position = 0
     for country in sorted(countries, key=_code):
         elements = country.details if wanted is None else _wanted_details(country, wanted, unwanted)
-        if not elements:
+        first, position = position, position + len(elements)
+        if not elements or position <= start or (stop is not None and first >= stop):
             continue
+        elements = elements[max(start - first, 0):len(elements) if stop is None else stop - first]
         record = country.record
         identity: Record = {
             "Country Code": country.code,
@@ -89,7 +102,7 @@ def indicator_rows(snapshot_id: str, countries: Iterable[Country], indicators: S
             for key, ordinal in PERCENTILE_VALUES.items():
                 row[key] = ordinal_value(element.get(ordinal))
             rows.append(row)
-    return rows
+    return rows, position
 
 
 def indicator_json_rows(

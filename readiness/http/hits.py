@@ -128,7 +128,8 @@ class HitLane:
         draining = self.lifecycle.draining
         prepared = None if draining else prepared_connection(request)
         if prepared is not None:
-            prepared.write(self.heads.wire(start_line, headers, body))
+            for piece in self.heads.wire(start_line, headers, body):
+                prepared.write(piece)  # type: ignore[arg-type]  # Tornado writes any bytes-like
             prepared.finish()
         else:
             connection = request.connection
