@@ -31,7 +31,7 @@ JS_MODULE = Path("/usr/lib/nginx/modules/ngx_http_js_module.so")
 """nginx's js module (njs) where Debian's libnginx-mod-http-js and the nginx image put it (the
 image's /etc/nginx/modules is a link to this directory)."""
 
-_PLACEHOLDER = re.compile(r"\$\{(EDGE_[A-Z_]+)\}")
+_PLACEHOLDER = re.compile(r"\$\{(EDGE_[A-Z0-9_]+)\}")
 
 
 DEFAULT_RATE = "100r/s"
@@ -78,7 +78,11 @@ class EdgeSettings:
     """Addresses or CIDRs of proxies in front (ingress controller, CDN) whose
     X-Forwarded-For is believed; none: the peer's address is the client's."""
     js_path: Path = SCRIPTS
-    """The directory holding edge-keys.js (docs/OPERATIONS.md#one-key-per-answer)."""
+    """The directory holding edge-keys.js (docs/OPERATIONS.md#one-key-per-answer) and
+    edge-clients.js."""
+    ipv4_prefix: int = 32
+    ipv6_prefix: int = 64
+    """How many leading bits of an address name its client (docs/DECISIONS.md#fair-shares)."""
 
     def variables(self) -> dict[str, str]:
         """The ``EDGE_*`` environment the nginx image's entrypoint would see."""
@@ -102,6 +106,8 @@ class EdgeSettings:
             "EDGE_GATE_LISTEN": self.gate_listen,
             "EDGE_REAL_IP_FROM": " ".join(f"set_real_ip_from {source};" for source in self.real_ip_from),
             "EDGE_JS_PATH": str(self.js_path),
+            "EDGE_IPV4_PREFIX": str(self.ipv4_prefix),
+            "EDGE_IPV6_PREFIX": str(self.ipv6_prefix),
         }
 
 
@@ -177,6 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help=f"loopback address of the miss gate (default {DEFAULT_GATE_LISTEN})")
     parser.add_argument("--real-ip-from", action="append", default=[],
                         help="address or CIDR of a proxy in front whose X-Forwarded-For is believed (repeat)")
+    parser.add_argument("--ipv4-prefix", type=int, default=32, choices=range(8, 33), metavar="8-32",
+                        help="leading bits of an IPv4 address that name its client (default 32)")
+    parser.add_argument("--ipv6-prefix", type=int, default=64, choices=range(16, 129), metavar="16-128",
+                        help="leading bits of an IPv6 address that name its client (default 64)")
     parser.add_argument("--js-path", type=Path, default=SCRIPTS,
                         help=f"directory holding edge-keys.js (default {SCRIPTS}); load ngx_http_js_module")
     args = parser.parse_args(argv)
@@ -186,6 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         real_ip_from=tuple(args.real_ip_from), js_path=args.js_path, miss_rate=args.miss_rate,
         miss_burst=args.miss_burst, total_miss_rate=args.total_miss_rate,
         total_miss_burst=args.total_miss_burst, gate_listen=args.gate_listen,
+        ipv4_prefix=args.ipv4_prefix, ipv6_prefix=args.ipv6_prefix,
     )
     sys.stdout.write(edge_config(settings))
     return 0

@@ -29,6 +29,8 @@ from tests.workers import free_port
 DEBIAN_NGINX = Path("/usr/sbin/nginx")
 UNPRIVILEGED_USER = "nobody"
 KEYS_SCRIPT = SCRIPTS / "edge-keys.js"
+SCRIPTS_USED = (KEYS_SCRIPT, SCRIPTS / "edge-clients.js")
+"""The njs modules the template imports."""
 MISSING = ("nginx or its js module is not installed (Debian: apt-get install nginx libnginx-mod-http-js;"
            " `make test` installs them as root)")
 """Why the edge cannot run here, and how to install what it needs."""
@@ -78,7 +80,8 @@ class Nginx:
         include.write_text(edge_config(self.settings))
         if self.settings.js_path != KEYS_SCRIPT.parent:  # the prefix's own copy, readable by nobody
             self.settings.js_path.mkdir(exist_ok=True)
-            shutil.copy(KEYS_SCRIPT, self.settings.js_path / KEYS_SCRIPT.name)
+            for script in SCRIPTS_USED:
+                shutil.copy(script, self.settings.js_path / script.name)
         self.conf.write_text(main_config(self.prefix, include, self.workers, self.extra_http))
 
     def check(self) -> subprocess.CompletedProcess[str]:

@@ -492,6 +492,53 @@ def test_edge_limits_each_client_behind_a_trusted_proxy_by_its_forwarded_address
         assert [status("198.51.100.2") for _ in range(3)] == [200, 200, 200]
 
 
+def test_edge_keys_an_ipv6_client_by_its_64_for_the_rate_and_the_miss_budget(nginx: str, apis: Apis) -> None:
+    # docs/DECISIONS.md#fair-shares: a host's addresses in one /64 are one client.
+    with Nginx(nginx, apis.upstreams, rate="1r/m", burst=3, miss_rate="1r/m", miss_burst=1,
+               real_ip_from=("127.0.0.1",)) as limited:
+        def reply(client: str, path: str = KEN) -> Reply:
+            return request(limited.port, path, {"X-Forwarded-For": client})
+
+        rotating = [reply(f"2001:db8:1:2::{n:x}", f"/api/v1/readiness?code={code}")
+                    for n, code in enumerate(("BRA", "USA", "FRA", "DEU", "JPN"), start=1)]
+        # Two misses pass (the burst of 1 and the one a bucket holds), the next is refused at
+        # the gate, and the rate's burst of 3 (and 1) is spent with the fifth: all one client.
+        assert [r.status for r in rotating] == [200, 200, 429, 429, 429]
+        assert "uncached" in json.loads(rotating[2].body)["error"]
+        assert "Too many requests" in json.loads(rotating[4].body)["error"]
+        # The next /64, and an IPv4 client, each have budgets of their own.
+        assert reply("2001:db8:1:3::1", "/api/v1/readiness?code=IND").status == 200
+        assert reply("2001:db8:1:3:ffff::9", "/api/v1/readiness?code=CHN").status == 200
+        assert reply("198.51.100.7", "/api/v1/readiness?code=MEX").status == 200
+
+
+def test_edge_client_blocks_are_configurable(nginx: str, apis: Apis) -> None:
+    # EDGE_IPV4_PREFIX=24: an IPv4 /24 is one client (edge-clients.js masks it); the
+    # IPv4-mapped form of its addresses too.
+    with Nginx(nginx, apis.upstreams, rate="1r/m", burst=1, ipv4_prefix=24, real_ip_from=("127.0.0.1",)) as limited:
+        def status(client: str) -> int:
+            return request(limited.port, KEN, {"X-Forwarded-For": client}).status
+
+        assert [status("198.51.100.1"), status("198.51.100.200"), status("::ffff:198.51.100.7")] == [200, 200, 429]
+        assert status("198.51.101.1") == 200
+
+
+def test_edge_a_client_beyond_its_miss_budget_takes_nothing_from_the_ceiling(nginx: str, apis: Apis) -> None:
+    with Nginx(nginx, apis.upstreams, miss_rate="1r/m", miss_burst=1, total_miss_rate="1r/m",
+               total_miss_burst=3, real_ip_from=("127.0.0.1",)) as limited:
+        def status(client: str, code: str) -> int:
+            return request(limited.port, f"/api/v1/readiness?code={code}", {"X-Forwarded-For": client}).status
+
+        codes = sorted(("BRA", "USA", "FRA", "DEU", "JPN", "IND", "CHN", "MEX", "ARG", "EGY", "NGA", "ZAF"))
+        flood = [status("203.0.113.9", code) for code in codes]
+        assert flood[:2] == [200, 200] and set(flood[2:]) == {429}  # its budget: 2 of 12
+        # Ten refusals later the ceiling (3 and the one its bucket holds) still has room for
+        # two more clients' misses: the refused ones were never counted in it.
+        assert status("198.51.100.7", "KEN") == 200
+        assert status("198.51.100.8", "GBR") == 200
+        assert status("198.51.100.9", "ITA") == 429  # and then it is spent
+
+
 def test_edge_holds_each_client_to_its_miss_budget_and_all_to_the_ceiling(nginx: str, apis: Apis) -> None:
     with Nginx(nginx, apis.upstreams, miss_rate="1r/m", miss_burst=2, total_miss_rate="1r/m",
                total_miss_burst=4) as limited:

@@ -789,7 +789,7 @@ def test_edge_mounts_its_key_rules_where_the_template_imports_them(
     volumes = _edge_volumes(docs)
     mount = {mount["mountPath"]: mount for mount in container["volumeMounts"]}[env["EDGE_JS_PATH"]]
     keys = _one(docs, "ConfigMap", volumes[mount["name"]]["configMap"]["name"])["data"]
-    assert keys == {"edge-keys.js": (ROOT / "k8s" / "base" / "edge-keys.js").read_text()}
+    assert keys == {name: (ROOT / "k8s" / "base" / name).read_text() for name in ("edge-keys.js", "edge-clients.js")}
     assert mount.get("readOnly") and "subPath" not in mount
     main = (ROOT / "k8s" / "base" / "edge-nginx.conf").read_text()
     assert re.search(r"^load_module /usr/lib/nginx/modules/ngx_http_js_module\.so;", main, re.M)
