@@ -181,9 +181,6 @@ def test_openapi_every_pattern_match_is_accepted_by_parse(name: str, path: str, 
     """Whatever a parameter's pattern allows, Query.parse accepts: the document is not looser."""
     pattern = _item(query_parameters(path)[name]["schema"])["pattern"]
     value = data.draw(st.from_regex(pattern, fullmatch=True).filter(lambda v: v.count(",") < MAX_INDICATORS))
-    first, _, last = value.partition(":")
-    if name == "years" and last and first > last:
-        return  # the order of the two years is a joint rule (tests/schemathesis_hooks.py)
     if name == "weights" and schemathesis_hooks._weights_jointly_refused(value):
         return  # all 0, or a dimension named twice: joint rules too
     Query.parse(_with_code({name: value}, path), ROUTES[path].grammar)
@@ -427,7 +424,7 @@ REQUESTS = [
     ("GET", INDICATORS_PATH, "?year=2022", 404),
     ("GET", HISTORY_PATH, "?codes=KEN,BRA&years=2024:2026", 200),
     ("GET", HISTORY_PATH, "?region=SAS&format=csv", 200),
-    ("GET", HISTORY_PATH, "?years=2026:2024", 400),
+    ("GET", HISTORY_PATH, "?years=2026:2024", 200),
     ("GET", V1_PATH, "?snapshot=2024-06&region=SSA", 200),
     ("GET", V1_PATH, "?snapshot=2019-12", 404),
     ("GET", INDICATORS_PATH, "?snapshot=2024-06&code=KEN&shape=long", 200),
@@ -508,7 +505,7 @@ def test_openapi_not_ready_conforms(tmp_path: Path, path: str) -> None:
 
 
 JOINT = [
-    (routes.V1, {"level": "country"}, True), (routes.HISTORY, {"years": "2025:2023"}, True),
+    (routes.V1, {"level": "country"}, True),
     (routes.INDICATORS, {"year": "2025", "snapshot": "2024-06"}, True),
     (routes.INDICATORS, {"years": "2024", "snapshot": "2024-06"}, True),
     (routes.V1, {"weights": "0,0,0,0,0"}, True), (routes.V1, {"weights": "human:0,access:0.0"}, True),

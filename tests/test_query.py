@@ -336,14 +336,22 @@ def test_parse_format_json_or_csv_any_case(raw: str, chosen: Format) -> None:
 
 @pytest.mark.parametrize(
     ("raw", "years"),
-    [("2024", (2024, 2024)), ("2022:2025", (2022, 2025)), ("2024:2024", (2024, 2024)), (" 2023:2024 ", (2023, 2024))],
+    [("2024", (2024, 2024)), ("2022:2025", (2022, 2025)), ("2024:2024", (2024, 2024)), (" 2023:2024 ", (2023, 2024)),
+     ("2025:2022", (2022, 2025))],
 )
 def test_parse_years_one_year_or_inclusive_range(raw: str, years: tuple[int, int]) -> None:
     assert Query.parse({"years": raw}, routes.HISTORY.grammar).years == years
 
 
+@pytest.mark.parametrize("route", [routes.HISTORY, routes.INDICATORS, routes.AGGREGATES])
+def test_parse_years_reversed_is_the_same_range_and_key(route: Route) -> None:
+    reversed_range = Query.parse({"years": "2026:2024"}, route.grammar)
+    assert reversed_range == Query.parse({"years": "2024:2026"}, route.grammar)
+    assert reversed_range.canonical() == "years=2024:2026"
+
+
 @pytest.mark.parametrize(
-    "raw", ["24", "2024-2025", "2024:", ":2024", "2025:2022", "2024:2025:2026", "２０２４", "2024 : 2025"]
+    "raw", ["24", "2024-2025", "2024:", ":2024", "2024:2025:2026", "２０２４", "2024 : 2025"]
 )
 def test_parse_years_malformed_names_parameter(raw: str) -> None:
     with pytest.raises(InvalidParameter) as raised:

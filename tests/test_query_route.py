@@ -165,6 +165,7 @@ SAME_BYTES = [
     ("readiness", ""),
     ("indicators", "code=ken&indicators=ge.est,it.net.user.zs&shape=LONG"),
     ("history", "code=ken&years=2025:2026&fields=score"),
+    ("history", "code=ken&years=2026:2025&fields=score"),  # either year first: the same range
     ("aggregates", "by=INCOME&snapshot=2024-06"),
 ]
 
@@ -193,7 +194,7 @@ BAD = [
     ("readiness", "year=2025&snapshot=2024-06", "year and snapshot"),
     ("indicators", "sort=score", "'sort'"),
     ("history", "weights=1,1,1,1,1", "'weights'"),
-    ("history", "years=2026:2024", "years="),
+    ("history", "years=2024:", "years="),
     ("aggregates", "by=country", "by="),
 ]
 

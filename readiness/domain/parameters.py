@@ -190,7 +190,7 @@ _LIMIT = (f"At most this many rows, 1 to {MAX_LIMIT}, applied after sorting. `co
           "served; the `X-Total-Count` header, the number that matched.")
 _FORMAT = ("`json` (default) or `csv`: `text/csv; charset=utf-8` (RFC 4180, CRLF line ends, UTF-8 with a byte "
            "order mark, a header row even without rows)")
-_YEARS = "A four-digit year (`2025`) or an inclusive range (`2023:2025`, first year not after the last): "
+_YEARS = "A four-digit year (`2025`) or an inclusive range (`2023:2025`; `2025:2023` is the same range): "
 
 READINESS_CODE = Parameter("code", _codes_text(True), pattern=CODES_ANY)
 READINESS_CODES = Parameter("codes", _codes_text(True) + _CODES_WIN, pattern=CODE_ITEM, many=True)

@@ -371,14 +371,15 @@ def _fields(value: str, parameter: Parameter) -> tuple[str, ...]:
 
 
 def _years(value: str) -> tuple[int, int]:
-    accepted = "a four-digit year such as 2024, or an inclusive range such as 2022:2025"
+    """The inclusive range, oldest year first: ``2025:2023`` is ``2023:2025``, one answer and one
+    cache key (a range is the years between its ends, whichever is written first)."""
     if not _YEARS.fullmatch(value):
-        raise InvalidParameter("years", value, accepted)
+        raise InvalidParameter(
+            "years", value, "a four-digit year such as 2024, or an inclusive range such as 2022:2025"
+        )
     first, _, last = value.partition(":")
-    years = (int(first), int(last or first))
-    if years[0] > years[1]:
-        raise InvalidParameter("years", value, accepted + " (first year not after the last)")
-    return years
+    one, other = int(first), int(last or first)
+    return (min(one, other), max(one, other))
 
 
 def _limit(value: str) -> int:
