@@ -506,8 +506,6 @@ def test_openapi_not_ready_conforms(tmp_path: Path, path: str) -> None:
 
 JOINT = [
     (routes.V1, {"level": "country"}, True),
-    (routes.INDICATORS, {"year": "2025", "snapshot": "2024-06"}, True),
-    (routes.INDICATORS, {"years": "2024", "snapshot": "2024-06"}, True),
     (routes.V1, {"weights": "0,0,0,0,0"}, True), (routes.V1, {"weights": "human:0,access:0.0"}, True),
     (routes.V1, {"weights": "human:1,human:2"}, True),
     (routes.V1, {"weights": "1,1,1,1"}, False), (routes.V1, {"weights": "human:1,humans:2"}, False),

@@ -162,6 +162,7 @@ SAME_BYTES = [
     ("readiness", "weights=human:2,infra:1&sort=custom&limit=3"),
     ("readiness", "region=ssa&format=CSV&fields=score"),
     ("readiness", "year=2025&region=na"),
+    ("readiness", "year=2025&snapshot=2024-06&region=na"),  # year chooses: snapshot is left out
     ("readiness", ""),
     ("indicators", "code=ken&indicators=ge.est,it.net.user.zs&shape=LONG"),
     ("history", "code=ken&years=2025:2026&fields=score"),
@@ -191,7 +192,7 @@ BAD = [
     ("readiness", "regoin=LAC", "'regoin'"),
     ("readiness", "level=country", "level=country"),
     ("readiness", "sort=custom", "needs weights"),
-    ("readiness", "year=2025&snapshot=2024-06", "year and snapshot"),
+    ("readiness", "year=2025&snapshot=2024-13", "snapshot="),
     ("indicators", "sort=score", "'sort'"),
     ("history", "weights=1,1,1,1,1", "'weights'"),
     ("history", "years=2024:", "years="),

@@ -242,7 +242,8 @@ SNAPSHOT = Parameter(
     "snapshot",
     "A snapshot id `YYYY-MM` from `/api/v1/snapshots` (any listed one, June archives included): the answer "
     "comes from that snapshot, and `X-Readiness-Snapshot` names it. An id not listed gives 404. Give one of "
-    "`year`, `years` and `snapshot`.",
+    "`year`, `years` and `snapshot`: given together, `year` chooses (a year means its December), then "
+    "`snapshot` over `years`; the others are checked (a malformed one is a 400), then ignored.",
     pattern=SNAPSHOT_ANY,
 )
 SORT = Parameter("sort", _SORT + ANY_CASE, choices=SORT_NAMES)

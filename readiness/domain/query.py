@@ -167,10 +167,10 @@ class Query:
 
         Names beginning with ``_`` are ignored; another name the route does not take is a 400
         on a strict (v1) route and ignored on the legacy one. An empty value counts as absent
-        (docs/DECISIONS.md#query-parameters). Raises UnknownParameter, InvalidParameter naming the parameter and
-        what it accepts, or InvalidRequest for level=country without a code, for two
-        parameters that each choose the snapshots (``year``, ``years``, ``snapshot``) and for
-        a sort by ``Custom Score`` or ``Custom Rank`` without ``weights``.
+        (docs/DECISIONS.md#query-parameters). Of ``year``, ``snapshot`` and ``years``, the first
+        given chooses the snapshots (``_chosen``). Raises UnknownParameter, InvalidParameter naming
+        the parameter and what it accepts, or InvalidRequest for level=country without a code and
+        for a sort by ``Custom Score`` or ``Custom Rank`` without ``weights``.
         """
         values = grammar.values(params)
         codes = _codes("codes", values["codes"]) if "codes" in values else (
@@ -189,9 +189,11 @@ class Query:
         indicators = _indicators(values["indicators"]) if "indicators" in values else None
         if indicators is not None and not codes and grammar.parameter("indicators").country_mode_only:
             indicators = None
-        chosen = [name for name in ("year", "years", "snapshot") if name in values]
-        if len(chosen) > 1:
-            raise InvalidRequest(f"{' and '.join(chosen)} each choose the snapshots to answer from; give one of them.")
+        year, snapshot, years = _chosen(
+            _year(values["year"]) if "year" in values else None,
+            _snapshot(values["snapshot"]) if "snapshot" in values else None,
+            _years(values["years"]) if "years" in values else None,
+        )
         weights = _weights(values["weights"]) if "weights" in values else None
         if sort in CUSTOM_FIELDS and weights is None:
             _refuse_custom_sort(values["sort"], grammar)
@@ -200,9 +202,9 @@ class Query:
             region=canonical_region(values["region"]) if "region" in values else None,
             income=canonical_income(values["income"]) if "income" in values else None,
             fcv=_boolean("fcv", values["fcv"]) if "fcv" in values else None,
-            year=_year(values["year"]) if "year" in values else None,
-            years=_years(values["years"]) if "years" in values else None,
-            snapshot=_snapshot(values["snapshot"]) if "snapshot" in values else None,
+            year=year,
+            years=years,
+            snapshot=snapshot,
             sort=sort,
             descending=_descending(values.get("order"), sort),
             fields=_fields(values["fields"], grammar.parameter("fields")) if "fields" in values else None,
@@ -380,6 +382,21 @@ def _years(value: str) -> tuple[int, int]:
     first, _, last = value.partition(":")
     one, other = int(first), int(last or first)
     return (min(one, other), max(one, other))
+
+
+def _chosen(
+    year: int | None, snapshot: str | None, years: tuple[int, int] | None
+) -> tuple[int | None, str | None, tuple[int, int] | None]:
+    """The one of ``year``, ``snapshot`` and ``years`` that chooses the snapshots, the others
+    (already checked) left unread: ``year`` first, since the specification gives a year its
+    December, then the one snapshot over a range. Not a 400: each value is valid alone, and the
+    OpenAPI document's schemas, one per parameter, cannot state a rule between two
+    (docs/DECISIONS.md#the-openapi-document-and-the-route-index)."""
+    if year is not None:
+        return year, None, None
+    if snapshot is not None:
+        return None, snapshot, None
+    return None, None, years
 
 
 def _limit(value: str) -> int:
