@@ -160,6 +160,7 @@ SAME_BYTES = [
     ("readiness", "income=hic&fcv=0&limit=5&offset=3&order=ASC&sort=score"),
     ("readiness", "codes=ken,bra&indicators=ge.est&shortnames=1"),
     ("readiness", "weights=human:2,infra:1&sort=custom&limit=3"),
+    ("readiness", "sort=custom&limit=3"),  # the published weights, as if given
     ("readiness", "region=ssa&format=CSV&fields=score"),
     ("readiness", "year=2025&region=na"),
     ("readiness", "year=2025&snapshot=2024-06&region=na"),  # year chooses: snapshot is left out
@@ -191,7 +192,6 @@ BAD = [
     ("readiness", "order=up&sort=score", "order="),
     ("readiness", "regoin=LAC", "'regoin'"),
     ("readiness", "level=country", "level=country"),
-    ("readiness", "sort=custom", "needs weights"),
     ("readiness", "year=2025&snapshot=2024-13", "snapshot="),
     ("indicators", "sort=score", "'sort'"),
     ("history", "weights=1,1,1,1,1", "'weights'"),

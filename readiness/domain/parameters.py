@@ -249,7 +249,8 @@ SNAPSHOT = Parameter(
 SORT = Parameter("sort", _SORT + ANY_CASE, choices=SORT_NAMES)
 CUSTOM_SORT = Parameter(
     "sort",
-    _SORT + " With `weights` only (else a 400): `Custom Score` (alias `custom`) or `Custom Rank`." + ANY_CASE,
+    _SORT + " Also `Custom Score` (alias `custom`) or `Custom Rank`, by `weights`; without them, by the "
+    "published weights (all equal, `1,1,1,1,1`, as if given: Custom Score is then the composite)." + ANY_CASE,
     choices=(*SORT_NAMES, *CUSTOM_SORT_NAMES),
 )
 ORDER = Parameter(

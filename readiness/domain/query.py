@@ -70,6 +70,8 @@ _ACCEPTED_WEIGHTS = (
     f"dimensions {', '.join(DIMENSION_KEYS)}; one not named weighs 0), each weight a number from 0 to 9999 "
     "with at most four decimals, not all 0"
 )
+PUBLISHED_WEIGHTS: tuple[int, ...] = (1,) * len(DIMENSIONS)
+"""The published composite weighs the five dimensions equally (docs/METHOD.md#your-own-weights)."""
 _WEIGHT_SCALE = 10_000
 """Weights are read as whole ten-thousandths, so they are exact and their canonical form is too."""
 
@@ -196,7 +198,7 @@ class Query:
         )
         weights = _weights(values["weights"]) if "weights" in values else None
         if sort in CUSTOM_FIELDS and weights is None:
-            _refuse_custom_sort(values["sort"], grammar)
+            weights = _published_weights(values["sort"], grammar)
         return cls(
             codes=codes,
             region=canonical_region(values["region"]) if "region" in values else None,
@@ -444,15 +446,15 @@ def _weights(value: str) -> tuple[int, ...]:
     return tuple(weight // divisor for weight in scaled)
 
 
-def _refuse_custom_sort(value: str, grammar: Grammar) -> None:
-    """Sorting by the custom values needs the weights that make them; a route without weights
-    (the legacy one) has no such values at all."""
+def _published_weights(value: str, grammar: Grammar) -> tuple[int, ...]:
+    """The weights a sort by ``Custom Score`` or ``Custom Rank`` reads when ``weights`` is not
+    given: the published ones, so the custom values are the composite and Global Rank
+    (docs/METHOD.md#your-own-weights). Not a 400: each value is valid alone, and the OpenAPI
+    document cannot state a rule between two parameters. A route without weights (the legacy
+    one) has no custom values at all: InvalidParameter."""
     if "weights" not in grammar:
         raise InvalidParameter("sort", value, ACCEPTED_SORT)
-    raise InvalidRequest(
-        f"sort={value!r} needs weights: {' and '.join(CUSTOM_FIELDS)} exist only with your own weights "
-        "(e.g. weights=2,1,1,1,1; docs/METHOD.md#your-own-weights)."
-    )
+    return PUBLISHED_WEIGHTS
 
 
 def _weight(value: str, piece: str) -> int:
