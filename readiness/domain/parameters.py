@@ -86,12 +86,40 @@ OFFSET_ANY = f"^(?:0|[1-9][0-9]{{0,{len(str(MAX_OFFSET)) - 1}}})?$"
 """0 to MAX_OFFSET (all nines) without leading zeros: stricter than the parser, never looser."""
 SNAPSHOT_ANY = "^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$"
 """A snapshot id with a month from 01 to 12, as the parser accepts."""
-WEIGHTS_ANY = (
-    f"^(?:{WEIGHT_PATTERN}(?:,{WEIGHT_PATTERN}){{4}}"
-    f"|(?:{'|'.join(DIMENSION_KEYS)}):{WEIGHT_PATTERN}(?:,(?:{'|'.join(DIMENSION_KEYS)}):{WEIGHT_PATTERN}){{0,4}})?$"
+
+
+def _not_all_zeros(most: int) -> str:
+    """1 to ``most`` digits, not all 0: the first non-zero one after 0 to most - 1 zeros."""
+    return "|".join("0" * zeros + "[1-9]" + (f"[0-9]{{0,{most - 1 - zeros}}}" if zeros < most - 1 else "")
+                    for zeros in range(most))
+
+
+def _times(pattern: str, count: int) -> str:
+    """``pattern`` exactly ``count`` times (nothing for none)."""
+    return f"(?:{pattern}){{{count}}}" if count else ""
+
+
+_ANY_WEIGHT = "[0-9]{1,4}(?:\\.[0-9]{1,4})?"
+_ZERO_WEIGHT = "0{1,4}(?:\\.0{1,4})?"
+_NON_ZERO_WEIGHT = f"(?:(?:{_not_all_zeros(4)})(?:\\.[0-9]{{1,4}})?|0{{1,4}}\\.(?:{_not_all_zeros(4)}))"
+_POSITIONAL_WEIGHTS = "|".join(
+    _times(f"{_ZERO_WEIGHT},", first) + _NON_ZERO_WEIGHT + _times(f",{_ANY_WEIGHT}", len(DIMENSION_KEYS) - 1 - first)
+    for first in range(len(DIMENSION_KEYS))
 )
-"""Five weights, or one to five dimension:weight pairs (the parser also takes long names and any
-case; all weights 0 or a dimension named twice is a 400, a joint rule the pattern cannot state)."""
+"""Five weights, the first non-zero one at each of the five places in turn."""
+_NAMED_WEIGHTS = "|".join(
+    "".join(f"(?:{key}:{_ZERO_WEIGHT},)?" for key in DIMENSION_KEYS[:first])
+    + f"{DIMENSION_KEYS[first]}:{_NON_ZERO_WEIGHT}"
+    + "".join(f"(?:,{key}:{_ANY_WEIGHT})?" for key in DIMENSION_KEYS[first + 1:])
+    for first in range(len(DIMENSION_KEYS))
+)
+"""One to five dimension:weight pairs in DIMENSION_KEYS order, the first non-zero weight's
+dimension at each place in turn, those before it 0."""
+WEIGHTS_ANY = f"^(?:{_POSITIONAL_WEIGHTS}|{_NAMED_WEIGHTS})?$"
+"""Five weights, or one to five dimension:weight pairs, not all 0 and no dimension twice: the
+parser's rules between the weights, stated in plain regular expressions (no lookaround, which
+schemathesis' generator, hypothesis, meets only by filtering). Stricter than the parser, never
+looser: pairs in DIMENSION_KEYS order only (the parser reads any order, long names and any case)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -307,8 +335,10 @@ WEIGHTS = Parameter(
     "Your own composite: dimension weights, five numbers in the order "
     + ", ".join(f"`{key}`" for key in DIMENSION_KEYS)
     + " (`1,1,1,1,1`), or `dimension:weight` pairs (`infrastructure:2,human:1`; a dimension not named weighs "
-    "0). Each weight 0 to 9999, at most four decimals, not all 0. Adds `Custom Score` and `Custom Rank` beside "
-    "the published values; they are not the published index. See docs/METHOD.md#your-own-weights.",
+    "0, none named twice). Each weight 0 to 9999, at most four decimals, not all 0. The pattern lists the pairs "
+    "in the order above; any order is read alike, and long names (`Human Capital`) in any case. Adds `Custom "
+    "Score` and `Custom Rank` beside the published values; they are not the published index. See "
+    "docs/METHOD.md#your-own-weights.",
     pattern=WEIGHTS_ANY,
 )
 SHAPE = Parameter(
