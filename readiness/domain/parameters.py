@@ -134,6 +134,9 @@ class Parameter:
     ``default``: the value that means the same as leaving it out. ``allowed``: for a list of
     field names, the fields the route's rows have (None: every field). ``country_mode_only``:
     checked wherever given, applied only when ``code`` or ``codes`` selects economies.
+    ``joint``: those of ``choices`` the service reads only beside another parameter
+    (``level=country`` needs a code, the specification's 400), left out of the OpenAPI document,
+    whose schemas, one per parameter, cannot state a rule between two; ``text`` says them.
 
     ``read`` is set for a parameter only its own route reads, declared in the route's entry
     (``readiness/domain/routes.py``): it checks one value and returns its canonical text (or
@@ -151,6 +154,7 @@ class Parameter:
     default: str | None = None
     allowed: frozenset[str] | None = None
     country_mode_only: bool = False
+    joint: tuple[str, ...] = ()
     read: Callable[[str], str] | None = None
 
 
@@ -226,9 +230,10 @@ CODE = Parameter("code", _codes_text(False), pattern=CODES_ANY)
 CODES = Parameter("codes", _codes_text(False) + _CODES_WIN, pattern=CODE_ITEM, many=True)
 LEVEL = Parameter(
     "level",
-    "`global` or `country`. A code selects country mode whatever `level` says; `level=country` without "
-    "`code` or `codes` is a 400." + ANY_CASE,
-    choices=("global", "country"), default="global",
+    "`global`. A code selects country mode whatever `level` says. `country` is read too, but only beside "
+    "`code` or `codes`, where it changes nothing: without either it is a 400, so the list leaves it out."
+    + ANY_CASE,
+    choices=("global", "country"), default="global", joint=("country",),
 )
 REGION = Parameter(
     "region",
