@@ -4,8 +4,8 @@ true of the running service.
 Four layers: the document against the code's tables (every parameter each route reads, every
 accepted value of every closed set); how viewers render it (parameters on the operations, a
 relative server, no angle brackets in Markdown); real answers of the app against the document's
-response schemas, the recorded examples included; and a bounded, deterministic schemathesis run
-(`--checks all`, coverage and fuzzing) against a real server on 127.0.0.1.
+response schemas, the recorded examples included; and, in tests/test_openapi_fuzz.py, a bounded,
+deterministic schemathesis run (`--checks all`, coverage and fuzzing) against a real server on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import orjson
@@ -36,14 +35,13 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS, REGION_SHORT, SnapshotStore
 from readiness.app import make_app
 from readiness.domain import routes
-from readiness.domain.errors import InvalidParameter, ReadinessError
+from readiness.domain.errors import InvalidParameter
 from readiness.domain.parameters import BOOLEANS, MAX_INDICATORS
 from readiness.domain.query import Query
 from readiness.domain.route import Route
 from readiness.domain.vocabulary import CUSTOM_FIELDS, CUSTOM_SORT_NAMES, FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
 from readiness.http.openapi import DOCUMENT_PATH, INDEX_PATH, api_index, openapi_document
 from readiness.http.openapi_examples import EXAMPLES, EXAMPLES_FILE, recorded
-from tests import schemathesis_hooks
 from tests.conftest import gen_test, summarized_sample
 from tests.openapi_examples import answers, encoded
 from tests.openapi_server import serving
@@ -518,27 +516,3 @@ def test_openapi_not_ready_conforms(tmp_path: Path, path: str) -> None:
     error = raised.value
     assert error.code == 503
     assert_conforms("GET", path, 503, HTTPHeaders(dict(error.headers.items())), error.read())
-
-
-# --- schemathesis against a real server --------------------------------------------------------
-
-
-JOINT = [
-    (routes.V1, {"level": "country"}, True),
-    (routes.V1, {"weights": "1,1,1,1"}, False), (routes.V1, {"weights": "human:1,humans:2"}, False),
-    (routes.LEGACY, {"sort": "custom"}, False),
-    (routes.V1, {"region": "atlantis"}, False), (routes.INDICATORS, {"year": "20x5"}, False),
-]
-"""Refused queries, and whether the hooks excuse their 400: the joint rules only."""
-
-
-@pytest.mark.parametrize(("route", "params", "excused"), JOINT, ids=[str(params) for _, params, _ in JOINT])
-def test_openapi_schemathesis_hooks_excuse_exactly_the_joint_rules(
-    route: Route, params: dict[str, str], excused: bool
-) -> None:
-    with pytest.raises(ReadinessError) as raised:
-        Query.parse(params, route.grammar)
-    message = str(raised.value)
-    response = SimpleNamespace(status_code=400, request=SimpleNamespace(method="GET", url=""),
-                               json=lambda: {"apiVersion": "1", "error": message})
-    assert schemathesis_hooks._excused(SimpleNamespace(query=params), response) is excused, message
