@@ -19,6 +19,7 @@ import urllib.request
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import orjson
 import pytest
@@ -35,7 +36,7 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS, REGION_SHORT, SnapshotStore
 from readiness.app import make_app
 from readiness.domain import routes
-from readiness.domain.errors import InvalidParameter
+from readiness.domain.errors import InvalidParameter, InvalidRequest
 from readiness.domain.parameters import BOOLEANS, MAX_INDICATORS
 from readiness.domain.query import Query
 from readiness.domain.route import Route
@@ -492,6 +493,42 @@ async def test_openapi_real_answers_conform(
     )
     assert response.code == status, response.body
     assert_conforms(method, path, response.code, response.headers, response.body)
+
+
+TOGETHER = [
+    (V1_PATH, {"year": "2025", "snapshot": "2024-06", "region": "NA"}),
+    (V1_PATH, {"sort": "Custom Rank", "order": "asc", "limit": "3"}),
+    (V1_PATH, {"sort": "custom", "weights": "0,0,0,0,0.5", "level": "global", "limit": "3"}),
+    (LEGACY_PATH, {"year": "2025", "level": "global", "region": "NA"}),
+    (INDICATORS_PATH, {"code": "KEN", "year": "2025", "years": "2026:2023", "snapshot": "2024-06"}),
+    (INDICATORS_PATH, {"code": "KEN", "snapshot": "2024-06", "years": "2026:2023"}),
+    (AGGREGATES_PATH, {"snapshot": "2024-06", "years": "2025:2024"}),
+    (HISTORY_PATH, {"code": "KEN", "years": "2026:2025"}),
+]
+"""Values the document allows, each by its own schema, that were 400s together until the
+document stated its rules (docs/DECISIONS.md#the-openapi-document-and-the-route-index)."""
+
+
+@gen_test
+@pytest.mark.parametrize(("path", "params"), TOGETHER, ids=[f"{path} {params}" for path, params in TOGETHER])
+async def test_openapi_values_the_document_allows_together_are_answered(
+    http_client: Any, base_url: str, path: str, params: dict[str, str]
+) -> None:
+    for name, value in params.items():
+        Draft202012Validator(query_parameters(path)[name]["schema"]).validate(value)
+    response: HTTPResponse = await http_client.fetch(f"{base_url}{path}?{urlencode(params)}", raise_error=False)
+    assert response.code == 200, response.body
+    assert_conforms("GET", path, response.code, response.headers, response.body)
+
+
+@pytest.mark.parametrize("path", [V1_PATH, LEGACY_PATH])
+def test_openapi_level_leaves_out_country_which_needs_a_code(path: str) -> None:
+    """``level=country`` alone is the specification's 400, so the document does not allow it;
+    beside a code the service still reads it (the document stricter, never looser)."""
+    assert not Draft202012Validator(query_parameters(path)["level"]["schema"]).is_valid("country")
+    with pytest.raises(InvalidRequest):
+        Query.parse({"level": "country"}, ROUTES[path].grammar)
+    assert Query.parse({"level": "country", "code": "KEN"}, ROUTES[path].grammar).country_mode
 
 
 @gen_test
