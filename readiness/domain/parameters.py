@@ -9,8 +9,8 @@ parser's accepted names (``readiness/domain/query.py``), the OpenAPI parameters
 (``readiness/http/openapi_parameters.py``) and the edge's names (``readiness/edge_routes.py``).
 
 Where one name means a little more on some routes (``fields`` on history names a history row's
-fields; ``sort`` with ``weights`` also takes the custom values), each meaning is a declaration
-of its own, so no consumer asks which route it is on. The patterns are as strict as the parser
+fields; ``sort`` where ``weights`` is taken also takes the custom values), each meaning is a
+declaration of its own, so no consumer asks which route it is on. The patterns are as strict as the parser
 or stricter, never looser, and admit the empty string (an empty value counts as absent), so
 that schemathesis' positive and negative data agree with the service
 (docs/DECISIONS.md#the-openapi-document-and-the-route-index). Pure: no I/O.

@@ -169,10 +169,11 @@ class Query:
 
         Names beginning with ``_`` are ignored; another name the route does not take is a 400
         on a strict (v1) route and ignored on the legacy one. An empty value counts as absent
-        (docs/DECISIONS.md#query-parameters). Of ``year``, ``snapshot`` and ``years``, the first
-        given chooses the snapshots (``_chosen``). Raises UnknownParameter, InvalidParameter naming
-        the parameter and what it accepts, or InvalidRequest for level=country without a code and
-        for a sort by ``Custom Score`` or ``Custom Rank`` without ``weights``.
+        (docs/DECISIONS.md#query-parameters). Given together, ``year`` chooses the snapshots over
+        ``snapshot``, and either over ``years`` (``_chosen``); a sort by ``Custom Score`` or
+        ``Custom Rank`` without ``weights`` reads the published weights. Raises UnknownParameter,
+        InvalidParameter naming the parameter and what it accepts, or InvalidRequest for
+        level=country without a code (the specification).
         """
         values = grammar.values(params)
         codes = _codes("codes", values["codes"]) if "codes" in values else (
