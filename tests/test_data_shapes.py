@@ -85,11 +85,25 @@ async def test_snapshot_not_listed_is_404_naming_it(
 
 @gen_test
 @pytest.mark.parametrize("route", ["readiness", "indicators"])
-async def test_snapshot_malformed_or_with_year_is_400(http_client: AsyncHTTPClient, base_url: str, route: str) -> None:
+async def test_snapshot_malformed_is_400(http_client: AsyncHTTPClient, base_url: str, route: str) -> None:
     bad_month = await get(http_client, base_url, f"/api/v1/{route}?snapshot=2024-13")
     assert_error_envelope(bad_month, 400, "snapshot='2024-13' is not valid", "YYYY-MM")
-    both = await get(http_client, base_url, f"/api/v1/{route}?year=2024&snapshot=2024-06")
-    assert_error_envelope(both, 400, "year and snapshot each choose the snapshots")
+    beside_year = await get(http_client, base_url, f"/api/v1/{route}?year=2024&snapshot=2024-13")
+    assert_error_envelope(beside_year, 400, "snapshot='2024-13' is not valid", "YYYY-MM")
+
+
+@gen_test
+@pytest.mark.parametrize("route", ["readiness", "indicators"])
+async def test_snapshot_with_year_answers_as_the_year_alone(
+    http_client: AsyncHTTPClient, base_url: str, route: str
+) -> None:
+    both = await get(http_client, base_url, f"/api/v1/{route}?year=2025&snapshot=2024-06&limit=3")
+    year = await get(http_client, base_url, f"/api/v1/{route}?year=2025&limit=3")
+    assert both.code == year.code == 200
+    assert both.body == year.body and both.headers["ETag"] == year.headers["ETag"]
+    assert both.headers["X-Readiness-Snapshot"] == "2025-12"
+    unlisted = await get(http_client, base_url, f"/api/v1/{route}?year=2024&snapshot=2024-06")
+    assert_error_envelope(unlisted, 404, "2024")  # the year's December, not the snapshot beside it
 
 
 @gen_test

@@ -4,8 +4,8 @@ true of the running service.
 Four layers: the document against the code's tables (every parameter each route reads, every
 accepted value of every closed set); how viewers render it (parameters on the operations, a
 relative server, no angle brackets in Markdown); real answers of the app against the document's
-response schemas, the recorded examples included; and a bounded, deterministic schemathesis run
-(`--checks all`, coverage and fuzzing) against a real server on 127.0.0.1.
+response schemas, the recorded examples included; and, in tests/test_openapi_fuzz.py, a bounded,
+deterministic schemathesis run (`--checks all`, coverage and fuzzing) against a real server on 127.0.0.1.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
+from urllib.parse import urlencode
 
 import orjson
 import pytest
@@ -36,14 +36,13 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS, REGION_SHORT, SnapshotStore
 from readiness.app import make_app
 from readiness.domain import routes
-from readiness.domain.errors import InvalidParameter, ReadinessError
+from readiness.domain.errors import InvalidParameter, InvalidRequest
 from readiness.domain.parameters import BOOLEANS, MAX_INDICATORS
 from readiness.domain.query import Query
 from readiness.domain.route import Route
 from readiness.domain.vocabulary import CUSTOM_FIELDS, CUSTOM_SORT_NAMES, FIELD_ALIASES, INCOME_GROUPS, REGION_ALIASES
 from readiness.http.openapi import DOCUMENT_PATH, INDEX_PATH, api_index, openapi_document
 from readiness.http.openapi_examples import EXAMPLES, EXAMPLES_FILE, recorded
-from tests import schemathesis_hooks
 from tests.conftest import gen_test, summarized_sample
 from tests.openapi_examples import answers, encoded
 from tests.openapi_server import serving
@@ -165,10 +164,8 @@ ENUMS = [(name, path, value) for name, path in ALL_PARAMETERS
 
 @pytest.mark.parametrize(("name", "path", "value"), ENUMS)
 def test_openapi_every_enum_value_is_accepted_in_any_case(name: str, path: str, value: str) -> None:
-    # A sort by a custom value takes weights: a joint rule (tests/schemathesis_hooks.py).
-    weights = {"weights": "1,1,1,1,1"} if name == "sort" and value in CUSTOM_SORT_NAMES else {}
     for spelled in {value, value.upper(), value.lower()}:
-        Query.parse(_with_code({name: spelled, **weights}, path), ROUTES[path].grammar)
+        Query.parse(_with_code({name: spelled}, path), ROUTES[path].grammar)
 
 
 PATTERNS = [(name, path) for name, path in ALL_PARAMETERS if "pattern" in _item(query_parameters(path)[name]["schema"])]
@@ -181,12 +178,28 @@ def test_openapi_every_pattern_match_is_accepted_by_parse(name: str, path: str, 
     """Whatever a parameter's pattern allows, Query.parse accepts: the document is not looser."""
     pattern = _item(query_parameters(path)[name]["schema"])["pattern"]
     value = data.draw(st.from_regex(pattern, fullmatch=True).filter(lambda v: v.count(",") < MAX_INDICATORS))
-    first, _, last = value.partition(":")
-    if name == "years" and last and first > last:
-        return  # the order of the two years is a joint rule (tests/schemathesis_hooks.py)
-    if name == "weights" and schemathesis_hooks._weights_jointly_refused(value):
-        return  # all 0, or a dimension named twice: joint rules too
     Query.parse(_with_code({name: value}, path), ROUTES[path].grammar)
+
+
+WEIGHTS = [
+    ("1,1,1,1,1", True), ("0,0,0,0,0.0001", True), ("0000.5,0,0,0,0", True), ("human:1", True),
+    ("infrastructure:0,governance:0.5", True), ("infrastructure:2,human:1,access:0,innovation:0,governance:0", True),
+    ("0,0,0,0,0", False), ("0.0,00,0.0000,0,0", False), ("human:0", False), ("access:0,governance:0.0", False),
+    ("human:1,human:2", False), ("infrastructure:1,human:1,infrastructure:1", False), ("1,1,1,1", False),
+]
+"""Weights the document's schema accepts or refuses, the rules between the weights included."""
+
+
+@pytest.mark.parametrize(("value", "valid"), WEIGHTS)
+def test_openapi_weights_schema_states_not_all_zero_and_no_dimension_twice(value: str, valid: bool) -> None:
+    """The schema says what the service does: what it accepts is answered, what it refuses is a 400."""
+    schema = V1_PARAMETERS["weights"]["schema"]
+    assert Draft202012Validator(schema).is_valid(value) is valid
+    if valid:
+        assert Query.parse({"weights": value}).weights is not None
+    else:
+        with pytest.raises(InvalidParameter):
+            Query.parse({"weights": value})
 
 
 def test_openapi_closed_sets_list_every_accepted_name() -> None:
@@ -204,7 +217,9 @@ def test_openapi_closed_sets_list_every_accepted_name() -> None:
         assert _values(V1_PARAMETERS[name]["schema"]) == ["", *BOOLEANS]
     assert _values(V1_PARAMETERS["format"]["schema"]) == ["", "json", "csv"]
     assert _values(V1_PARAMETERS["order"]["schema"]) == ["", "asc", "desc"]
-    assert _values(V1_PARAMETERS["level"]["schema"]) == ["", "global", "country"]
+    # country is valid only beside a code (a 400 alone): the document leaves it out, and says it
+    assert _values(V1_PARAMETERS["level"]["schema"]) == ["", "global"]
+    assert "`country` is read too" in V1_PARAMETERS["level"]["description"]
 
 
 @pytest.mark.parametrize("name", ["region", "income", "sort"])
@@ -411,7 +426,7 @@ REQUESTS = [
     ("GET", V1_PATH, "?weights=infrastructure:2,human:1&sort=custom&fields=score&limit=5", 200),
     ("GET", V1_PATH, "?codes=KEN,TUV&weights=1,1,1,1,1&format=csv", 200),
     ("GET", V1_PATH, "?code=KEN&weights=2,1,0,0,1", 200),
-    ("GET", V1_PATH, "?sort=custom", 400),
+    ("GET", V1_PATH, "?sort=custom", 200),
     ("GET", V1_PATH, "?year=2022", 404),
     ("GET", V1_PATH, "?level=country", 400),
     ("GET", V1_PATH, "?region=atlantis", 400),
@@ -427,7 +442,7 @@ REQUESTS = [
     ("GET", INDICATORS_PATH, "?year=2022", 404),
     ("GET", HISTORY_PATH, "?codes=KEN,BRA&years=2024:2026", 200),
     ("GET", HISTORY_PATH, "?region=SAS&format=csv", 200),
-    ("GET", HISTORY_PATH, "?years=2026:2024", 400),
+    ("GET", HISTORY_PATH, "?years=2026:2024", 200),
     ("GET", V1_PATH, "?snapshot=2024-06&region=SSA", 200),
     ("GET", V1_PATH, "?snapshot=2019-12", 404),
     ("GET", INDICATORS_PATH, "?snapshot=2024-06&code=KEN&shape=long", 200),
@@ -480,6 +495,42 @@ async def test_openapi_real_answers_conform(
     assert_conforms(method, path, response.code, response.headers, response.body)
 
 
+TOGETHER = [
+    (V1_PATH, {"year": "2025", "snapshot": "2024-06", "region": "NA"}),
+    (V1_PATH, {"sort": "Custom Rank", "order": "asc", "limit": "3"}),
+    (V1_PATH, {"sort": "custom", "weights": "0,0,0,0,0.5", "level": "global", "limit": "3"}),
+    (LEGACY_PATH, {"year": "2025", "level": "global", "region": "NA"}),
+    (INDICATORS_PATH, {"code": "KEN", "year": "2025", "years": "2026:2023", "snapshot": "2024-06"}),
+    (INDICATORS_PATH, {"code": "KEN", "snapshot": "2024-06", "years": "2026:2023"}),
+    (AGGREGATES_PATH, {"snapshot": "2024-06", "years": "2025:2024"}),
+    (HISTORY_PATH, {"code": "KEN", "years": "2026:2025"}),
+]
+"""Values the document allows, each by its own schema, that were 400s together until the
+document stated its rules (docs/DECISIONS.md#the-openapi-document-and-the-route-index)."""
+
+
+@gen_test
+@pytest.mark.parametrize(("path", "params"), TOGETHER, ids=[f"{path} {params}" for path, params in TOGETHER])
+async def test_openapi_values_the_document_allows_together_are_answered(
+    http_client: Any, base_url: str, path: str, params: dict[str, str]
+) -> None:
+    for name, value in params.items():
+        Draft202012Validator(query_parameters(path)[name]["schema"]).validate(value)
+    response: HTTPResponse = await http_client.fetch(f"{base_url}{path}?{urlencode(params)}", raise_error=False)
+    assert response.code == 200, response.body
+    assert_conforms("GET", path, response.code, response.headers, response.body)
+
+
+@pytest.mark.parametrize("path", [V1_PATH, LEGACY_PATH])
+def test_openapi_level_leaves_out_country_which_needs_a_code(path: str) -> None:
+    """``level=country`` alone is the specification's 400, so the document does not allow it;
+    beside a code the service still reads it (the document stricter, never looser)."""
+    assert not Draft202012Validator(query_parameters(path)["level"]["schema"]).is_valid("country")
+    with pytest.raises(InvalidRequest):
+        Query.parse({"level": "country"}, ROUTES[path].grammar)
+    assert Query.parse({"level": "country", "code": "KEN"}, ROUTES[path].grammar).country_mode
+
+
 @gen_test
 @pytest.mark.parametrize("path", [V1_PATH, LEGACY_PATH, INDICATORS_PATH, HISTORY_PATH, AGGREGATES_PATH,
                                   SNAPSHOTS_PATH, DOCUMENT_PATH, INDEX_PATH, "/api/v1/citation",
@@ -502,32 +553,3 @@ def test_openapi_not_ready_conforms(tmp_path: Path, path: str) -> None:
     error = raised.value
     assert error.code == 503
     assert_conforms("GET", path, 503, HTTPHeaders(dict(error.headers.items())), error.read())
-
-
-# --- schemathesis against a real server --------------------------------------------------------
-
-
-JOINT = [
-    (routes.V1, {"level": "country"}, True), (routes.HISTORY, {"years": "2025:2023"}, True),
-    (routes.INDICATORS, {"year": "2025", "snapshot": "2024-06"}, True),
-    (routes.INDICATORS, {"years": "2024", "snapshot": "2024-06"}, True),
-    (routes.V1, {"weights": "0,0,0,0,0"}, True), (routes.V1, {"weights": "human:0,access:0.0"}, True),
-    (routes.V1, {"weights": "human:1,human:2"}, True),
-    (routes.V1, {"weights": "1,1,1,1"}, False), (routes.V1, {"weights": "human:1,humans:2"}, False),
-    (routes.V1, {"sort": "custom"}, True), (routes.V1, {"sort": "Custom Rank"}, True),
-    (routes.V1, {"sort": "custom", "weights": "0,0,0,0,0"}, True), (routes.LEGACY, {"sort": "custom"}, False),
-    (routes.V1, {"region": "atlantis"}, False), (routes.INDICATORS, {"year": "20x5"}, False),
-]
-"""Refused queries, and whether the hooks excuse their 400: the joint rules only."""
-
-
-@pytest.mark.parametrize(("route", "params", "excused"), JOINT, ids=[str(params) for _, params, _ in JOINT])
-def test_openapi_schemathesis_hooks_excuse_exactly_the_joint_rules(
-    route: Route, params: dict[str, str], excused: bool
-) -> None:
-    with pytest.raises(ReadinessError) as raised:
-        Query.parse(params, route.grammar)
-    message = str(raised.value)
-    response = SimpleNamespace(status_code=400, request=SimpleNamespace(method="GET", url=""),
-                               json=lambda: {"apiVersion": "1", "error": message})
-    assert schemathesis_hooks._excused(SimpleNamespace(query=params), response) is excused, message

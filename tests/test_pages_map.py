@@ -195,6 +195,17 @@ def test_snapshot_selector_changes_the_colours_and_the_url(page: Page, page_serv
     assert drawn_classes(page) == now
 
 
+def test_year_beside_snapshot_chooses_as_the_api_does(page: Page, page_server: PageServer) -> None:
+    """Given together, ``year`` chooses the snapshot (docs/API.md#parameters): the page draws,
+    names and links the one the API answers from."""
+    page.goto(page_server.url("/map?year=2024&snapshot=2024-06"))
+    map_drawn(page)
+    expect(page).to_have_url(page_server.url("/map?year=2024"))
+    expect(page.locator("footer [data-snapshot]")).to_have_text("2024-12")
+    expect(page.locator("#map-snapshot select")).to_have_value("2024-12")
+    assert drawn_classes(page) == expected_classes(rows(page_server, snapshot="&year=2024"), COMPOSITE)
+
+
 def test_score_select_changes_the_fill_legend_and_url(page: Page, page_server: PageServer) -> None:
     page.goto(page_server.url("/map"))
     map_drawn(page)

@@ -336,14 +336,22 @@ def test_parse_format_json_or_csv_any_case(raw: str, chosen: Format) -> None:
 
 @pytest.mark.parametrize(
     ("raw", "years"),
-    [("2024", (2024, 2024)), ("2022:2025", (2022, 2025)), ("2024:2024", (2024, 2024)), (" 2023:2024 ", (2023, 2024))],
+    [("2024", (2024, 2024)), ("2022:2025", (2022, 2025)), ("2024:2024", (2024, 2024)), (" 2023:2024 ", (2023, 2024)),
+     ("2025:2022", (2022, 2025))],
 )
 def test_parse_years_one_year_or_inclusive_range(raw: str, years: tuple[int, int]) -> None:
     assert Query.parse({"years": raw}, routes.HISTORY.grammar).years == years
 
 
+@pytest.mark.parametrize("route", [routes.HISTORY, routes.INDICATORS, routes.AGGREGATES])
+def test_parse_years_reversed_is_the_same_range_and_key(route: Route) -> None:
+    reversed_range = Query.parse({"years": "2026:2024"}, route.grammar)
+    assert reversed_range == Query.parse({"years": "2024:2026"}, route.grammar)
+    assert reversed_range.canonical() == "years=2024:2026"
+
+
 @pytest.mark.parametrize(
-    "raw", ["24", "2024-2025", "2024:", ":2024", "2025:2022", "2024:2025:2026", "２０２４", "2024 : 2025"]
+    "raw", ["24", "2024-2025", "2024:", ":2024", "2024:2025:2026", "２０２４", "2024 : 2025"]
 )
 def test_parse_years_malformed_names_parameter(raw: str) -> None:
     with pytest.raises(InvalidParameter) as raised:
@@ -580,17 +588,31 @@ def test_parse_bad_snapshot_is_400_naming_it(raw: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("params", "route"),
+    ("params", "route", "chooser"),
     [
-        ({"year": "2024", "snapshot": "2024-06"}, routes.V1),
-        ({"years": "2023:2024", "snapshot": "2024-06"}, routes.AGGREGATES),
-        ({"year": "2024", "years": "2023:2024"}, routes.INDICATORS),
+        ({"year": "2024", "snapshot": "2024-06"}, routes.V1, "year"),
+        ({"year": "2024", "snapshot": "2024-06", "years": "2020:2021"}, routes.INDICATORS, "year"),
+        ({"years": "2023:2024", "snapshot": "2024-06"}, routes.AGGREGATES, "snapshot"),
+        ({"year": "2024", "years": "2023:2024"}, routes.INDICATORS, "year"),
+        ({"year": "2019", "years": "2023:2024"}, routes.AGGREGATES, "year"),
     ],
 )
-def test_parse_two_snapshot_choices_are_a_400(params: dict[str, str], route: Route) -> None:
-    with pytest.raises(InvalidRequest) as raised:
-        Query.parse(params, route.grammar)
-    assert "give one of them" in raised.value.message
+def test_parse_snapshot_choices_together_year_then_snapshot_chooses(
+    params: dict[str, str], route: Route, chooser: str
+) -> None:
+    """One of them chooses, as given alone: the same Query, so the same answer and cache key."""
+    assert Query.parse(params, route.grammar) == Query.parse({chooser: params[chooser]}, route.grammar)
+
+
+@pytest.mark.parametrize(
+    ("params", "name"),
+    [({"year": "2024", "snapshot": "2024-13"}, "snapshot"), ({"snapshot": "2024-06", "years": "2024:"}, "years"),
+     ({"year": "24", "snapshot": "2024-06"}, "year")],
+)
+def test_parse_snapshot_choice_left_unread_is_still_checked(params: dict[str, str], name: str) -> None:
+    with pytest.raises(InvalidParameter) as raised:
+        Query.parse(params, routes.INDICATORS.grammar)
+    assert raised.value.name == name
 
 
 def test_parse_shape_and_by_any_case_with_canonical_defaults_left_out() -> None:

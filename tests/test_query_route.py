@@ -160,11 +160,14 @@ SAME_BYTES = [
     ("readiness", "income=hic&fcv=0&limit=5&offset=3&order=ASC&sort=score"),
     ("readiness", "codes=ken,bra&indicators=ge.est&shortnames=1"),
     ("readiness", "weights=human:2,infra:1&sort=custom&limit=3"),
+    ("readiness", "sort=custom&limit=3"),  # the published weights, as if given
     ("readiness", "region=ssa&format=CSV&fields=score"),
     ("readiness", "year=2025&region=na"),
+    ("readiness", "year=2025&snapshot=2024-06&region=na"),  # year chooses: snapshot is left out
     ("readiness", ""),
     ("indicators", "code=ken&indicators=ge.est,it.net.user.zs&shape=LONG"),
     ("history", "code=ken&years=2025:2026&fields=score"),
+    ("history", "code=ken&years=2026:2025&fields=score"),  # either year first: the same range
     ("aggregates", "by=INCOME&snapshot=2024-06"),
 ]
 
@@ -189,11 +192,10 @@ BAD = [
     ("readiness", "order=up&sort=score", "order="),
     ("readiness", "regoin=LAC", "'regoin'"),
     ("readiness", "level=country", "level=country"),
-    ("readiness", "sort=custom", "needs weights"),
-    ("readiness", "year=2025&snapshot=2024-06", "year and snapshot"),
+    ("readiness", "year=2025&snapshot=2024-13", "snapshot="),
     ("indicators", "sort=score", "'sort'"),
     ("history", "weights=1,1,1,1,1", "'weights'"),
-    ("history", "years=2026:2024", "years="),
+    ("history", "years=2024:", "years="),
     ("aggregates", "by=country", "by="),
 ]
 

@@ -16,8 +16,8 @@ from tornado.httpclient import AsyncHTTPClient, HTTPResponse
 from loaders import COMPOSITE, DETAILS, JsonValue, Snapshot, load_snapshot
 from readiness.domain import routes
 from readiness.domain.compute import compute
-from readiness.domain.errors import InvalidParameter, InvalidRequest
-from readiness.domain.query import Query, parse_query_string
+from readiness.domain.errors import InvalidParameter
+from readiness.domain.query import PUBLISHED_WEIGHTS, Query, parse_query_string
 from readiness.domain.select import columns, project, select
 from readiness.domain.weights import WEIGHTS_NOTE, custom_score, custom_scores, normalized_weights
 from tests.conftest import SAMPLE, assert_error_envelope, body, country, gen_test, snapshot
@@ -160,10 +160,9 @@ def test_weights_never_change_the_snapshots_records(sample_current: Snapshot) ->
 
 
 @pytest.mark.parametrize("sort", ["custom", "Custom Score", "CUSTOM RANK"])
-def test_parse_sort_by_custom_without_weights_is_400_saying_weights_are_needed(sort: str) -> None:
-    with pytest.raises(InvalidRequest) as raised:
-        Query.parse({"sort": sort})
-    assert raised.value.message.startswith(f"Invalid request. sort={sort!r} needs weights")
+def test_parse_sort_by_custom_without_weights_reads_the_published_weights(sort: str) -> None:
+    assert Query.parse({"sort": sort}) == Query.parse({"sort": sort, "weights": "1,1,1,1,1"})
+    assert Query.parse({"sort": sort}).weights == PUBLISHED_WEIGHTS == (1, 1, 1, 1, 1)
 
 
 def test_parse_legacy_knows_no_custom_sort() -> None:
@@ -259,8 +258,13 @@ async def test_readiness_bad_weights_is_400_naming_weights(fetch: Any, weights: 
 
 
 @gen_test
-async def test_readiness_sort_custom_without_weights_is_400(fetch: Any) -> None:
-    assert_error_envelope(await fetch(V1 + "?sort=custom"), 400, "sort='custom' needs weights")
+async def test_readiness_sort_custom_without_weights_answers_as_with_the_published_weights(fetch: Any) -> None:
+    alone = await fetch(V1 + "?sort=custom&fields=score,Global%20Rank&limit=5")
+    weighted = await fetch(V1 + "?sort=custom&fields=score,Global%20Rank&limit=5&weights=1,1,1,1,1")
+    assert alone.code == weighted.code == 200
+    assert alone.body == weighted.body and alone.headers["ETag"] == weighted.headers["ETag"]
+    rows = body(alone)["data"]
+    assert [row["Custom Score"] for row in rows] == [row[COMPOSITE] for row in rows]
 
 
 @gen_test

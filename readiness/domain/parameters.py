@@ -9,8 +9,8 @@ parser's accepted names (``readiness/domain/query.py``), the OpenAPI parameters
 (``readiness/http/openapi_parameters.py``) and the edge's names (``readiness/edge_routes.py``).
 
 Where one name means a little more on some routes (``fields`` on history names a history row's
-fields; ``sort`` with ``weights`` also takes the custom values), each meaning is a declaration
-of its own, so no consumer asks which route it is on. The patterns are as strict as the parser
+fields; ``sort`` where ``weights`` is taken also takes the custom values), each meaning is a
+declaration of its own, so no consumer asks which route it is on. The patterns are as strict as the parser
 or stricter, never looser, and admit the empty string (an empty value counts as absent), so
 that schemathesis' positive and negative data agree with the service
 (docs/DECISIONS.md#the-openapi-document-and-the-route-index). Pure: no I/O.
@@ -86,12 +86,40 @@ OFFSET_ANY = f"^(?:0|[1-9][0-9]{{0,{len(str(MAX_OFFSET)) - 1}}})?$"
 """0 to MAX_OFFSET (all nines) without leading zeros: stricter than the parser, never looser."""
 SNAPSHOT_ANY = "^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$"
 """A snapshot id with a month from 01 to 12, as the parser accepts."""
-WEIGHTS_ANY = (
-    f"^(?:{WEIGHT_PATTERN}(?:,{WEIGHT_PATTERN}){{4}}"
-    f"|(?:{'|'.join(DIMENSION_KEYS)}):{WEIGHT_PATTERN}(?:,(?:{'|'.join(DIMENSION_KEYS)}):{WEIGHT_PATTERN}){{0,4}})?$"
+
+
+def _not_all_zeros(most: int) -> str:
+    """1 to ``most`` digits, not all 0: the first non-zero one after 0 to most - 1 zeros."""
+    return "|".join("0" * zeros + "[1-9]" + (f"[0-9]{{0,{most - 1 - zeros}}}" if zeros < most - 1 else "")
+                    for zeros in range(most))
+
+
+def _times(pattern: str, count: int) -> str:
+    """``pattern`` exactly ``count`` times (nothing for none)."""
+    return f"(?:{pattern}){{{count}}}" if count else ""
+
+
+_ANY_WEIGHT = "[0-9]{1,4}(?:\\.[0-9]{1,4})?"
+_ZERO_WEIGHT = "0{1,4}(?:\\.0{1,4})?"
+_NON_ZERO_WEIGHT = f"(?:(?:{_not_all_zeros(4)})(?:\\.[0-9]{{1,4}})?|0{{1,4}}\\.(?:{_not_all_zeros(4)}))"
+_POSITIONAL_WEIGHTS = "|".join(
+    _times(f"{_ZERO_WEIGHT},", first) + _NON_ZERO_WEIGHT + _times(f",{_ANY_WEIGHT}", len(DIMENSION_KEYS) - 1 - first)
+    for first in range(len(DIMENSION_KEYS))
 )
-"""Five weights, or one to five dimension:weight pairs (the parser also takes long names and any
-case; all weights 0 or a dimension named twice is a 400, a joint rule the pattern cannot state)."""
+"""Five weights, the first non-zero one at each of the five places in turn."""
+_NAMED_WEIGHTS = "|".join(
+    "".join(f"(?:{key}:{_ZERO_WEIGHT},)?" for key in DIMENSION_KEYS[:first])
+    + f"{DIMENSION_KEYS[first]}:{_NON_ZERO_WEIGHT}"
+    + "".join(f"(?:,{key}:{_ANY_WEIGHT})?" for key in DIMENSION_KEYS[first + 1:])
+    for first in range(len(DIMENSION_KEYS))
+)
+"""One to five dimension:weight pairs in DIMENSION_KEYS order, the first non-zero weight's
+dimension at each place in turn, those before it 0."""
+WEIGHTS_ANY = f"^(?:{_POSITIONAL_WEIGHTS}|{_NAMED_WEIGHTS})?$"
+"""Five weights, or one to five dimension:weight pairs, not all 0 and no dimension twice: the
+parser's rules between the weights, stated in plain regular expressions (no lookaround, which
+schemathesis' generator, hypothesis, meets only by filtering). Stricter than the parser, never
+looser: pairs in DIMENSION_KEYS order only (the parser reads any order, long names and any case)."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -106,6 +134,9 @@ class Parameter:
     ``default``: the value that means the same as leaving it out. ``allowed``: for a list of
     field names, the fields the route's rows have (None: every field). ``country_mode_only``:
     checked wherever given, applied only when ``code`` or ``codes`` selects economies.
+    ``joint``: those of ``choices`` the service reads only beside another parameter
+    (``level=country`` needs a code, the specification's 400), left out of the OpenAPI document,
+    whose schemas, one per parameter, cannot state a rule between two; ``text`` says them.
 
     ``read`` is set for a parameter only its own route reads, declared in the route's entry
     (``readiness/domain/routes.py``): it checks one value and returns its canonical text (or
@@ -123,6 +154,7 @@ class Parameter:
     default: str | None = None
     allowed: frozenset[str] | None = None
     country_mode_only: bool = False
+    joint: tuple[str, ...] = ()
     read: Callable[[str], str] | None = None
 
 
@@ -190,7 +222,7 @@ _LIMIT = (f"At most this many rows, 1 to {MAX_LIMIT}, applied after sorting. `co
           "served; the `X-Total-Count` header, the number that matched.")
 _FORMAT = ("`json` (default) or `csv`: `text/csv; charset=utf-8` (RFC 4180, CRLF line ends, UTF-8 with a byte "
            "order mark, a header row even without rows)")
-_YEARS = "A four-digit year (`2025`) or an inclusive range (`2023:2025`, first year not after the last): "
+_YEARS = "A four-digit year (`2025`) or an inclusive range (`2023:2025`; `2025:2023` is the same range): "
 
 READINESS_CODE = Parameter("code", _codes_text(True), pattern=CODES_ANY)
 READINESS_CODES = Parameter("codes", _codes_text(True) + _CODES_WIN, pattern=CODE_ITEM, many=True)
@@ -198,9 +230,10 @@ CODE = Parameter("code", _codes_text(False), pattern=CODES_ANY)
 CODES = Parameter("codes", _codes_text(False) + _CODES_WIN, pattern=CODE_ITEM, many=True)
 LEVEL = Parameter(
     "level",
-    "`global` or `country`. A code selects country mode whatever `level` says; `level=country` without "
-    "`code` or `codes` is a 400." + ANY_CASE,
-    choices=("global", "country"), default="global",
+    "`global`. A code selects country mode whatever `level` says. `country` is read too, but only beside "
+    "`code` or `codes`, where it changes nothing: without either it is a 400, so the list leaves it out."
+    + ANY_CASE,
+    choices=("global", "country"), default="global", joint=("country",),
 )
 REGION = Parameter(
     "region",
@@ -242,13 +275,15 @@ SNAPSHOT = Parameter(
     "snapshot",
     "A snapshot id `YYYY-MM` from `/api/v1/snapshots` (any listed one, June archives included): the answer "
     "comes from that snapshot, and `X-Readiness-Snapshot` names it. An id not listed gives 404. Give one of "
-    "`year`, `years` and `snapshot`.",
+    "`year`, `years` and `snapshot`: given together, `year` chooses (a year means its December), then "
+    "`snapshot` over `years`; the others are checked (a malformed one is a 400), then ignored.",
     pattern=SNAPSHOT_ANY,
 )
 SORT = Parameter("sort", _SORT + ANY_CASE, choices=SORT_NAMES)
 CUSTOM_SORT = Parameter(
     "sort",
-    _SORT + " With `weights` only (else a 400): `Custom Score` (alias `custom`) or `Custom Rank`." + ANY_CASE,
+    _SORT + " Also `Custom Score` (alias `custom`) or `Custom Rank`, by `weights`; without them, by the "
+    "published weights (all equal, `1,1,1,1,1`, as if given: Custom Score is then the composite)." + ANY_CASE,
     choices=(*SORT_NAMES, *CUSTOM_SORT_NAMES),
 )
 ORDER = Parameter(
@@ -305,8 +340,10 @@ WEIGHTS = Parameter(
     "Your own composite: dimension weights, five numbers in the order "
     + ", ".join(f"`{key}`" for key in DIMENSION_KEYS)
     + " (`1,1,1,1,1`), or `dimension:weight` pairs (`infrastructure:2,human:1`; a dimension not named weighs "
-    "0). Each weight 0 to 9999, at most four decimals, not all 0. Adds `Custom Score` and `Custom Rank` beside "
-    "the published values; they are not the published index. See docs/METHOD.md#your-own-weights.",
+    "0, none named twice). Each weight 0 to 9999, at most four decimals, not all 0. The pattern lists the pairs "
+    "in the order above; any order is read alike, and long names (`Human Capital`) in any case. Adds `Custom "
+    "Score` and `Custom Rank` beside the published values; they are not the published index. See "
+    "docs/METHOD.md#your-own-weights.",
     pattern=WEIGHTS_ANY,
 )
 SHAPE = Parameter(

@@ -70,6 +70,8 @@ _ACCEPTED_WEIGHTS = (
     f"dimensions {', '.join(DIMENSION_KEYS)}; one not named weighs 0), each weight a number from 0 to 9999 "
     "with at most four decimals, not all 0"
 )
+PUBLISHED_WEIGHTS: tuple[int, ...] = (1,) * len(DIMENSIONS)
+"""The published composite weighs the five dimensions equally (docs/METHOD.md#your-own-weights)."""
 _WEIGHT_SCALE = 10_000
 """Weights are read as whole ten-thousandths, so they are exact and their canonical form is too."""
 
@@ -167,10 +169,11 @@ class Query:
 
         Names beginning with ``_`` are ignored; another name the route does not take is a 400
         on a strict (v1) route and ignored on the legacy one. An empty value counts as absent
-        (docs/DECISIONS.md#query-parameters). Raises UnknownParameter, InvalidParameter naming the parameter and
-        what it accepts, or InvalidRequest for level=country without a code, for two
-        parameters that each choose the snapshots (``year``, ``years``, ``snapshot``) and for
-        a sort by ``Custom Score`` or ``Custom Rank`` without ``weights``.
+        (docs/DECISIONS.md#query-parameters). Given together, ``year`` chooses the snapshots over
+        ``snapshot``, and either over ``years`` (``_chosen``); a sort by ``Custom Score`` or
+        ``Custom Rank`` without ``weights`` reads the published weights. Raises UnknownParameter,
+        InvalidParameter naming the parameter and what it accepts, or InvalidRequest for
+        level=country without a code (the specification).
         """
         values = grammar.values(params)
         codes = _codes("codes", values["codes"]) if "codes" in values else (
@@ -189,20 +192,22 @@ class Query:
         indicators = _indicators(values["indicators"]) if "indicators" in values else None
         if indicators is not None and not codes and grammar.parameter("indicators").country_mode_only:
             indicators = None
-        chosen = [name for name in ("year", "years", "snapshot") if name in values]
-        if len(chosen) > 1:
-            raise InvalidRequest(f"{' and '.join(chosen)} each choose the snapshots to answer from; give one of them.")
+        year, snapshot, years = _chosen(
+            _year(values["year"]) if "year" in values else None,
+            _snapshot(values["snapshot"]) if "snapshot" in values else None,
+            _years(values["years"]) if "years" in values else None,
+        )
         weights = _weights(values["weights"]) if "weights" in values else None
         if sort in CUSTOM_FIELDS and weights is None:
-            _refuse_custom_sort(values["sort"], grammar)
+            weights = _published_weights(values["sort"], grammar)
         return cls(
             codes=codes,
             region=canonical_region(values["region"]) if "region" in values else None,
             income=canonical_income(values["income"]) if "income" in values else None,
             fcv=_boolean("fcv", values["fcv"]) if "fcv" in values else None,
-            year=_year(values["year"]) if "year" in values else None,
-            years=_years(values["years"]) if "years" in values else None,
-            snapshot=_snapshot(values["snapshot"]) if "snapshot" in values else None,
+            year=year,
+            years=years,
+            snapshot=snapshot,
             sort=sort,
             descending=_descending(values.get("order"), sort),
             fields=_fields(values["fields"], grammar.parameter("fields")) if "fields" in values else None,
@@ -371,14 +376,30 @@ def _fields(value: str, parameter: Parameter) -> tuple[str, ...]:
 
 
 def _years(value: str) -> tuple[int, int]:
-    accepted = "a four-digit year such as 2024, or an inclusive range such as 2022:2025"
+    """The inclusive range, oldest year first: ``2025:2023`` is ``2023:2025``, one answer and one
+    cache key (a range is the years between its ends, whichever is written first)."""
     if not _YEARS.fullmatch(value):
-        raise InvalidParameter("years", value, accepted)
+        raise InvalidParameter(
+            "years", value, "a four-digit year such as 2024, or an inclusive range such as 2022:2025"
+        )
     first, _, last = value.partition(":")
-    years = (int(first), int(last or first))
-    if years[0] > years[1]:
-        raise InvalidParameter("years", value, accepted + " (first year not after the last)")
-    return years
+    one, other = int(first), int(last or first)
+    return (min(one, other), max(one, other))
+
+
+def _chosen(
+    year: int | None, snapshot: str | None, years: tuple[int, int] | None
+) -> tuple[int | None, str | None, tuple[int, int] | None]:
+    """The one of ``year``, ``snapshot`` and ``years`` that chooses the snapshots, the others
+    (already checked) left unread: ``year`` first, since the specification gives a year its
+    December, then the one snapshot over a range. Not a 400: each value is valid alone, and the
+    OpenAPI document's schemas, one per parameter, cannot state a rule between two
+    (docs/DECISIONS.md#the-openapi-document-and-the-route-index)."""
+    if year is not None:
+        return year, None, None
+    if snapshot is not None:
+        return None, snapshot, None
+    return None, None, years
 
 
 def _limit(value: str) -> int:
@@ -426,15 +447,15 @@ def _weights(value: str) -> tuple[int, ...]:
     return tuple(weight // divisor for weight in scaled)
 
 
-def _refuse_custom_sort(value: str, grammar: Grammar) -> None:
-    """Sorting by the custom values needs the weights that make them; a route without weights
-    (the legacy one) has no such values at all."""
+def _published_weights(value: str, grammar: Grammar) -> tuple[int, ...]:
+    """The weights a sort by ``Custom Score`` or ``Custom Rank`` reads when ``weights`` is not
+    given: the published ones, so the custom values are the composite and Global Rank
+    (docs/METHOD.md#your-own-weights). Not a 400: each value is valid alone, and the OpenAPI
+    document cannot state a rule between two parameters. A route without weights (the legacy
+    one) has no custom values at all: InvalidParameter."""
     if "weights" not in grammar:
         raise InvalidParameter("sort", value, ACCEPTED_SORT)
-    raise InvalidRequest(
-        f"sort={value!r} needs weights: {' and '.join(CUSTOM_FIELDS)} exist only with your own weights "
-        "(e.g. weights=2,1,1,1,1; docs/METHOD.md#your-own-weights)."
-    )
+    return PUBLISHED_WEIGHTS
 
 
 def _weight(value: str, piece: str) -> int:

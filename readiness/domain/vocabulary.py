@@ -74,9 +74,10 @@ CUSTOM_SCORE = "Custom Score"
 CUSTOM_RANK = "Custom Rank"
 CUSTOM_FIELDS: tuple[str, ...] = (CUSTOM_SCORE, CUSTOM_RANK)
 """The keys ``weights`` adds to each economy (docs/METHOD.md#your-own-weights): not fields of the
-data, so neither ``fields`` nor the legacy route knows them; v1's ``sort`` does, with weights."""
+data, so neither ``fields`` nor the legacy route knows them; v1's ``sort`` does (without weights,
+by the published ones)."""
 CUSTOM_SORT_NAMES: tuple[str, ...] = (*CUSTOM_FIELDS, "custom")
-"""What v1's ``sort`` takes for them, with weights: their names, and ``custom`` for Custom Score."""
+"""What v1's ``sort`` takes for them: their names, and ``custom`` for Custom Score."""
 _CUSTOM_SORTABLE: dict[str, str] = {
     **{folded(name): name for name in CUSTOM_FIELDS},
     "custom": CUSTOM_SCORE,
@@ -116,7 +117,8 @@ def canonical_region(value: str) -> str:
 
 def sort_field(value: str) -> str:
     """Map a field name (any ASCII case) or alias to the actual field to sort by; ``Custom Score``
-    (alias ``custom``) and ``Custom Rank`` too, which ``Query.parse`` accepts only with weights.
+    (alias ``custom``) and ``Custom Rank`` too, which ``Query.parse`` accepts on the routes that take
+    weights.
 
     Raises InvalidParameter listing the sortable fields (docs/DECISIONS.md#query-parameters).
     """

@@ -7,7 +7,8 @@ negative data agree with the service (docs/DECISIONS.md#the-openapi-document-and
 
 - closed sets (region, income, sort, order, level, booleans, format, fields) are enums of their
   canonical spellings; the service also accepts any ASCII letter case, which the description
-  says (an enum cannot, and a case-insensitive pattern would lose Swagger UI's drop-down);
+  says (an enum cannot, and a case-insensitive pattern would lose Swagger UI's drop-down), and
+  ``level=country`` beside a code, which the enum leaves out because it is a 400 alone;
 - open sets (codes, indicator codes, years, limit) are anchored patterns as strict as the parser;
 - an empty value counts as absent: the patterns and enums admit the empty string.
 
@@ -29,14 +30,15 @@ REPEATED = (" An array: comma-separated (`{name}=A,B`), or repeated (`{name}=A&{
 
 
 def _schema(parameter: Parameter) -> Json:
-    """What ``parameter`` accepts, as a JSON Schema: an enum of a closed set, an open set's
-    pattern, an array of either for a list (its elements never empty)."""
-    item: Json = ({"type": "string", "enum": list(parameter.choices)} if parameter.choices
-                  else {"type": "string", "pattern": parameter.pattern})
+    """What ``parameter`` accepts, as a JSON Schema: an enum of a closed set (without the values
+    valid only beside another parameter, ``Parameter.joint``), an open set's pattern, an array of
+    either for a list (its elements never empty)."""
+    choices: list[JsonValue] = [choice for choice in parameter.choices if choice not in parameter.joint]
+    item: Json = {"type": "string", "enum": choices} if choices else {"type": "string", "pattern": parameter.pattern}
     if parameter.many:
         return {"type": "array", "items": item}
-    if parameter.choices:
-        return {"type": "string", "enum": ["", *parameter.choices]}
+    if choices:
+        return {"type": "string", "enum": ["", *choices]}
     return item
 
 

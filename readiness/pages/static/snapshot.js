@@ -3,7 +3,8 @@
 // current snapshot), a selector that changes it, and the words that say which one is shown.
 import { el, getJson } from "./api.js";
 
-export const SNAPSHOT_PARAMETERS = ["snapshot", "year"];
+// In the order the API reads them: given together, year= chooses, as the API's answer does.
+export const SNAPSHOT_PARAMETERS = ["year", "snapshot"];
 
 // The snapshot parameters of the page's URL, as given: the API validates them, and its message
 // is what a page shows for a bad one (never a silent fallback to the current snapshot).
@@ -28,8 +29,8 @@ export async function snapshots() {
 // The catalogue entry a choice names (current for none), or undefined for a choice the
 // catalogue does not list (the API answers that with its own 404 or 400).
 export function entryOf(list, chosen) {
-  if (chosen.snapshot) return list.find((entry) => entry.id === chosen.snapshot);
   if (chosen.year) return list.find((entry) => entry.selectable && String(entry.year) === chosen.year);
+  if (chosen.snapshot) return list.find((entry) => entry.id === chosen.snapshot);
   return list.find((entry) => entry.current);
 }
 
