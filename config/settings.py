@@ -58,7 +58,7 @@ class Settings:
     send_buffer_bytes: int = 32 * 1024
     redis_url: str | None = None
     cache_bytes: int = 64 * 1024 * 1024
-    archive_slots: int = 4
+    archive_slots: int = 8
     log_level: str = "INFO"
     max_age_seconds: int = 300
     archive_max_age_seconds: int = 86400

@@ -297,6 +297,14 @@ class SnapshotStore:
         path = self._directory(snapshot_id) / CHANGES_FILE
         return await self._reads.quietly(f"{snapshot_id}/{CHANGES_FILE}", partial(_read_optional, path))
 
+    def holds(self, snapshot_id: str) -> bool:
+        """Whether ``archive(snapshot_id)`` answers from memory: the current snapshot, an
+        archive in the LRU, or an id the listing does not have (asking for it reads nothing)."""
+        current = self.current
+        listed = self._listed
+        return (current is not None and current.id == snapshot_id) or snapshot_id in self._archives \
+            or (listed is not None and snapshot_id not in listed)
+
     async def archive(self, snapshot_id: str) -> Snapshot | None:
         """Return the snapshot with this id, or None when it is absent, refused, unreadable
         within the timeout, or newer than the current one (placed for publishing but not yet

@@ -41,6 +41,11 @@ class CacheOutcome(Enum):
     in no tier, and sent with ``Cache-Control: no-store``."""
 
 
+ARCHIVE_READ_BYTES = 256 * 1024
+"""What reading an archive the store does not hold costs a client's budget: about 30 ms of a
+second of 8 MiB, the CPU of reviving a packed archive on a busy machine (a first read from
+its files costs more, once per process)."""
+
 NARROWING = ("codes", "indicators", "years", "fields", "region", "income")
 """The parameters that make an answer smaller, in the order a refusal names them."""
 
@@ -207,7 +212,7 @@ class ReadinessService:
         ttl = self.ttl.archive if query.pinned else self.ttl.current
         if query.pinned and (held := self._pinned_from_memory(query, request, client)) is not None:
             return held, CacheOutcome.HIT
-        snapshot = await self._snapshot(query)
+        snapshot = await self._snapshot(query, client)
         chosen = [snapshot]
         produce = self._priced(route, source.cost(chosen, query), partial(source.compute, chosen, query, route), client)
         return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl, client,
@@ -286,7 +291,7 @@ class ReadinessService:
         cached = self._from_tier1(snapshots_key(current, chosen, request), None, self.ttl.current, client)
         if cached is not None:
             return cached, CacheOutcome.HIT
-        loaded = [await self.store.archive(series.id) for series in chosen]
+        loaded = [await self._archive(series.id, client) for series in chosen]
         snapshots = [snapshot for snapshot in loaded if snapshot is not None]
         if not snapshots:  # none readable now: as for year= with its archive unreadable
             raise ArchiveNotFound(int(chosen[-1].id[:4]))
@@ -422,12 +427,21 @@ class ReadinessService:
             raise NotReady()
         return self.store.current
 
-    async def _snapshot(self, query: Query) -> Snapshot:
+    async def _archive(self, snapshot_id: str, client: str) -> Snapshot | None:
+        """``SnapshotStore.archive``; reading one the store does not hold in memory first takes
+        ``ARCHIVE_READ_BYTES`` from ``client``'s share of the compute budget (it may wait, or be
+        refused: Overloaded), so a client cycling through more snapshots than the store keeps
+        waits for its own reads (docs/CACHING.md#archives-in-memory)."""
+        if not self.store.holds(snapshot_id):
+            await self.pool.charge(ARCHIVE_READ_BYTES, client)
+        return await self.store.archive(snapshot_id)
+
+    async def _snapshot(self, query: Query, client: str) -> Snapshot:
         current = self._current()  # no archive is served without a current snapshot: NotReady, not 404
         wanted = query.snapshot_id
         if wanted is None:
             return current
-        archive = await self.store.archive(wanted)
+        archive = await self._archive(wanted, client)
         if archive is None:
             raise ArchiveNotFound(query.year) if query.year is not None else SnapshotNotFound(wanted)
         return archive

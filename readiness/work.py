@@ -142,6 +142,15 @@ class ComputePool:
         # given back when it ends, not before, so the bound always holds for real threads.
         return await asyncio.shield(running)
 
+    async def charge(self, cost: int, client: str) -> None:
+        """Take ``cost`` from ``client``'s share of the budget for work that is not a
+        computation (reading an archive), waiting its turn; Overloaded as ``run`` refuses."""
+        if self.budget is not None:
+            try:
+                await self.budget.take(client, cost)
+            except Overloaded:
+                await self._refuse(over_budget=True, pause=0.0)
+
     async def _refuse(self, *, over_budget: bool, pause: float) -> NoReturn:
         """Count a refused miss and raise Overloaded, after ``pause`` seconds.
 

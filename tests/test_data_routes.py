@@ -184,8 +184,8 @@ async def test_data_routes_following_next_links_gives_every_row(
 
 
 def test_an_answer_too_large_is_a_400_that_says_how_to_ask_for_less(sample_store: SnapshotStore) -> None:
-    # The test world's indicator table, long and unpaged, is priced over a limit of 0.1 MB
-    # (at the default 8 MiB, on the bundled sample: the table over years).
+    # The sample's indicator table, long and unpaged (4 MB), is priced over a limit of 0.1 MB
+    # (at the default 8 MiB: the table over years).
     app = make_app(Settings(max_answer_bytes=100_000), sample_store, access=AccessLog(io.BytesIO()))
     with serving(app) as url:
         status, headers, answer = _get(url + "/api/v1/indicators?shape=long")

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loaders import Snapshot, SnapshotStore
+from readiness.budget import BudgetLimits
 from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
@@ -21,11 +22,11 @@ from readiness.cache.keys import cache_key
 from readiness.cache.redis_tier import ANSWER_PREFIX, RedisTier
 from readiness.domain import routes
 from readiness.domain.compute import compute
-from readiness.domain.errors import ArchiveNotFound, CountryNotFound, NotReady, ReadinessError
+from readiness.domain.errors import ArchiveNotFound, CountryNotFound, NotReady, Overloaded, ReadinessError
 from readiness.domain.query import Query
 from readiness.metrics import Metrics
-from readiness.service import CacheOutcome, ReadinessService, RedisTtl
-from readiness.work import ComputePool
+from readiness.service import ARCHIVE_READ_BYTES, CacheOutcome, ReadinessService, RedisTtl
+from readiness.work import ComputeLimits, ComputePool
 from tests.conftest import SAMPLE, Clock, eventually, gen_test
 
 
@@ -33,8 +34,10 @@ def metrics() -> Metrics:
     return Metrics(lambda: None, lambda: False)
 
 
-def new_service(store: SnapshotStore, redis: RedisTier | None = None, memory_bytes: int = 1 << 20) -> ReadinessService:
-    return ReadinessService(store, AnswerCache(memory_bytes), metrics(), redis, RedisTtl(100, 1000))
+def new_service(
+    store: SnapshotStore, redis: RedisTier | None = None, memory_bytes: int = 1 << 20, pool: ComputePool | None = None
+) -> ReadinessService:
+    return ReadinessService(store, AnswerCache(memory_bytes), metrics(), redis, RedisTtl(100, 1000), pool)
 
 
 async def writes_done(service: ReadinessService) -> None:
@@ -454,3 +457,17 @@ def test_cache_key_different_answers_never_share_a_key() -> None:
     assert len(keyed) == len(requests)
     for (key_a, body_a), (key_b, body_b) in combinations(keyed.items(), 2):
         assert body_a != body_b, (key_a, key_b)
+
+
+@gen_test
+async def test_service_reading_an_archive_not_held_takes_from_the_clients_budget(sample_store: SnapshotStore) -> None:
+    # docs/CACHING.md#archives-in-memory: a client cycling through snapshots pays for the reads.
+    budget = BudgetLimits(ARCHIVE_READ_BYTES + 20_000, overdraft=0, max_wait=0.0, queue_per_client=1)
+    service = new_service(sample_store, pool=ComputePool(ComputeLimits(0, 0, 0, budget=budget), metrics()))
+    await service.answer(routes.V1.parse("snapshot=2024-12&code=KEN"), routes.V1, client="cycling")
+    with pytest.raises(Overloaded):  # a second archive read at once: over this client's share
+        await service.answer(routes.V1.parse("snapshot=2023-12&code=KEN"), routes.V1, client="cycling")
+    # An archive held costs no read: its other answers are computed (some 12,000 bytes left).
+    assert sample_store.holds("2024-12") and not sample_store.holds("2023-12")
+    answer, outcome = await service.answer(routes.V1.parse("snapshot=2024-12&code=BRA"), routes.V1, client="cycling")
+    assert outcome is CacheOutcome.MISS and answer.meta.snapshot == "2024-12"
