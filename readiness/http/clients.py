@@ -39,12 +39,9 @@ def client_key(address: str, ipv4: int = 32, ipv6: int = 64) -> str:
     an IPv6 one by its first ``ipv6`` (``2001:db8:1:2::/64``), an IPv4-mapped IPv6 address
     as the IPv4 address it maps; anything that is not an address (a Unix socket's peer) as it
     is. Cached: a client's requests come in runs."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
+    ip = _ip(address)
+    if ip is None:
         return address
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
     prefix = ipv4 if ip.version == 4 else ipv6
     if prefix >= ip.max_prefixlen:
         return str(ip)
@@ -61,10 +58,17 @@ class TrustedProxies:
         proxy keeps its connections open, and there are few proxies)."""
 
     def _trusts(self, peer: str) -> bool:
-        try:
-            ip = ipaddress.ip_address(peer)
-        except ValueError:
-            return False
-        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-            ip = ip.ipv4_mapped
-        return any(ip in network for network in self.networks)
+        ip = _ip(peer)
+        return ip is not None and any(ip in network for network in self.networks)
+
+
+def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """``address`` as an IP address, an IPv4-mapped IPv6 one as the IPv4 address it maps; None
+    when it is not one."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
