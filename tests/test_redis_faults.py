@@ -182,9 +182,10 @@ def test_redis_tier_redis_paused_answers_fast_without_errors(server: Server, red
           f"p99 {percentile(latencies, 0.99) * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms")
     assert len(during) >= 100, "too few requests during the pause to measure a p99"
     assert_all_correct(load.samples)
-    # What is guarded against is waiting out the 3 s pause; ten Redis timeouts (0.5 s) tell
-    # that apart even on a machine twice as slow, where a 2x-timeout bound would not.
-    assert percentile(latencies, 0.99) < 10 * REDIS_TIMEOUT_MS / 1000
+    # What is guarded against is waiting out the 3 s pause; twenty Redis timeouts (1 s) tell
+    # that apart even on a loaded machine (six workers and other jobs on two cores took the p99
+    # to 0.53 s once), where a 2x-timeout bound would not.
+    assert percentile(latencies, 0.99) < 20 * REDIS_TIMEOUT_MS / 1000
     assert server.metric(LOOKUPS, **ERROR) > errors_before, "the pause was never felt: no Redis timeouts"
 
 
