@@ -3,7 +3,8 @@ groups of the PrometheusRule, written out as a Prometheus rules file, pass `prom
 and their unit tests (tests/fixtures/alerts_test.yml, alerts_test_days.yml) pass `promtool test
 rules`: series fed in, each alert firing when it should, with its labels and annotations, and not
 before or otherwise. The rules name only metrics the service exports, with their labels, and the
-objects the manifests create.
+objects the manifests create; each alert's runbook_url leads to its own section of
+docs/OPERATIONS.md.
 
 promtool comes from Debian's package `prometheus`: `make test` installs it when missing (as root);
 without it the promtool tests skip, saying how to install it, and fail under READINESS_NO_SKIPS.
@@ -25,7 +26,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from readiness.http import handlers
 from readiness.metrics import Metrics
 from tests.conftest import ROOT, unavailable
-from tests.test_docs import unreachable
+from tests.test_docs import heading_id, unreachable
 
 RULE = ROOT / "k8s" / "components" / "alerts" / "prometheusrule.yaml"
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -137,10 +138,28 @@ def test_unit_tests_name_only_alerts_that_exist() -> None:
 def test_every_alert_says_how_bad_what_and_where_to_read_on(alert: Doc) -> None:
     assert re.fullmatch(r"Readiness[A-Z]\w+", alert["alert"])
     assert alert["labels"]["severity"] in {"warning", "critical"}
-    assert set(alert["annotations"]) == {"summary", "description", "runbook"}
-    doc, _, anchor = alert["annotations"]["runbook"].partition("#")
-    assert anchor and unreachable(ROOT / doc, anchor) is None, alert["annotations"]["runbook"]
+    assert set(alert["annotations"]) == {"summary", "description", "runbook_url"}
     assert re.fullmatch(r"\d+[mh]", alert["for"]), "a for: duration, so a blip does not page"
+
+
+RUNBOOKS = ROOT / "docs" / "OPERATIONS.md"
+
+
+@pytest.mark.parametrize("alert", rules("alert"), ids=lambda rule: rule["alert"])
+def test_every_runbook_url_leads_to_the_alerts_own_section(alert: Doc) -> None:
+    # runbook_url is the doc's path in the repository and a GitHub heading id: a heading named
+    # after the alert, under "Runbooks" (the id GitHub gives it: lower case, as tests/test_docs.py
+    # computes it).
+    url = alert["annotations"]["runbook_url"]
+    doc, _, anchor = url.partition("#")
+    assert ROOT / doc == RUNBOOKS, url
+    assert anchor == heading_id(f"`{alert['alert']}`"), url
+    assert unreachable(RUNBOOKS, anchor) is None, f"{url}: no such heading in docs/OPERATIONS.md"
+
+
+def test_a_runbook_url_to_a_missing_heading_is_caught() -> None:
+    assert unreachable(RUNBOOKS, "readinessnosuchalert") is not None
+    assert unreachable(RUNBOOKS, "runbooks") is None
 
 
 def test_recording_rules_are_named_for_the_service() -> None:
