@@ -22,9 +22,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qsl
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
 from config import Settings, SettingsError, redact
 from config.settings import redis_url
 from loaders import (
@@ -38,7 +35,7 @@ from loaders import (
 )
 from readiness.cache.answers import AnswerCodec
 from readiness.cache.keys import cache_key, request_key
-from readiness.cache.redis_tier import connect, popular_key, store_answers, warmed_key
+from readiness.cache.redis_tier import FAILURES, RedisClient, connect, popular_key, store_answers, warmed_key
 from readiness.domain.answer import Answer
 from readiness.domain.compute import compute
 from readiness.domain.errors import ReadinessError
@@ -122,7 +119,7 @@ def parse_request(member: str) -> tuple[Route, Query] | None:
 
 
 async def warm(
-    redis: Redis,
+    redis: RedisClient,
     data_dir: Path,
     snapshot_id: str,
     settings: WarmSettings,
@@ -137,7 +134,7 @@ async def warm(
 
 
 async def warm_snapshot(
-    redis: Redis,
+    redis: RedisClient,
     data_dir: Path,
     snapshot: Snapshot,
     settings: WarmSettings,
@@ -264,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"warming snapshot {snapshot_id} from {data_dir} into Redis", file=sys.stderr)
     try:
         summary = asyncio.run(_run(url, data_dir, snapshot_id, warm_settings))
-    except (SnapshotRefused, RedisError, OSError) as error:
+    except (SnapshotRefused, *FAILURES) as error:
         print(f"warm: failed: {redact(str(error), url)}", file=sys.stderr)  # no password of the URL
         return 1
     print(summary)
