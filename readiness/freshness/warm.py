@@ -127,7 +127,7 @@ async def warm(
 ) -> Summary:
     """Read snapshot ``snapshot_id`` of ``data_dir`` (in a worker thread) and ``warm_snapshot`` it.
 
-    Raises SnapshotRefused if the snapshot cannot be read, RedisError if Redis cannot be written.
+    Raises SnapshotRefused if the snapshot cannot be read, one of FAILURES if Redis cannot be written.
     """
     snapshot = await asyncio.to_thread(load_snapshot, data_dir / "snapshots" / snapshot_id)
     return await warm_snapshot(redis, data_dir, snapshot, settings, progress)
@@ -147,7 +147,7 @@ async def warm_snapshot(
 
     Answers are computed in a worker thread, a batch at a time, so a server running this keeps
     answering requests. Counted answers over ``max_answer_bytes`` are skipped, as servers
-    skip them. Raises RedisError (or OSError) if Redis cannot be written.
+    skip them. Raises one of FAILURES (readiness.cache.redis_tier) if Redis cannot be written.
     """
     started = time.monotonic()
     years, counted = await asyncio.to_thread(_archive_years_and_current, data_dir)
