@@ -37,19 +37,25 @@ def _tool(name: str, package: str, why: str) -> str:
 
 
 class Cluster:
-    """Three redis-server processes, each a cluster primary holding a third of the slots."""
+    """Three cluster primaries, each holding a third of the slots, and ``replicas`` replicas of
+    each, which the cluster promotes when their primary is silent for ``node_timeout_ms``."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, replicas: int = 0, node_timeout_ms: int = 5000) -> None:
         why = "the Redis Cluster tests start a cluster of their own"
         executable = redis_server_executable(why)
         self.cli = _tool("redis-cli", "redis-tools", why)
-        ports = free_ports(6)
+        self.replicas = replicas
+        count = 3 * (1 + replicas)
+        ports = free_ports(2 * count)
         self.nodes = [
             RedisServer(executable, port, directory / f"cluster-{port}.log", [
                 "--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{port}.conf",
-                "--cluster-port", str(bus), "--cluster-node-timeout", "5000",
+                "--cluster-port", str(bus), "--cluster-node-timeout", str(node_timeout_ms),
+                # A replica's first sync at once, not after five seconds: until then it cannot
+                # be promoted.
+                "--repl-diskless-sync-delay", "0",
             ])
-            for port, bus in zip(ports[:3], ports[3:], strict=True)
+            for port, bus in zip(ports[:count], ports[count:], strict=True)
         ]
 
     @property
@@ -63,20 +69,25 @@ class Cluster:
         for node in self.nodes:
             node.start()
         subprocess.run(
-            [self.cli, "--cluster", "create", *(f"127.0.0.1:{node.port}" for node in self.nodes), "--cluster-yes"],
+            [self.cli, "--cluster", "create", *(f"127.0.0.1:{node.port}" for node in self.nodes),
+             "--cluster-replicas", str(self.replicas), "--cluster-yes"],
             check=True, capture_output=True, timeout=60,
         )
         until(lambda: all(b"cluster_state:ok" in node.execute("CLUSTER", "INFO") for node in self.nodes),
               30, "every node reports cluster_state:ok", step=0.05)
+        until(lambda: sum(node.execute("INFO", "replication").get("master_link_status") == "up"
+                          for node in self.nodes) == 3 * self.replicas,
+              30, "every replica in sync", step=0.05)
 
     def kill(self) -> None:
         for node in self.nodes:
             node.kill()
 
     def holder(self, key: str | bytes) -> RedisServer:
-        """The node whose slots hold ``key``."""
-        slot = int(self.nodes[0].execute("CLUSTER", "KEYSLOT", key))
-        for first, last, (_, port, *_), *_ in self.nodes[0].execute("CLUSTER", "SLOTS"):
+        """The primary whose slots hold ``key`` (or the channel ``key``), as a running node sees it."""
+        running = next(node for node in self.nodes if node.process is not None)
+        slot = int(running.execute("CLUSTER", "KEYSLOT", key))
+        for first, last, (_, port, *_), *_ in running.execute("CLUSTER", "SLOTS"):
             if first <= slot <= last:
                 return next(node for node in self.nodes if node.port == port)
         raise AssertionError(f"no node holds slot {slot}")
@@ -91,6 +102,18 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """One Redis Cluster for a module's tests (creating one takes seconds): ``cluster_empty``
     flushes it for each test."""
     started = Cluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        started.start()
+        yield started
+    finally:
+        started.kill()
+
+
+@pytest.fixture
+def replicated_cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """A cluster whose primaries each have a replica, promoted after 1.5 s of silence; killed
+    at the end of the test."""
+    started = Cluster(tmp_path, replicas=1, node_timeout_ms=1500)
     try:
         started.start()
         yield started

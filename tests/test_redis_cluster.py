@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from builder import announce_current
-from loaders import Snapshot
+from loaders import SNAPSHOT_CHANNEL, Snapshot
 from readiness.cache.answers import AnswerCodec
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.keys import cache_key
@@ -99,7 +99,7 @@ def test_cluster_server_rewarms_answers_from_it_and_hears_announcements(
     assert server.metric(LOOKUPS, tier="redis", outcome="rejected") == 0
 
     # The listener subscribed on its channel's node; a PUBLISH on any node reaches it.
-    until(lambda: sum(node.execute("PUBSUB", "NUMSUB", "readiness:snapshots")[1] for node in cluster_empty.nodes) >= 1,
+    until(lambda: sum(node.execute("PUBSUB", "NUMSUB", SNAPSHOT_CHANNEL)[1] for node in cluster_empty.nodes) >= 1,
           20, "the server subscribed to snapshot announcements")
     add_snapshot(data, "2026-12", kenya_score=12.34)
     flip(data, "2026-12")
@@ -117,3 +117,31 @@ def snapshot_served(port: int) -> str | None:
     """The snapshot a server answers from now (its X-Readiness-Snapshot)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v1/readiness?code=KEN", timeout=30) as response:
         return response.headers["X-Readiness-Snapshot"]
+
+
+def test_cluster_channels_primary_lost_the_listener_subscribes_on_its_promoted_replica(
+    start: Start, replicated_cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = copy_tree(SAMPLE, tmp_path / "data")
+    server = launch(start, tmp_path, {
+        "READINESS_DATA_DIR": str(data),
+        "READINESS_REDIS_URL": replicated_cluster.url,
+        "READINESS_SNAPSHOT_POLL_SECONDS": "0",  # a new snapshot is heard of only by announcement
+        "READINESS_REWARM_CHECK_SECONDS": "0",
+        "READINESS_BREAKER_PAUSE_SECONDS": "1",  # the listener's pause between attempts too
+    })
+    lost = replicated_cluster.holder(SNAPSHOT_CHANNEL)
+    until(lambda: lost.execute("PUBSUB", "NUMSUB", SNAPSHOT_CHANNEL)[1] == 1, 20, "the server subscribed")
+    lost.kill()
+    until(lambda: replicated_cluster.holder(SNAPSHOT_CHANNEL) is not lost, 30, "the cluster promoted a replica",
+          step=0.1)
+    # The listener reads the slot map again before subscribing again, or it would keep trying
+    # the lost node: nothing else makes its client read the map.
+    promoted = replicated_cluster.holder(SNAPSHOT_CHANNEL)
+    until(lambda: promoted.execute("PUBSUB", "NUMSUB", SNAPSHOT_CHANNEL)[1] == 1, 20,
+          "the server subscribed on the promoted replica", step=0.1)
+    add_snapshot(data, "2026-12", kenya_score=12.34)
+    flip(data, "2026-12")
+    monkeypatch.setenv("READINESS_REDIS_URL", replicated_cluster.url)
+    announce_current(data, "2026-12")
+    until(lambda: snapshot_served(server.port) == "2026-12", 30, "the announced snapshot served", step=0.1)

@@ -298,9 +298,15 @@ async def prepare(client: RedisClient, timeout: float) -> None:
 
 
 async def subscriber(client: RedisClient) -> PubSub:
-    """A pub/sub connection of ``client`` that skips subscription confirmations. On a cluster,
-    its slot map is read first: redis-py's cluster pub/sub looks the channel's node up in it
-    without reading it (a KeyError on a fresh client). Raises one of FAILURES."""
+    """A pub/sub connection of ``client`` that skips subscription confirmations. Raises one of
+    FAILURES.
+
+    On a cluster, the slot map is read first, each time: redis-py's cluster pub/sub looks the
+    channel's node up in it without reading it (a KeyError on a fresh client), and after a
+    failure the node may have moved (a failover) while nothing else makes this client read it
+    again.
+    """
     if isinstance(client, RedisCluster):
-        await client.initialize()
+        await client.initialize()  # first use: the client's own set-up, the map included
+        await client.nodes_manager.initialize()
     return client.pubsub(ignore_subscribe_messages=True)
