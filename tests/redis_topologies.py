@@ -92,6 +92,11 @@ class Cluster:
                 return next(node for node in self.nodes if node.port == port)
         raise AssertionError(f"no node holds slot {slot}")
 
+    def replica_of(self, primary: RedisServer) -> RedisServer:
+        """The replica of ``primary`` (a replica answers ROLE with its primary's port)."""
+        return next(node for node in self.nodes
+                    if node is not primary and node.execute("ROLE")[:3:2] == [b"slave", primary.port])
+
     def keys(self, pattern: str) -> set[bytes]:
         """The keys matching ``pattern`` on every node."""
         return {key for node in self.nodes for key in node.execute("KEYS", pattern)}

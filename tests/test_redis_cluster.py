@@ -119,22 +119,34 @@ def snapshot_served(port: int) -> str | None:
         return response.headers["X-Readiness-Snapshot"]
 
 
-def test_cluster_channels_primary_lost_the_listener_subscribes_on_its_promoted_replica(
+def test_cluster_primary_lost_its_replica_serves_and_the_listener_subscribes_there(
     start: Start, replicated_cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = copy_tree(SAMPLE, tmp_path / "data")
     server = launch(start, tmp_path, {
         "READINESS_DATA_DIR": str(data),
         "READINESS_REDIS_URL": replicated_cluster.url,
+        "READINESS_CACHE_BYTES": "0",  # every request asks Redis
+        "READINESS_REDIS_ADMIT_WINDOW_SECONDS": "0",
         "READINESS_SNAPSHOT_POLL_SECONDS": "0",  # a new snapshot is heard of only by announcement
         "READINESS_REWARM_CHECK_SECONDS": "0",
         "READINESS_BREAKER_PAUSE_SECONDS": "1",  # the listener's pause between attempts too
     })
     lost = replicated_cluster.holder(SNAPSHOT_CHANNEL)
+    # An answer on the primary about to be lost, replicated to its replica.
+    path = next(path for path in PATHS if replicated_cluster.holder(redis_key(path)) is lost)
+    assert fetch(server.port, path, timeout=30) == (200, reference(path))
+    replica = replicated_cluster.replica_of(lost)
+    until(lambda: lost.execute("EXISTS", redis_key(path)) == 1 and replica.execute("DBSIZE") == lost.execute("DBSIZE"),
+          10, "the answer on the primary and its replica")
     until(lambda: lost.execute("PUBSUB", "NUMSUB", SNAPSHOT_CHANNEL)[1] == 1, 20, "the server subscribed")
     lost.kill()
     until(lambda: replicated_cluster.holder(SNAPSHOT_CHANNEL) is not lost, 30, "the cluster promoted a replica",
           step=0.1)
+    # The tier's client reads the new map after its first failed lookups: hits from the replica.
+    hits = server.metric(LOOKUPS, **HIT)
+    until(lambda: fetch(server.port, path, timeout=30) == (200, reference(path))
+          and server.metric(LOOKUPS, **HIT) > hits, 20, "a tier-2 hit from the promoted replica", step=0.1)
     # The listener reads the slot map again before subscribing again, or it would keep trying
     # the lost node: nothing else makes its client read the map.
     promoted = replicated_cluster.holder(SNAPSHOT_CHANNEL)
