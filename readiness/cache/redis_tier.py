@@ -82,7 +82,7 @@ def warming_key(prefix: str) -> str:
 async def store_answers(client: RedisClient, codec: AnswerCodec, entries: Sequence[tuple[str, Answer, int]]) -> int:
     """Write (cache key, answer, ttl) entries in one round trip; return the bytes written.
 
-    For the warm-up, which must know when Redis fails: raises RedisError or OSError.
+    For the warm-up, which must know when Redis fails: raises one of FAILURES.
     """
     written = 0
     async with client.pipeline(transaction=False) as pipe:

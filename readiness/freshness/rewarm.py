@@ -28,6 +28,7 @@ LOCK_SECONDS = 600
 sample's: docs/PERFORMANCE.md#the-warm-up), short enough that a server killed mid-warm-up
 delays the next one little."""
 
+
 class Rewarmer:
     """Checks for the current snapshot's warm marker and re-warms Redis when it is missing."""
 
