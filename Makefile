@@ -10,7 +10,7 @@ UV_VERSION := 0.13.9
 TOOLS := .venv-tools
 LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet
 
-.PHONY: run test lint typecheck lock bench bench-http bench-edge nginx redis clean chromium promtool pin-images
+.PHONY: run test lint typecheck lock bench bench-http bench-edge nginx redis redis-sentinel clean chromium promtool pin-images
 
 # The lock files, not the requirements they are compiled from: every package, direct or not,
 # at one version with its hashes (pip then refuses anything else: docs/OPERATIONS.md).
@@ -41,7 +41,7 @@ run: $(STAMP)
 # module's asserts from source, 9 CPU-seconds a process for collection alone.
 TEST_WORKERS ?= 6
 
-test: lint nginx redis chromium promtool
+test: lint nginx redis redis-sentinel chromium promtool
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # $(call debian_package,<check that it is there>,<package>,<what skips without it>): when the
@@ -63,6 +63,11 @@ nginx:
 # suite's own Redis when none answers at 127.0.0.1:6379 (tests/processes.py).
 redis:
 	@$(call debian_package,command -v redis-server >/dev/null,redis-server,tests that start a Redis)
+
+# redis-sentinel, which watches a primary of the tests' own and fails it over to its replica
+# (tests/test_redis_sentinel.py, tests/redis_topologies.py).
+redis-sentinel:
+	@$(call debian_package,command -v redis-sentinel >/dev/null,redis-sentinel,the Sentinel tests)
 
 # The browser tests (tests/browser.py) drive Debian's Chromium through Playwright, never a
 # browser of Playwright's own (it downloads one, which cannot work offline).

@@ -22,7 +22,6 @@ from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from redis.asyncio import Redis
 from tornado.httpserver import HTTPServer
 from tornado.ioloop import PeriodicCallback
 from tornado.netutil import bind_sockets
@@ -34,7 +33,7 @@ from loaders.workers import CountingExecutor, busy_workers
 from readiness.app import make_admin_app, make_app, new_metrics
 from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
-from readiness.cache.redis_tier import RedisTier, connect
+from readiness.cache.redis_tier import RedisTier, connect, prepare
 from readiness.freshness.rewarm import Rewarmer
 from readiness.freshness.warm import WARM_TIMEOUT_SECONDS, WarmSettings
 from readiness.freshness.watch import SnapshotWatcher
@@ -250,8 +249,9 @@ async def serve(settings: Settings, sockets: Sockets) -> None:
         periodic.append(PeriodicCallback(rewarmer.check, settings.rewarm_check_seconds * 1000))
     for callback in periodic:
         callback.start()
-    listening = None
+    listening = preparing = None
     if redis is not None:
+        preparing = asyncio.ensure_future(prepare(redis.client, WARM_TIMEOUT_SECONDS))
         listening = asyncio.ensure_future(watcher.listen(redis.listener, settings.breaker_pause_seconds))
     # History and the catalogue answer from every snapshot's summary: read the archives' now,
     # in the store's worker threads, rather than on the first such request (docs/CACHING.md).
@@ -273,6 +273,8 @@ async def serve(settings: Settings, sockets: Sockets) -> None:
     await server.close_all_connections()
     for callback in periodic:
         callback.stop()
+    if preparing is not None:
+        preparing.cancel()  # long done, unless the cluster hung at start
     if listening is not None:
         await asyncio.wait([listening], timeout=2)
     if redis is not None and tier is not None:
@@ -296,8 +298,10 @@ class _Redis:
         self.timeout = settings.redis_timeout_ms / 1000
         # RedisTier bounds each of its calls by ``timeout`` (cheaper than socket timeouts).
         self.client = connect(url, self.timeout, socket_timeouts=False)
-        # Pub/sub waits minutes for a message: its connection has no socket timeout.
-        self.listener = Redis.from_url(url, socket_connect_timeout=self.timeout)
+        # Pub/sub waits minutes for a message: its connection has no socket timeout. Sentinel:
+        # on the primary, which every announcement reaches; a cluster: on the node of the
+        # channel's slot, which a cluster-wide PUBLISH reaches (docs/CACHING.md#live-snapshot-swap).
+        self.listener = connect(url, self.timeout, socket_timeouts=False)
         self.breaker = CircuitBreaker(settings.breaker_failures, settings.breaker_pause_seconds)
 
     async def close(self) -> None:

@@ -41,13 +41,15 @@ from enum import Enum
 from pathlib import Path
 
 import redis
+from redis.cluster import ClusterNode
+from redis.sentinel import Sentinel
 
 from builder.changes import CHANGES_FILE, compare
 from builder.datadir import CURRENT, SNAPSHOTS
 from builder.progress import Progress
 from builder.staging import remove_leftovers, staging_area
 from builder.write import FORCED, MANIFEST
-from config import redact
+from config import RedisAddress, Topology, redact
 from loaders import (
     SNAPSHOT_CHANNEL,
     SNAPSHOT_ID,
@@ -179,13 +181,35 @@ def announce_current(data_dir: Path, snapshot_id: str) -> None:
     if not url:
         return
     try:
-        with redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2) as client:
+        with _publisher(url) as client:
             listeners = client.publish(SNAPSHOT_CHANNEL, snapshot_id)
-    except (redis.RedisError, OSError) as error:
+    except (redis.RedisError, redis.RedisClusterException, OSError, ValueError) as error:  # ValueError: a bad URL
         log.warning("could not announce %s (%s); servers will notice it when they poll", snapshot_id,
                     redact(str(error), url))  # no password of the URL
         return
     log.info("announced %s to %s listening servers", snapshot_id, listeners)
+
+
+def _publisher(url: str) -> redis.Redis | redis.RedisCluster:
+    """A client for one PUBLISH to the Redis ``url`` names (config/redis_address.py): one
+    server, the primary Sentinel names (whose listeners, and its replicas', hear it), or any
+    node of a cluster (a cluster forwards a PUBLISH to every node). Raises ValueError for a
+    URL it cannot read."""
+    address = RedisAddress.parse(url)
+    if address.topology is Topology.CLUSTER:
+        return redis.RedisCluster(
+            startup_nodes=[ClusterNode(host, port) for host, port in address.nodes],  # type: ignore[no-untyped-call]
+            username=address.username, password=address.password, ssl=address.tls,
+            socket_timeout=2, socket_connect_timeout=2,
+        )
+    if address.topology is Topology.SENTINEL:
+        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+            address.nodes, sentinel_kwargs={"socket_timeout": 2, "socket_connect_timeout": 2, "ssl": address.tls})
+        primary: redis.Redis = sentinel.master_for(  # type: ignore[no-untyped-call]
+            address.service, db=address.db, username=address.username, password=address.password,
+            ssl=address.tls, socket_timeout=2, socket_connect_timeout=2)
+        return primary
+    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
 
 
 def shell_hook(command: str) -> Hook:

@@ -7,11 +7,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
-
-from redis.asyncio.connection import parse_url
 
 from config.redact import redact
+from config.redis_address import RedisAddress
 
 BUNDLED_DATA = Path(__file__).resolve().parent.parent / "data" / "sample"
 """The synthetic sample shipped with the code: the embedded default's data."""
@@ -272,23 +270,15 @@ def _redis_url(env: Mapping[str, str]) -> str | None:
 
 
 def redis_url(raw: str, name: str = f"{PREFIX}REDIS_URL") -> str:
-    """The URL as redis-py reads it (which refuses other schemes); a database number in its
-    path in ASCII digits, which redis-py would otherwise ignore or read as another script's.
+    """A URL of one Redis server as redis-py reads it (which refuses other schemes), of a
+    Sentinel-watched primary or of a Redis Cluster (config/redis_address.py), with any database
+    in ASCII digits, which redis-py would otherwise ignore or read as another script's.
     SettingsError names ``name`` (the variable, or a flag) and shows the URL without its
     password."""
-    shown = redact(raw, raw)
     try:
-        if not raw.isascii():  # a host or password beyond ASCII fails only when connecting
-            raise ValueError(shown)
-        parse_url(raw)
-        url = urlparse(raw)
-    except ValueError:
-        raise SettingsError(
-            f"{name}={shown!r} is not valid; use redis://HOST:PORT/DB, rediss://… or unix://PATH"
-        ) from None
-    database = url.path.lstrip("/")
-    if url.scheme != "unix" and database and not _DIGITS.fullmatch(database):
-        raise SettingsError(f"{name}={shown!r} is not valid; its database is a whole number")
+        RedisAddress.parse(raw)
+    except ValueError as error:
+        raise SettingsError(f"{name}={redact(raw, raw)!r} is not valid; {error}") from None
     return raw
 
 

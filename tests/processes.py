@@ -177,10 +177,13 @@ class RedisServer:
     restart on the same port, pause or flush.
     """
 
-    def __init__(self, executable: str, port: int, log: Path) -> None:
+    def __init__(self, executable: str, port: int, log: Path, arguments: Sequence[str] = ()) -> None:
+        """``arguments`` follow the defaults on the command line (``--cluster-enabled yes``,
+        ``--replicaof 127.0.0.1 <port>``)."""
         self.executable = executable
         self.port = port
         self.log = log
+        self.arguments = tuple(arguments)
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -191,14 +194,14 @@ class RedisServer:
         """Start (or restart, after ``kill``) on this port; return once it answers PING."""
         assert self.process is None, "already running"
         with self.log.open("ab") as output:
-            # --dir: should anything be written after all (a SAVE), it lands beside the log,
-            # never in the checkout the tests run from.
-            self.process = subprocess.Popen(
-                [self.executable, "--port", str(self.port), "--bind", "127.0.0.1",
-                 "--save", "", "--appendonly", "no", "--dir", str(self.log.parent)],
-                stdout=output, stderr=subprocess.STDOUT,
-            )
+            self.process = subprocess.Popen(self.command(), stdout=output, stderr=subprocess.STDOUT)
         until(self._answers, 10, f"redis-server answers PING on port {self.port}", step=0.05)
+
+    def command(self) -> list[str]:
+        """The command line. --dir: should anything be written after all (a SAVE), it lands
+        beside the log, never in the checkout the tests run from."""
+        return [self.executable, "--port", str(self.port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no", "--dir", str(self.log.parent), *self.arguments]
 
     def kill(self) -> None:
         """SIGKILL: the connections die without a goodbye, as when a Redis pod is lost."""

@@ -491,9 +491,15 @@ def test_announce_current_publishes_on_the_snapshot_channel(
     assert message is not None and message["data"] == b"2026-12"
 
 
+@pytest.mark.parametrize("url", [
+    "redis://127.0.0.1:1/0",  # nothing listens on port 1
+    "redis+sentinel://127.0.0.1:1/readiness",
+    "redis+cluster://127.0.0.1:1",
+    "redis+sentinel://127.0.0.1:1",  # a URL the servers would refuse: no service named
+])
 def test_announce_current_unreachable_redis_only_warns(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+    url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setenv("READINESS_REDIS_URL", "redis://127.0.0.1:1/0")
+    monkeypatch.setenv("READINESS_REDIS_URL", url)
     announce_current(tmp_path, "2026-12")  # CURRENT flipped already: this must not raise
     assert "servers will notice it when they poll" in caplog.text

@@ -41,18 +41,26 @@ OVERLAYS = sorted(
     for path in (ROOT / "k8s" / "overlays").iterdir()
     if (path / "kustomization.yaml").is_file()
 )
-SYNC_COMPONENT = "components/snapshot-sync"
-SYNC_OVERLAYS = [
-    overlay
-    for overlay in OVERLAYS
-    if any(
-        str(component).rstrip("/").endswith(SYNC_COMPONENT)
-        for component in yaml.safe_load(
-            (ROOT / "k8s" / "overlays" / overlay / "kustomization.yaml").read_text()
-        ).get("components", [])
-    )
-]
+
+
+def _listing(component: str) -> list[str]:
+    """The overlays whose kustomization lists ``component`` (``components/<name>``)."""
+    return [
+        overlay
+        for overlay in OVERLAYS
+        if any(
+            str(listed).rstrip("/").endswith(component)
+            for listed in yaml.safe_load(
+                (ROOT / "k8s" / "overlays" / overlay / "kustomization.yaml").read_text()
+            ).get("components", [])
+        )
+    ]
+
+
+SYNC_OVERLAYS = _listing("components/snapshot-sync")
 """Overlays whose pods copy the snapshots into an emptyDir (k8s/components/snapshot-sync)."""
+REPLICATED_OVERLAYS = _listing("components/redis-sentinel")
+"""Overlays with three Redis pods watched by Sentinel (k8s/components/redis-sentinel)."""
 CLAIM_OVERLAYS = [overlay for overlay in OVERLAYS if overlay not in SYNC_OVERLAYS]
 """Overlays whose pods share the snapshot claim (ReadWriteMany, or ReadWriteOnce on one node)."""
 SYNC_CONTAINER = "snapshot-sync"
@@ -279,6 +287,19 @@ def _redis_users(docs: list[Doc]) -> dict[str, Doc]:
         for container in _containers(template)
         if "READINESS_REDIS_URL" in _environment(docs, container)
     }
+
+
+def _redis(docs: list[Doc]) -> tuple[Doc, set[int]]:
+    """The Redis workload (the base's one-pod Deployment, or the StatefulSet of
+    components/redis-sentinel) and the ports its containers listen on."""
+    (workload,) = (doc for doc in docs if doc["kind"] in LONG_RUNNING_KINDS and doc["metadata"]["name"] == "redis")
+    containers = workload["spec"]["template"]["spec"]["containers"]
+    return workload, {port["containerPort"] for container in containers for port in container.get("ports", [])}
+
+
+def _name(doc: Doc) -> str:
+    """A workload's "Kind/name", as ``_pod_templates`` and ``_selected`` name it."""
+    return f"{doc['kind']}/{doc['metadata']['name']}"
 
 
 def _script(container: Doc) -> str:
@@ -814,10 +835,10 @@ def test_only_the_refresh_job_has_egress_out_of_the_cluster(
     assert _selected(docs, policy["spec"]["podSelector"]) == refresh_jobs
     rules = policy["spec"]["egress"]
     ports = {(port["port"], port["protocol"]) for rule in rules for port in rule["ports"]}
-    assert ports == {(53, "UDP"), (53, "TCP"), (6379, "TCP"), (443, "TCP")}
-    redis_port = _one(docs, "Service", "redis")["spec"]["ports"][0]["port"]
-    (to_redis,) = (rule for rule in rules if rule["ports"][0]["port"] == redis_port)
-    assert _selected(docs, to_redis["to"][0]["podSelector"]) == {"Deployment/redis"}
+    redis, redis_ports = _redis(docs)  # Redis', and Sentinel's where there is one
+    assert ports == {(53, "UDP"), (53, "TCP"), (443, "TCP")} | {(port, "TCP") for port in redis_ports}
+    (to_redis,) = (rule for rule in rules if {port["port"] for port in rule["ports"]} == redis_ports)
+    assert _selected(docs, to_redis["to"][0]["podSelector"]) == {_name(redis)}
 
 
 def _ingress_peers(docs: list[Doc], name: str) -> tuple[Doc, list[Doc]]:
@@ -840,12 +861,18 @@ def test_only_the_api_and_the_refresh_and_warm_jobs_reach_redis(
 ) -> None:
     docs = manifests[overlay]
     policy, peers = _ingress_peers(docs, "redis")
-    assert _selected(docs, policy["spec"]["podSelector"]) == {"Deployment/redis"}
+    redis, _ = _redis(docs)
+    assert _selected(docs, policy["spec"]["podSelector"]) == {_name(redis)}
     assert all(set(peer) == {"podSelector"} for peer in peers), "no other namespace or address"
     allowed = set().union(*(_selected(docs, peer["podSelector"]) for peer in peers))
     # The snapshot-sync overlays have no refresh CronJob: publishing happens at the source.
     refresh = set() if overlay in SYNC_OVERLAYS else {"CronJob/readiness-refresh"}
-    assert allowed == {"Deployment/readiness-api", "CronJob/readiness-warm", *refresh}
+    # Replicated, the Redis pods reach each other too: replication, and the sentinels.
+    replicas = {_name(redis)} if redis["kind"] == "StatefulSet" else set()
+    assert allowed == {"Deployment/readiness-api", "CronJob/readiness-warm", *refresh, *replicas}
+    named = {port["name"] for container in redis["spec"]["template"]["spec"]["containers"]
+             for port in container["ports"]}
+    assert {port["port"] for rule in policy["spec"]["ingress"] for port in rule["ports"]} == named
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -968,7 +995,7 @@ def test_api_refresh_and_warm_use_the_in_cluster_redis(
 ) -> None:
     docs = manifests[overlay]
     templates = _pod_templates(docs)
-    port = _one(docs, "Service", "redis")["spec"]["ports"][0]["port"]
+    expected = _redis_url(docs)
     for workload in (
         "Deployment/readiness-api",
         "CronJob/readiness-refresh",
@@ -980,7 +1007,23 @@ def test_api_refresh_and_warm_use_the_in_cluster_redis(
             c for c in templates[workload]["spec"]["containers"] if c["name"] != SYNC_CONTAINER
         )
         _, settings = _settings(docs, container)
-        assert settings.redis_url == f"redis://redis:{port}/0", workload
+        assert settings.redis_url == expected, workload
+
+
+def _redis_url(docs: list[Doc]) -> str:
+    """The URL of the in-cluster Redis: the base's Service, or every pod's sentinel by its stable
+    name (the headless Service) and the service the init script has them watch."""
+    redis, _ = _redis(docs)
+    if redis["kind"] == "Deployment":
+        return f"redis://redis:{_one(docs, 'Service', 'redis')['spec']['ports'][0]['port']}/0"
+    headless = _one(docs, "Service", redis["spec"]["serviceName"])
+    assert headless["spec"]["clusterIP"] == "None" and headless["spec"]["publishNotReadyAddresses"] is True
+    (sentinel,) = (port["port"] for port in headless["spec"]["ports"] if port["name"] == "sentinel")
+    (init,) = redis["spec"]["template"]["spec"]["initContainers"]
+    (service,) = re.findall(r"sentinel monitor (\S+) ", _script(init))
+    pods = ",".join(f"{redis['metadata']['name']}-{index}.{headless['metadata']['name']}:{sentinel}"
+                    for index in range(redis["spec"]["replicas"]))
+    return f"redis+sentinel://{pods}/{service}/0"
 
 
 # --- the Redis signing key --------------------------------------------------------------------
@@ -1056,10 +1099,9 @@ def test_redis_is_a_bounded_lru_cache_without_persistence(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
     docs = manifests[overlay]
-    deployment = _one(docs, "Deployment", "redis")
-    assert deployment["spec"]["replicas"] == 1
-    spec = deployment["spec"]["template"]["spec"]
-    (container,) = spec["containers"]
+    redis, _ = _redis(docs)
+    spec = redis["spec"]["template"]["spec"]
+    (container,) = (container for container in spec["containers"] if container["name"] == "redis")
     (config_volume,) = (volume for volume in spec["volumes"] if "configMap" in volume)
     config_map = _one(docs, "ConfigMap", config_volume["configMap"]["name"])
     directives = dict(
@@ -1072,7 +1114,79 @@ def test_redis_is_a_bounded_lru_cache_without_persistence(
     maxmemory = _bytes(directives["maxmemory"], _REDIS_UNITS)
     limit = _bytes(container["resources"]["limits"]["memory"], _UNITS)
     assert 0.5 * limit <= maxmemory <= 0.85 * limit, "maxmemory a bit under the memory limit"
-    assert container["command"][-1].startswith("/etc/redis/")
+    if redis["kind"] == "Deployment":
+        assert redis["spec"]["replicas"] == 1
+        assert container["command"][-1].startswith("/etc/redis/")
+    else:  # the init container's file, which includes the ConfigMap's
+        (init,) = spec["initContainers"]
+        assert container["command"][-1] == "/conf/redis.conf"
+        assert 'echo "include /etc/redis/redis.conf"' in _script(init)
+
+
+def test_a_replicated_redis_is_rendered_by_an_overlay() -> None:
+    assert REPLICATED_OVERLAYS == ["prod-sentinel"]
+
+
+@pytest.mark.parametrize("overlay", REPLICATED_OVERLAYS)
+def test_replicated_redis_pdb_lets_a_drain_take_one_pod_at_a_time(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    redis, _ = _redis(docs)
+    assert redis["kind"] == "StatefulSet" and redis["spec"]["replicas"] == 3
+    pdb = _one(docs, "PodDisruptionBudget", "redis")
+    assert _selected(docs, pdb["spec"]["selector"]) == {_name(redis)}
+    # Two left: a primary and a replica, and two sentinels, the quorum a failover needs.
+    assert pdb["spec"]["minAvailable"] == redis["spec"]["replicas"] - 1
+    (init,) = redis["spec"]["template"]["spec"]["initContainers"]
+    assert re.search(r"sentinel monitor readiness \$primary 6379 2$", _script(init), re.MULTILINE)
+
+
+def _start_redis_pod(init: Doc, pod: str, sentinels_say: list[str], directory: Path) -> tuple[str, str]:
+    """Run the replicated Redis' init script as pod ``pod`` would, its /conf in ``directory``,
+    ``redis-cli`` answering with ``sentinels_say`` in turn (an empty line: no sentinel answers)
+    and ``sleep`` returning at once; (redis.conf, sentinel.conf) as it writes them."""
+    tools = directory / "bin"
+    tools.mkdir()
+    answers = directory / "answers"
+    answers.write_text("".join(line + "\n" for line in sentinels_say))
+    # Each call answers the first line left, and drops it; with none left, nobody answers.
+    (tools / "redis-cli").write_text(f'#!/bin/sh\nhead -n 1 {answers}\nsed -i 1d {answers}\n')
+    (tools / "sleep").write_text("#!/bin/sh\n")
+    for tool in tools.iterdir():
+        tool.chmod(0o755)
+    conf = directory / "conf"
+    conf.mkdir()
+    script = _script(init).replace("/conf/", f"{conf}/")
+    result = subprocess.run(["sh", "-c", script], env={"PATH": f"{tools}:/usr/bin:/bin", "POD_NAME": pod},
+                            capture_output=True, text=True, timeout=30, check=False)
+    assert result.returncode == 0, result.stderr
+    return (conf / "redis.conf").read_text(), (conf / "sentinel.conf").read_text()
+
+
+@pytest.mark.parametrize(
+    ("pod", "sentinels_say", "primary"),
+    [
+        ("redis-0", [], "redis-0"),  # the first start: redis-0 is the primary
+        ("redis-2", [], "redis-0"),  # ... and the others replicate it
+        ("redis-0", ["", "redis-1.redis-headless"], "redis-1"),  # restarted: it follows the promoted one
+        # The primary restarted before the sentinels promoted a replica: it waits for them.
+        ("redis-1", ["redis-1.redis-headless", "redis-1.redis-headless", "redis-2.redis-headless"], "redis-2"),
+    ],
+)
+def test_replicated_redis_pod_starts_as_primary_or_replica_of_the_one_the_sentinels_name(
+    manifests: dict[str, list[Doc]], tmp_path: Path, pod: str, sentinels_say: list[str], primary: str
+) -> None:
+    redis, _ = _redis(manifests["prod-sentinel"])
+    (init,) = redis["spec"]["template"]["spec"]["initContainers"]
+    redis_conf, sentinel_conf = _start_redis_pod(init, pod, sentinels_say, tmp_path)
+    me = f"{pod}.redis-headless"
+    expected = ["include /etc/redis/redis.conf", f"replica-announce-ip {me}"]
+    if primary != pod:
+        expected.append(f"replicaof {primary}.redis-headless 6379")
+    assert redis_conf.splitlines() == expected
+    assert f"sentinel announce-ip {me}\n" in sentinel_conf
+    assert f"sentinel monitor readiness {primary}.redis-headless 6379 2\n" in sentinel_conf
 
 
 # --- the scripts, run -------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""RedisTier: one suite against fakeredis and against the real Redis; failures become misses."""
+"""RedisTier: one suite against fakeredis, the real Redis, a Redis Cluster and a Sentinel-watched
+primary; failures become misses."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from readiness.cache.redis_tier import (
     ANSWER_PREFIX,
     MAX_COUNTED_LENGTH,
     MAX_COUNTED_QUERIES,
+    RedisClient,
     RedisTier,
     connect,
     popular_key,
@@ -25,20 +27,27 @@ from readiness.metrics import Metrics
 from tests.conftest import eventually, gen_test
 from tests.processes import RedisServer, free_port
 
-Factory = Callable[[], Redis]
+Factory = Callable[[], RedisClient]
 
 
-@pytest.fixture(params=["fakeredis", "real"])
+@pytest.fixture(params=["fakeredis", "real", "cluster", "sentinel"])
 def new_client(request: pytest.FixtureRequest) -> Factory:
-    """Makes a client (inside the test's event loop) for fakeredis or the real Redis."""
+    """Makes a client (inside the test's event loop) for fakeredis, the real Redis, a Redis
+    Cluster of three primaries or a Sentinel-watched primary (tests/redis_topologies.py): one
+    RedisTier, whatever Redis is behind it."""
     if request.param == "fakeredis":
         server = fakeredis.FakeServer()
         return lambda: fakeredis.FakeAsyncRedis(server=server)
-    url = request.getfixturevalue("real_redis_url")
+    if request.param == "cluster":
+        url = request.getfixturevalue("cluster_empty").url
+    elif request.param == "sentinel":
+        url = request.getfixturevalue("replicated").url(free_port())
+    else:
+        url = request.getfixturevalue("real_redis_url")
     return lambda: connect(url, timeout=1.0)
 
 
-def tier(client: Redis, failures: int = 3) -> RedisTier:
+def tier(client: RedisClient, failures: int = 3) -> RedisTier:
     metrics = Metrics(lambda: None, lambda: False)
     return RedisTier(client, CircuitBreaker(failures, pause=60), metrics)
 

@@ -179,7 +179,9 @@ def test_warm_command_bad_redis_url_exits_2_without_its_password(data: Path) -> 
     done = run_warm("--data-dir", str(data), "--redis-url", "redis://writer:hunter2@redis:port/0")
     assert done.returncode == 2, done.stderr
     assert done.stderr == ("warm: --redis-url='redis://writer:***@redis:port/0' is not valid; "
-                           "use redis://HOST:PORT/DB, rediss://… or unix://PATH\n")
+                           "use redis://HOST:PORT/DB, rediss://… or unix://PATH, or for Sentinel "
+                           "redis+sentinel://HOST:PORT,HOST:PORT/SERVICE/DB, for a cluster "
+                           "redis+cluster://HOST:PORT,HOST:PORT\n")
 
 
 @pytest.mark.parametrize("key", ["", "readiness-default-signing-key"])

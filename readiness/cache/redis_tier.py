@@ -14,10 +14,14 @@ import time
 from collections.abc import Callable, Sequence
 
 from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.asyncio.cluster import ClusterNode, RedisCluster
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
+from config import RedisAddress, Topology
 from readiness.cache.answers import AnswerCodec
 from readiness.cache.breaker import CircuitBreaker
 from readiness.domain.answer import Answer
@@ -49,7 +53,14 @@ warmed answer (all countries, 110 KB) fits; a one-off many-country answer with d
 REJECTION_LOG_SECONDS = 60
 """At most one log line per minute about rejected values; the metric counts every one."""
 
-_FAILURES = (RedisError, OSError, asyncio.TimeoutError)
+RedisClient = Redis | RedisCluster
+"""A client of the tier: one server's or a Sentinel-watched primary's (``Redis``), or a Redis
+Cluster's, which sends each command to the node holding its key. Every command the service
+sends names one key (a pipeline's commands too), so none needs keys sharing a hash slot."""
+
+FAILURES = (RedisError, RedisClusterException, OSError, asyncio.TimeoutError)
+"""What a Redis call may raise when Redis fails: a cluster that cannot be reached raises
+RedisClusterException, which is not a RedisError."""
 
 
 def popular_key(snapshot_id: str) -> str:
@@ -68,10 +79,10 @@ def warming_key(prefix: str) -> str:
     return WARMING_PREFIX + prefix
 
 
-async def store_answers(client: Redis, codec: AnswerCodec, entries: Sequence[tuple[str, Answer, int]]) -> int:
+async def store_answers(client: RedisClient, codec: AnswerCodec, entries: Sequence[tuple[str, Answer, int]]) -> int:
     """Write (cache key, answer, ttl) entries in one round trip; return the bytes written.
 
-    For the warm-up, which must know when Redis fails: raises RedisError or OSError.
+    For the warm-up, which must know when Redis fails: raises one of FAILURES.
     """
     written = 0
     async with client.pipeline(transaction=False) as pipe:
@@ -88,7 +99,7 @@ class RedisTier:
 
     def __init__(
         self,
-        client: Redis,
+        client: RedisClient,
         breaker: CircuitBreaker,
         metrics: Metrics,
         codec: AnswerCodec | None = None,
@@ -131,7 +142,7 @@ class RedisTier:
         try:
             async with asyncio.timeout(self.timeout):
                 data = await self.client.get(ANSWER_PREFIX + key)
-        except _FAILURES as error:
+        except FAILURES as error:
             self._failed("get", error)
             return None
         self.breaker.success()
@@ -162,7 +173,7 @@ class RedisTier:
         try:
             async with asyncio.timeout(self.timeout):
                 await self.client.set(ANSWER_PREFIX + key, self.codec.pack(key, answer), ex=ttl_seconds)
-        except _FAILURES as error:
+        except FAILURES as error:
             self._failed("set", error)
             return
         self.breaker.success()
@@ -189,7 +200,7 @@ class RedisTier:
                     pipe.zremrangebyrank(popular_key(snapshot_id), 0, -POPULAR_KEEP - 1)
                     pipe.expire(popular_key(snapshot_id), POPULAR_TTL_SECONDS)
                 await pipe.execute()
-        except _FAILURES as error:
+        except FAILURES as error:
             self._failed("count", error)
             return
         self.breaker.success()
@@ -211,20 +222,91 @@ class RedisTier:
                         operation, error or type(error).__name__, self.breaker.pause)
 
 
-def connect(url: str, timeout: float, *, socket_timeouts: bool = True) -> Redis:
-    """A client with short connect and socket timeouts, so a dead Redis fails fast.
+def connect(url: str, timeout: float, *, socket_timeouts: bool = True) -> RedisClient:
+    """A client of the Redis ``url`` names (config/redis_address.py), with short connect and
+    socket timeouts, so a dead Redis fails fast, and no retries: the breaker decides when to
+    try again, not the client.
 
     ``socket_timeouts=False``: a connect timeout only, for a caller that bounds every call
     itself (``RedisTier`` with its ``timeout``); redis-py disconnects a connection whose
     command was cancelled, so no late reply is read by the next command.
     """
+    address = RedisAddress.parse(url)
+    socket_timeout = timeout if socket_timeouts else None
+    if address.topology is Topology.CLUSTER:
+        return RedisCluster(
+            startup_nodes=[ClusterNode(host, port) for host, port in address.nodes],
+            username=address.username, password=address.password, ssl=address.tls,
+            socket_timeout=socket_timeout, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0),
+            max_connections=64, health_check_interval=0,
+        )
+    if address.topology is Topology.SENTINEL:
+        return _primary(address, timeout, socket_timeout)
     return Redis.from_url(
-        url,
-        socket_timeout=timeout if socket_timeouts else None,
-        socket_connect_timeout=timeout,
-        retry_on_timeout=False,
-        retry=Retry(NoBackoff(), 0),  # the breaker decides when to try again, not the client
-        max_connections=64,
-        health_check_interval=0,
+        url, socket_timeout=socket_timeout, socket_connect_timeout=timeout, retry_on_timeout=False,
+        retry=Retry(NoBackoff(), 0), max_connections=64, health_check_interval=0,
     )
 
+
+def _primary(address: RedisAddress, timeout: float, socket_timeout: float | None) -> Redis:
+    """A client of the primary the sentinels of ``address`` name, asked again for every new
+    connection, so that one after a failover reaches the new primary.
+
+    Each sentinel is given a share of ``timeout``, and always a socket timeout: one that hangs
+    must leave time to ask the next, then to connect to the primary. They are reached without
+    the URL's credentials (Sentinel has its own, which this URL does not carry), over TLS when
+    the URL says so.
+    """
+    share = timeout / (len(address.nodes) + 1)
+    sentinel = Sentinel(  # type: ignore[no-untyped-call]
+        address.nodes,
+        sentinel_kwargs={"socket_timeout": share, "socket_connect_timeout": share, "ssl": address.tls,
+                         "retry": Retry(NoBackoff(), 0), "health_check_interval": 0},
+    )
+    primary: Redis = sentinel.master_for(
+        address.service, redis_class=_SentinelPrimary, db=address.db,
+        username=address.username, password=address.password, ssl=address.tls,
+        socket_timeout=socket_timeout, socket_connect_timeout=timeout, retry_on_timeout=False,
+        retry=Retry(NoBackoff(), 0), max_connections=64, health_check_interval=0,
+    )
+    return primary
+
+
+class _SentinelPrimary(Redis):
+    """The primary's client, which closes the sentinels' connections with its own."""
+
+    async def aclose(self, close_connection_pool: bool | None = None) -> None:
+        await super().aclose(close_connection_pool)
+        if isinstance(self.connection_pool, SentinelConnectionPool):
+            await self.connection_pool.sentinel_manager.aclose()
+
+
+async def prepare(client: RedisClient, timeout: float) -> None:
+    """Read a cluster's slot map and command table now, within ``timeout``, not in a request's
+    first lookup: a RedisCluster client reads them on its first command (30 to 90 ms measured
+    on the development VM), more than a lookup's deadline on a busy machine, and a lookup cut
+    short leaves the next one to start again. Nothing to do for any other client. A failure is
+    logged: the first lookups then read them, as they would have.
+    """
+    if not isinstance(client, RedisCluster):
+        return
+    try:
+        async with asyncio.timeout(timeout):
+            await client.initialize()
+    except FAILURES as error:
+        log.warning("redis cluster not reachable at start (%s); the first lookups will try again", error)
+
+
+async def subscriber(client: RedisClient) -> PubSub:
+    """A pub/sub connection of ``client`` that skips subscription confirmations. Raises one of
+    FAILURES.
+
+    On a cluster, the slot map is read first, each time: redis-py's cluster pub/sub looks the
+    channel's node up in it without reading it (a KeyError on a fresh client), and after a
+    failure the node may have moved (a failover) while nothing else makes this client read it
+    again.
+    """
+    if isinstance(client, RedisCluster):
+        await client.initialize()  # first use: the client's own set-up, the map included
+        await client.nodes_manager.initialize()
+    return client.pubsub(ignore_subscribe_messages=True)

@@ -11,16 +11,14 @@ Redis being down only means there is nothing to warm: every failure is logged an
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 
-from redis.asyncio import Redis
-from redis.exceptions import LockError, RedisError
+from redis.exceptions import LockError
 
 from loaders import SnapshotStore
 from readiness.cache.keys import cache_key
-from readiness.cache.redis_tier import warmed_key, warming_key
+from readiness.cache.redis_tier import FAILURES, RedisClient, warmed_key, warming_key
 from readiness.freshness.warm import WarmSettings, warm_snapshot
 
 log = logging.getLogger("readiness.warm")
@@ -30,13 +28,11 @@ LOCK_SECONDS = 600
 sample's: docs/PERFORMANCE.md#the-warm-up), short enough that a server killed mid-warm-up
 delays the next one little."""
 
-_FAILURES = (RedisError, OSError, asyncio.TimeoutError)
-
 
 class Rewarmer:
     """Checks for the current snapshot's warm marker and re-warms Redis when it is missing."""
 
-    def __init__(self, client: Redis, store: SnapshotStore, data_dir: Path, settings: WarmSettings) -> None:
+    def __init__(self, client: RedisClient, store: SnapshotStore, data_dir: Path, settings: WarmSettings) -> None:
         """``client`` is the warm-up's own connection, with patient timeouts (not the request
         path's 100 ms): a warm-up pipeline carries megabytes."""
         self.client = client
@@ -62,13 +58,13 @@ class Rewarmer:
             lock = self.client.lock(warming_key(prefix), timeout=LOCK_SECONDS, blocking=False)
             if not await lock.acquire():
                 return  # another server is warming
-        except _FAILURES as error:
+        except FAILURES as error:
             log.debug("re-warm check skipped: redis unavailable (%s)", error)
             return
         log.info("redis has no warm set for snapshot %s; warming it", snapshot.id)
         try:
             summary = await warm_snapshot(self.client, self.data_dir, snapshot, self.settings)
-        except _FAILURES as error:
+        except FAILURES as error:
             log.warning("re-warm of snapshot %s failed (%s); the next check tries again", snapshot.id, error)
         else:
             self.runs += 1
@@ -76,7 +72,7 @@ class Rewarmer:
         finally:
             try:
                 await lock.release()
-            except (LockError, *_FAILURES):
+            except (LockError, *FAILURES):
                 pass  # expired or Redis gone: it lapses on its own
 
     async def close(self) -> None:

@@ -22,9 +22,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import parse_qsl
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
 from config import Settings, SettingsError, redact
 from config.settings import redis_url
 from loaders import (
@@ -38,7 +35,7 @@ from loaders import (
 )
 from readiness.cache.answers import AnswerCodec
 from readiness.cache.keys import cache_key, request_key
-from readiness.cache.redis_tier import connect, popular_key, store_answers, warmed_key
+from readiness.cache.redis_tier import FAILURES, RedisClient, connect, popular_key, store_answers, warmed_key
 from readiness.domain.answer import Answer
 from readiness.domain.compute import compute
 from readiness.domain.errors import ReadinessError
@@ -122,7 +119,7 @@ def parse_request(member: str) -> tuple[Route, Query] | None:
 
 
 async def warm(
-    redis: Redis,
+    redis: RedisClient,
     data_dir: Path,
     snapshot_id: str,
     settings: WarmSettings,
@@ -130,14 +127,14 @@ async def warm(
 ) -> Summary:
     """Read snapshot ``snapshot_id`` of ``data_dir`` (in a worker thread) and ``warm_snapshot`` it.
 
-    Raises SnapshotRefused if the snapshot cannot be read, RedisError if Redis cannot be written.
+    Raises SnapshotRefused if the snapshot cannot be read, one of FAILURES if Redis cannot be written.
     """
     snapshot = await asyncio.to_thread(load_snapshot, data_dir / "snapshots" / snapshot_id)
     return await warm_snapshot(redis, data_dir, snapshot, settings, progress)
 
 
 async def warm_snapshot(
-    redis: Redis,
+    redis: RedisClient,
     data_dir: Path,
     snapshot: Snapshot,
     settings: WarmSettings,
@@ -150,7 +147,7 @@ async def warm_snapshot(
 
     Answers are computed in a worker thread, a batch at a time, so a server running this keeps
     answering requests. Counted answers over ``max_answer_bytes`` are skipped, as servers
-    skip them. Raises RedisError (or OSError) if Redis cannot be written.
+    skip them. Raises one of FAILURES (readiness.cache.redis_tier) if Redis cannot be written.
     """
     started = time.monotonic()
     years, counted = await asyncio.to_thread(_archive_years_and_current, data_dir)
@@ -264,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"warming snapshot {snapshot_id} from {data_dir} into Redis", file=sys.stderr)
     try:
         summary = asyncio.run(_run(url, data_dir, snapshot_id, warm_settings))
-    except (SnapshotRefused, RedisError, OSError) as error:
+    except (SnapshotRefused, *FAILURES) as error:
         print(f"warm: failed: {redact(str(error), url)}", file=sys.stderr)  # no password of the URL
         return 1
     print(summary)

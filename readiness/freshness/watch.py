@@ -8,10 +8,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
 from loaders import SNAPSHOT_CHANNEL, SnapshotStore
+from readiness.cache.redis_tier import FAILURES, RedisClient, subscriber
 from readiness.service import ReadinessService
 
 log = logging.getLogger("readiness.watch")
@@ -45,7 +43,7 @@ class SnapshotWatcher:
             log.info("dropped %d cached answers of snapshot %s", dropped, snapshot_id)
         await self.store.recover()  # answers naming a recovered snapshot have other keys: nothing to drop
 
-    async def listen(self, client: Redis, retry_seconds: float) -> None:
+    async def listen(self, client: RedisClient, retry_seconds: float) -> None:
         """Refresh whenever the publisher announces a snapshot; reconnect after failures.
 
         Runs until ``stop()``: it checks every second rather than relying on cancellation,
@@ -54,14 +52,14 @@ class SnapshotWatcher:
         """
         while not self.stopped:
             try:
-                async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                async with await subscriber(client) as pubsub:
                     await pubsub.subscribe(SNAPSHOT_CHANNEL)
                     while not self.stopped:
                         message = await pubsub.get_message(timeout=1.0)
                         if message is not None:
                             log.info("snapshot announced: %r", message.get("data"))
                             await self.refresh()
-            except (RedisError, OSError) as error:
+            except FAILURES as error:
                 log.warning("snapshot channel unavailable (%s); retrying in %ss", error, retry_seconds)
                 await asyncio.sleep(retry_seconds)
 
@@ -70,6 +68,6 @@ class SnapshotWatcher:
         self.stopped = True
 
 
-async def announce(client: Redis, snapshot_id: str) -> int:
+async def announce(client: RedisClient, snapshot_id: str) -> int:
     """Tell every server that ``snapshot_id`` is now current; returns how many listened."""
     return int(await client.publish(SNAPSHOT_CHANNEL, snapshot_id))
