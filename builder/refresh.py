@@ -120,7 +120,10 @@ def inherited_provenance(data_dir: Path, snapshot_id: str) -> tuple[str | None, 
     """The publisher and licence a refresh of ``snapshot_id`` names when not told: those of its
     own manifest if it is published, else of the snapshot CURRENT names, so that the monthly job
     carries them forward once a release has named them (docs/PUBLISHING.md#the-monthly-refresh-one-command).
-    (None, None) when neither manifest can be read or names them."""
+
+    A synthetic manifest (the bundled sample's, ``"synthetic": true``) is passed over: its
+    publisher names the sample ("... (synthetic sample)"), and a month of real values inherited
+    it. (None, None) when no such manifest can be read or names them."""
     for candidate in (snapshot_id, read_current_id(data_dir)):
         if candidate is None:
             continue
@@ -128,7 +131,7 @@ def inherited_provenance(data_dir: Path, snapshot_id: str) -> tuple[str | None, 
             manifest = json.loads((data_dir / SNAPSHOTS / candidate / MANIFEST).read_bytes())
         except (OSError, ValueError):
             continue
-        if isinstance(manifest, dict):
+        if isinstance(manifest, dict) and manifest.get("synthetic") is not True:
             publisher, license_ = manifest.get("publisher"), manifest.get("license")
             return (publisher if isinstance(publisher, str) else None,
                     license_ if isinstance(license_, str) else None)

@@ -11,6 +11,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -270,6 +271,21 @@ def test_refresh_names_publisher_and_licence_and_later_months_inherit_them(
     assert inherited_provenance(data, "2026-12") == ("Example Institute", "CC-BY-4.0")
     assert main(cli(api, tmp_path), clock=on(6)) == 0
     assert capsys.readouterr().out.splitlines()[-1].endswith("nothing changed")
+
+
+def test_refresh_never_inherits_the_synthetic_samples_publisher(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A data directory that started from the bundled sample (the dev overlay's seed): CURRENT
+    # names its synthetic 2026-11, whose publisher is "... (synthetic sample)".
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data" / "sample", data)
+    assert inherited_provenance(data, "2026-12") == (None, None)
+    assert inherited_provenance(data, "2026-11") == (None, None), "its own manifest is the sample's too"
+    # The first real month (forced: six economies against the sample's 217) names none.
+    assert main(cli(api, tmp_path, "--snapshot", "2026-12", "--force"), clock=on(5)) == 0
+    written = manifest(tmp_path, "2026-12")
+    assert "publisher" not in written and "license" not in written and written["synthetic"] is False
 
 
 def test_refresh_other_content_under_a_published_month_is_a_conflict_unless_replaced(
