@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from builder.build import BuildInvalid, Built, build_snapshot
 from builder.datadir import Listed, list_snapshots
-from builder.fetch import fetch_raw, requests_of
+from builder.fetch import announced, fetch_raw, fetched_summary, requests_of
 from builder.inputs import InputError, read_raw
 from builder.progress import Progress
 from builder.publish import (
@@ -42,7 +43,6 @@ from builder.release import Release, ReleaseError
 from builder.sanity import Limits
 from builder.wdi import WdiError, import_wdi
 from builder.worldbank import MAX_PARALLEL, MAX_PER_PAGE, PUBLIC_API, SourceError, SourceSettings
-from config import redact
 from loaders import read_current_id
 
 Clock = Callable[[], datetime.datetime]
@@ -60,6 +60,9 @@ def main(argv: Sequence[str] | None = None, clock: Clock = _utc_now) -> int:
     default month and publication date, the fetch's date, each progress line's time)."""
     args = _parser().parse_args(argv)
     args.clock = clock
+    # urllib3 warns of each retry in its own words (its Retry's state, no series); the fetch says
+    # each one with the series, the cause and the wait (builder.waits).
+    logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
     commands = {"fetch": _fetch, "import-wdi": _import_wdi, "build": _build, "publish": _publish,
                 "refresh": _refresh, "list": _list}
     try:
@@ -218,14 +221,12 @@ def _fetch(args: argparse.Namespace) -> int:
     said = _progress(args)
     year = args.year or now.year
     asked = requests_of(year)
-    shown = redact(args.source_url, args.source_url)  # a mirror's URL may carry a password
-    with said.step("fetch", f"{len(asked)} requests to {shown}, {args.parallel} at a time"), \
-            said.counting(len(asked), "request"):
-        fetched = fetch_raw(_source(args), year, read_fcv(args.fcv), now, progress=said.fetched)
+    source = _source(args)
+    with said.step("fetch", announced(source, len(asked))), said.counting(len(asked), "series"):
+        fetched = fetch_raw(source, year, read_fcv(args.fcv), now, heard=said)
     out = write_tables(fetched.tables, args.out)
     _warn_fetch(fetched.skipped, fetched.unknown_fcv)
-    print(f"fetched {out}: {len(fetched.tables.economies)} economies, "
-          f"{sum(len(o) for o in fetched.tables.series.values())} values")
+    print(f"fetched {out}: {fetched_summary(fetched)}")
     return 0
 
 

@@ -24,7 +24,6 @@ import datetime
 import json
 import shutil
 import tempfile
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,7 @@ from pathlib import Path
 from builder.build import Built, build_snapshot
 from builder.changes import ChangeReport, compare
 from builder.datadir import SNAPSHOTS
-from builder.fetch import Fetched, fetch_raw, requests_of
+from builder.fetch import Fetched, announced, fetch_raw, fetched_summary, requests_of
 from builder.inputs import read_raw
 from builder.progress import Progress
 from builder.publish import (
@@ -49,9 +48,9 @@ from builder.publish import (
 from builder.rawtables import write_tables
 from builder.release import Release
 from builder.sanity import Checked, Limits, check
-from builder.worldbank import SourceSettings, Wait
+from builder.waits import Wait
+from builder.worldbank import SourceSettings
 from builder.write import MANIFEST, mark_forced
-from config import redact
 from loaders import Snapshot, read_current_id, read_snapshot
 
 
@@ -139,7 +138,7 @@ def inherited_provenance(data_dir: Path, snapshot_id: str) -> tuple[str | None, 
 
 
 def refresh(
-    plan: Plan, now: datetime.datetime, *, progress: Progress | None = None, wait: Wait = time.sleep
+    plan: Plan, now: datetime.datetime, *, progress: Progress | None = None, wait: Wait | None = None
 ) -> Refreshed:
     """Run the whole refresh for ``plan``; ``now`` is the fetch's recorded date.
 
@@ -147,21 +146,20 @@ def refresh(
     SnapshotConflict (published with other content, without replace), RefreshRefused (a
     sanity check, without ``force``), StepFailed (a file system error, naming the step and
     file), or any error of ``publish``; in every case CURRENT is as it was. ``progress``
-    hears of every step and series; ``wait`` spends the waits between retries.
+    hears of every step, series, retry and long wait; ``wait`` spends the waits between retries
+    (default: waits that the fetch's first failure cuts short).
     """
     said = progress if progress is not None else Progress.quiet()
     release = plan.release
     nothing = "nothing was published"
     asked = requests_of(release.year)
-    shown = redact(plan.source.base_url, plan.source.base_url)
-    with said.step("fetch", f"{len(asked)} requests to {shown}, {plan.source.parallel} at a time") as step:
-        with said.counting(len(asked), "request"):
-            fetched = fetch_raw(plan.source, release.year, plan.fcv, now, progress=said.fetched, wait=wait)
+    with said.step("fetch", announced(plan.source, len(asked))) as step:
+        with said.counting(len(asked), "series"):
+            fetched = fetch_raw(plan.source, release.year, plan.fcv, now, heard=said, wait=wait)
         with failing(release.id, "fetch", nothing) as at:
             at.file = plan.work / "raw" / release.id
             raw = write_tables(fetched.tables, at.file)
-        step.result = (f"{raw}: {len(fetched.tables.economies)} economies, "
-                       f"{sum(len(o) for o in fetched.tables.series.values())} values")
+        step.result = f"{raw}: {fetched_summary(fetched)}"
     with failing(release.id, "build", nothing) as at:
         at.file = builds = plan.work / "build"
         builds.mkdir(parents=True, exist_ok=True)
