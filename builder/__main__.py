@@ -34,6 +34,7 @@ from builder.publish import (
     Outcome,
     Placement,
     PublishError,
+    Rollback,
     publish,
     shell_hook,
 )
@@ -112,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
                                "READINESS_SNAPSHOT_ID set); a non-zero exit undoes the publish")
     publish_.add_argument("--replace", action="store_true",
                           help="if the id is published with other content, swap it atomically")
+    publish_.add_argument("--undo-rollback", action="store_true", help=_UNDO_HELP)
     publish_.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
     refresh_ = commands.add_parser(
@@ -149,6 +151,7 @@ def _parser() -> argparse.ArgumentParser:
     refresh_.add_argument("--replace", action="store_true",
                           help="if the month is published with other content, swap it atomically "
                                "(otherwise that is refused)")
+    refresh_.add_argument("--undo-rollback", action="store_true", help=_UNDO_HELP)
     refresh_.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     _provenance_arguments(refresh_, " (default: as the month's manifest if it is published, else "
                                     "the current snapshot's)")
@@ -158,6 +161,9 @@ def _parser() -> argparse.ArgumentParser:
     list_.add_argument("--data-dir", type=Path, required=True, help="the servers' data directory")
     return parser
 
+
+_UNDO_HELP = ("publish a month a rollback took out of service, making it current again (otherwise "
+              "that is refused before anything is done; the rollbacks are in <data-dir>/publish-log.jsonl)")
 
 _FCV_HELP = ("CSV of the FCV list with columns iso3 and fcv_type (a previous raw countries.csv "
              "works as is); no World Bank API serves it")
@@ -271,6 +277,7 @@ def _refresh(args: argparse.Namespace) -> int:
                       args.max_scale_change),
         force=args.force,
         conflict=Conflict.REPLACE if args.replace else Conflict.REFUSE,
+        rollback=Rollback.UNDO if args.undo_rollback else Rollback.KEEP,
     )
     done = refresh(plan, now, progress=_progress(args))
     _warn_fetch(done.fetched.skipped, done.fetched.unknown_fcv)
@@ -305,7 +312,9 @@ def _publish(args: argparse.Namespace) -> int:
         args.data_dir,
         hook=shell_hook(args.hook) if args.hook else None,
         conflict=Conflict.REPLACE if args.replace else Conflict.REFUSE,
+        rollback=Rollback.UNDO if args.undo_rollback else Rollback.KEEP,
         progress=_progress(args),
+        clock=args.clock,
     )
     print(_outcome_line(outcome))
     return 0
@@ -322,7 +331,11 @@ def _outcome_line(outcome: Outcome) -> str:
     }[outcome.placement]
     if outcome.previous == outcome.snapshot_id:
         return f"{placed}; CURRENT still names {outcome.snapshot_id}"
-    return f"{placed}; CURRENT: {outcome.previous or '(none)'} -> {outcome.snapshot_id}"
+    flipped = f"{placed}; CURRENT: {outcome.previous or '(none)'} -> {outcome.snapshot_id}"
+    if outcome.rolled_back:
+        return (f"{flipped}\nrolled back: {', '.join(outcome.rolled_back)} out of service; publishing or "
+                "refreshing it again is refused until run with --undo-rollback")
+    return flipped
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -340,7 +353,8 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _listed(entry: Listed) -> str:
-    """``published 2026-11-05  215 economies valid, 2 skipped (AGO, KEN)``, and whether forced."""
+    """``published 2026-11-05  215 economies valid, 2 skipped (AGO, KEN)``, whether forced, and
+    the rollback that took it out of service."""
     if entry.published is None:
         return "manifest unreadable"
     if entry.valid is None:
@@ -348,7 +362,9 @@ def _listed(entry: Listed) -> str:
     named = ", ".join(entry.skipped[:10]) + (" ..." if len(entry.skipped) > 10 else "")
     skipped = f", {len(entry.skipped)} skipped ({named})" if entry.skipped else ""
     forced = "  forced past the checks" if entry.forced else ""
-    return f"published {entry.published}  {entry.valid} economies valid{skipped}{forced}"
+    rollback = entry.rolled_back
+    held = f"  rolled back on {rollback.at} to {rollback.snapshot}" if rollback is not None else ""
+    return f"published {entry.published}  {entry.valid} economies valid{skipped}{forced}{held}"
 
 
 if __name__ == "__main__":

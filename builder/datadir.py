@@ -7,6 +7,7 @@ from pathlib import Path
 
 import orjson
 
+from builder.journal import Entry, held
 from loaders import read_current_id, read_snapshot, snapshot_ids
 
 CURRENT = "CURRENT"
@@ -19,7 +20,8 @@ _FORCED = "forced"
 class Listed:
     """One snapshot of a data directory: its manifest's facts (None where unreadable) and what
     the servers' reader makes of it: ``valid`` economies it would serve (None: it refuses the
-    snapshot), the codes of the country files it would skip, and whether it was forced."""
+    snapshot), the codes of the country files it would skip, whether it was forced, and the
+    rollback that took it out of service, if one did (builder.journal)."""
 
     snapshot_id: str
     published: str | None
@@ -29,11 +31,13 @@ class Listed:
     valid: int | None = None
     skipped: tuple[str, ...] = ()
     forced: bool = False
+    rolled_back: Entry | None = None
 
 
 def list_snapshots(data_dir: Path) -> list[Listed]:
     """Every snapshot directory of ``data_dir``, oldest first, read as the servers read it."""
     current = read_current_id(data_dir)
+    rolled_back = held(data_dir)
     listed: list[Listed] = []
     for snapshot_id in snapshot_ids(data_dir):
         published: str | None = None
@@ -56,5 +60,6 @@ def list_snapshots(data_dir: Path) -> list[Listed]:
                 Path(problem.file).stem for problem in problems if problem.file.startswith("countries/")
                 and problem.file.endswith(".json")
             }))
-        listed.append(Listed(snapshot_id, published, countries, snapshot_id == current, valid, skipped, forced))
+        listed.append(Listed(snapshot_id, published, countries, snapshot_id == current, valid, skipped, forced,
+                             rolled_back.get(snapshot_id)))
     return listed

@@ -11,7 +11,13 @@ A publish either completes or leaves CURRENT and the published snapshots as they
 2. Put it in place with one rename (or, with ``Conflict.REPLACE``, one atomic exchange
    with the published copy of the same id).
 3. Run the hook (the cache warm-up). If it fails, step 2 is undone.
-4. Only then flip ``CURRENT`` (temporary file, fsync, ``os.replace``) and announce it.
+4. Only then record the publish in the journal (``builder.journal``: a rollback records the
+   months it takes out of service) and flip ``CURRENT`` (temporary file, fsync,
+   ``os.replace``), and announce it.
+
+A month a rollback took out of service is refused (``RolledBack``, before anything is copied)
+unless the publish is told to undo the rollback: publishing it again would flip ``CURRENT``
+forward and silently undo what an operator did on purpose.
 
 One publish at a time per data directory (a flock on ``.publish.lock``, released by the
 kernel even when the process is killed); staging leftovers of a killed publish are removed
@@ -26,6 +32,7 @@ what state the data directory is left in).
 from __future__ import annotations
 
 import ctypes
+import datetime
 import errno
 import fcntl
 import json
@@ -44,6 +51,7 @@ import redis
 
 from builder.changes import CHANGES_FILE, compare
 from builder.datadir import CURRENT, SNAPSHOTS
+from builder.journal import JOURNAL, Entry, held, record, rolled_back_by, timestamp
 from builder.progress import Progress
 from builder.staging import remove_leftovers, staging_area
 from builder.write import FORCED, MANIFEST
@@ -98,6 +106,20 @@ class HookFailed(PublishError):
     """The hook reported a failure; the snapshot was taken out again."""
 
 
+class RolledBack(PublishError):
+    """The snapshot is a month a rollback took out of service (builder.journal); publishing it
+    would make it current again."""
+
+    def __init__(self, snapshot_id: str, rollback: Entry) -> None:
+        super().__init__(
+            f"refused: {snapshot_id} was rolled back on {rollback.at} (CURRENT {rollback.previous} -> "
+            f"{rollback.snapshot}, recorded in {JOURNAL}); publishing it again would make it current "
+            "and undo that rollback. Nothing was changed. To make it current on purpose, run it with "
+            "--undo-rollback (and --replace if its content changed since)"
+        )
+        self.rollback = rollback
+
+
 class StepFailed(PublishError):
     """A file system error in one step of a publish (or a refresh): ``step`` and ``file`` say
     where, ``error`` what the system said, and the message what the data directory holds now.
@@ -143,6 +165,15 @@ class Conflict(Enum):
     REPLACE = "replace"
 
 
+class Rollback(Enum):
+    """What to do when the snapshot is a month a rollback took out of service."""
+
+    KEEP = "keep"
+    """Refuse (RolledBack): the rollback stands."""
+    UNDO = "undo"
+    """Publish it: it becomes current again (``--undo-rollback``)."""
+
+
 class Placement(Enum):
     """How the snapshot got into ``snapshots/<id>``."""
 
@@ -160,6 +191,8 @@ class Outcome:
     placement: Placement
     previous: str | None
     """What CURRENT named before; equal to ``snapshot_id`` when it did not change."""
+    rolled_back: tuple[str, ...] = ()
+    """The months this publish took out of service: a rollback's (builder.journal)."""
 
     @property
     def changed(self) -> bool:
@@ -211,18 +244,22 @@ def publish(
     *,
     hook: Hook | None = None,
     conflict: Conflict = Conflict.REFUSE,
+    rollback: Rollback = Rollback.KEEP,
     announce: Announce = announce_current,
     progress: Progress | None = None,
+    clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.UTC),
 ) -> Outcome:
     """Publish the snapshot directory ``source`` into ``data_dir`` and make it current.
 
     Raises SnapshotInvalid (any problem at all), SnapshotConflict (same id, other bytes,
-    and ``conflict`` is REFUSE), PublishBusy, HookFailed, StepFailed (a file system error,
+    and ``conflict`` is REFUSE), RolledBack (a month a rollback took out of service, and
+    ``rollback`` is KEEP), PublishBusy, HookFailed, StepFailed (a file system error,
     naming the step and the file) or PublishError; in every case CURRENT and the snapshots
     published before are as they were. Exceptions from a Python ``hook`` propagate after
-    the same undo. Only a failure to write CURRENT itself leaves the new snapshot in place,
-    not current: publishing it again finishes. ``progress`` hears of the steps: copy (with
-    validation, the change report and the rename into place), warm (the hook) and flip.
+    the same undo. Only a failure to write the journal or CURRENT itself leaves the new
+    snapshot in place, not current: publishing it again finishes. ``progress`` hears of the
+    steps: copy (with validation, the change report and the rename into place), warm (the
+    hook) and flip (the journal's entry, dated by ``clock``, and CURRENT).
     """
     said = progress if progress is not None else Progress.quiet()
     snapshot_id = source.name
@@ -237,6 +274,8 @@ def publish(
             held.enter_context(_exclusive(data_dir))
         remove_leftovers(data_dir, SNAPSHOTS, _CURRENT_TEMP_PREFIX, "publish")
         previous = read_current_id(data_dir)
+        if rollback is Rollback.KEEP and snapshot_id != previous:
+            refuse_if_rolled_back(data_dir, snapshot_id)
         kept = f"CURRENT unchanged ({previous or 'none'}), the published snapshots as they were"
         target = snapshots / snapshot_id
         with failing(snapshot_id, "copy", kept) as at:
@@ -255,7 +294,7 @@ def publish(
             at.step, at.file = "place", target
             placement = _place(staged, target, conflict)
             step.result = _placed(placement, target)
-        outcome = Outcome(snapshot_id, target, placement, previous)
+        outcome = Outcome(snapshot_id, target, placement, previous, rolled_back_by(data_dir, snapshot_id, previous))
         if not outcome.changed:
             return outcome
         undone = {
@@ -266,15 +305,31 @@ def publish(
         with said.step("warm", "the hook" if hook is not None else "no hook to run"), \
                 failing(snapshot_id, "warm", undone):
             _run_hook(hook, data_dir, outcome, staged)
-        if previous != snapshot_id:
+        entry = Entry(timestamp(clock()), snapshot_id, previous, placement.value, outcome.rolled_back)
+        if previous == snapshot_id:  # new content under the current id: nothing to flip
+            with failing(snapshot_id, "record", f"{snapshot_id}'s new content is in place and current; "
+                                                f"{JOURNAL} does not record it") as at:
+                at.file = data_dir / JOURNAL
+                record(data_dir, entry)
+        else:
             unfinished = (f"{snapshot_id} is in place in {target} but not current (CURRENT still "
                           f"{previous or 'none'}): run the same publish again to finish")
             with said.step("flip", f"CURRENT {previous or '(none)'} -> {snapshot_id}"), \
-                    failing(snapshot_id, "flip", unfinished) as at:
-                at.file = data_dir / CURRENT
+                    failing(snapshot_id, "record", unfinished) as at:
+                at.file = data_dir / JOURNAL
+                record(data_dir, entry)  # first: no flip goes unrecorded, a rollback least of all
+                at.step, at.file = "flip", data_dir / CURRENT
                 _write_current(data_dir, snapshot_id)
     announce(data_dir, snapshot_id)
     return outcome
+
+
+def refuse_if_rolled_back(data_dir: Path, snapshot_id: str) -> None:
+    """Raise RolledBack when a rollback took ``snapshot_id`` out of service and no publish made
+    it current since (builder.journal)."""
+    rollback = held(data_dir).get(snapshot_id)
+    if rollback is not None:
+        raise RolledBack(snapshot_id, rollback)
 
 
 def _placed(placement: Placement, target: Path) -> str:

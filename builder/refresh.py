@@ -4,6 +4,8 @@
 ``<work>/raw/<id>/``, builds the snapshot in a fresh directory under ``<work>/build/``
 (validated there by the servers' reader), and then:
 
+- if a rollback took the month out of service (``builder.journal``), it refuses before fetching
+  anything (``RolledBack``), unless the plan says undo the rollback;
 - if the month is already published with the same content (a re-run: the CronJob's retry, an
   operator checking), it changes nothing, or only makes it current again;
 - if it is published with other content, it refuses (``SnapshotConflict``), unless the plan
@@ -40,9 +42,11 @@ from builder.publish import (
     Outcome,
     Placement,
     PublishError,
+    Rollback,
     SnapshotConflict,
     failing,
     publish,
+    refuse_if_rolled_back,
     same_content,
 )
 from builder.rawtables import write_tables
@@ -67,8 +71,9 @@ class RefreshRefused(PublishError):
 @dataclass(frozen=True, slots=True)
 class Plan:
     """One refresh: which month, where the source is, where to work and publish, the FCV
-    list, the hook (the warm-up), the sanity limits, whether to publish despite them, and
-    what to do when the month is published with other content."""
+    list, the hook (the warm-up), the sanity limits, whether to publish despite them, what
+    to do when the month is published with other content, and when a rollback took it out
+    of service."""
 
     release: Release
     source: SourceSettings
@@ -79,6 +84,7 @@ class Plan:
     limits: Limits = Limits()
     force: bool = False
     conflict: Conflict = Conflict.REFUSE
+    rollback: Rollback = Rollback.KEEP
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,9 +148,10 @@ def refresh(
 ) -> Refreshed:
     """Run the whole refresh for ``plan``; ``now`` is the fetch's recorded date.
 
-    Raises SourceError (the source), InputError (the fetched tables), BuildInvalid,
-    SnapshotConflict (published with other content, without replace), RefreshRefused (a
-    sanity check, without ``force``), StepFailed (a file system error, naming the step and
+    Raises RolledBack (a rollback took the month out of service, and the plan keeps it so:
+    before anything is fetched), SourceError (the source), InputError (the fetched tables),
+    BuildInvalid, SnapshotConflict (published with other content, without replace),
+    RefreshRefused (a sanity check, without ``force``), StepFailed (a file system error, naming the step and
     file), or any error of ``publish``; in every case CURRENT is as it was. ``progress``
     hears of every step, series, retry and long wait; ``wait`` spends the waits between retries
     (default: waits that the fetch's first failure cuts short).
@@ -152,6 +159,8 @@ def refresh(
     said = progress if progress is not None else Progress.quiet()
     release = plan.release
     nothing = "nothing was published"
+    if plan.rollback is Rollback.KEEP and read_current_id(plan.data_dir) != release.id:
+        refuse_if_rolled_back(plan.data_dir, release.id)  # before a fetch that would only be refused
     asked = requests_of(release.year)
     with said.step("fetch", announced(plan.source, len(asked))) as step:
         with said.counting(len(asked), "series"):
@@ -192,7 +201,8 @@ def refresh(
                     at.file = built.directory / MANIFEST
                     mark_forced(built.directory, checked.reasons)
             step.result = checked.summary() + (", forced" if checked.reasons else "")
-        outcome = publish(built.directory, plan.data_dir, hook=plan.hook, conflict=plan.conflict, progress=said)
+        outcome = publish(built.directory, plan.data_dir, hook=plan.hook, conflict=plan.conflict,
+                          rollback=plan.rollback, progress=said)
     finally:
         shutil.rmtree(parent, ignore_errors=True)
     return Refreshed(fetched, raw, built, report, tuple(checked.reasons), outcome, checked)
@@ -216,7 +226,7 @@ def _again(published: Path, plan: Plan, said: Progress) -> Outcome:
     current = read_current_id(plan.data_dir)
     if current == published.name:
         return Outcome(published.name, published, Placement.SAME, current)
-    return publish(published, plan.data_dir, hook=plan.hook, progress=said)
+    return publish(published, plan.data_dir, hook=plan.hook, rollback=plan.rollback, progress=said)
 
 
 def _conflict(published: Path, new: Snapshot) -> SnapshotConflict:

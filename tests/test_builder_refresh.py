@@ -25,7 +25,16 @@ from builder.__main__ import main
 from builder.changes import CHANGES_FILE
 from builder.datadir import list_snapshots
 from builder.method import POPULATION
-from builder.publish import Conflict, HookFailed, Placement, SnapshotConflict, StepFailed, publish
+from builder.publish import (
+    Conflict,
+    HookFailed,
+    Placement,
+    Rollback,
+    RolledBack,
+    SnapshotConflict,
+    StepFailed,
+    publish,
+)
 from builder.refresh import Plan, RefreshRefused, inherited_provenance, publication_date, refresh
 from builder.worldbank import SourceSettings
 from loaders import read_current_id, read_snapshot
@@ -311,13 +320,60 @@ def test_refresh_other_content_under_a_published_month_is_a_conflict_unless_repl
     assert electricity["reported_value"] == 62.0
 
 
-def test_refresh_rerun_after_a_rollback_makes_the_month_current_again(api: FakeWorldBank, tmp_path: Path) -> None:
+def test_refresh_rerun_after_a_rollback_refuses_before_fetching_unless_undone(
+    api: FakeWorldBank, tmp_path: Path
+) -> None:
     refresh(plan(api, tmp_path, "2026-10"), NOW)
     refresh(plan(api, tmp_path, "2026-11"), NOW)
-    publish(tmp_path / "data" / "snapshots" / "2026-10", tmp_path / "data")  # roll back
-    done = refresh(plan(api, tmp_path, "2026-11"), NOW)
+    rollback = publish(tmp_path / "data" / "snapshots" / "2026-10", tmp_path / "data")
+    assert rollback.rolled_back == ("2026-11",) and read_current_id(tmp_path / "data") == "2026-10"
+    asked = len(api.requests)
+    with pytest.raises(RolledBack, match=r"^refused: 2026-11 was rolled back on \d{4}-\d\d-\d\dT[\d:]+Z "
+                                         r"\(CURRENT 2026-11 -> 2026-10, recorded in publish-log.jsonl\); "):
+        refresh(plan(api, tmp_path, "2026-11"), NOW)
+    assert len(api.requests) == asked, "said before acting: nothing fetched"
+    assert read_current_id(tmp_path / "data") == "2026-10", "the rollback stands"
+    # On purpose: the month is current again, and a re-run after that is an ordinary one.
+    done = refresh(plan(api, tmp_path, "2026-11", rollback=Rollback.UNDO), NOW)
     assert done.already and done.outcome.placement is Placement.SAME and done.outcome.previous == "2026-10"
     assert read_current_id(tmp_path / "data") == "2026-11"
+    again = refresh(plan(api, tmp_path, "2026-11"), NOW)
+    assert again.already and not again.outcome.changed
+
+
+def test_refresh_command_after_a_rollback_says_so_and_keeps_it(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    assert main(cli(api, tmp_path, "--snapshot", "2026-10"), clock=on(5)) == 0
+    assert main(cli(api, tmp_path), clock=on(5)) == 0
+    capsys.readouterr()
+    # The runbook's rollback: publish the previous month's copy again.
+    assert main(["publish", str(data / "snapshots" / "2026-10"), "--data-dir", str(data)], clock=on(7)) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "rolled back: 2026-11 out of service; publishing or refreshing it again is refused until run "
+        "with --undo-rollback")
+    journal = [json.loads(line) for line in (data / "publish-log.jsonl").read_text().splitlines()]
+    assert journal[-1] == {"at": "2026-11-07T06:00:00Z", "snapshot": "2026-10", "previous": "2026-11",
+                           "placement": "same", "rolled_back": ["2026-11"]}
+    assert [entry["snapshot"] for entry in journal] == ["2026-10", "2026-11", "2026-10"]
+
+    # The CronJob's retry, or an operator checking, the next day: refused, nothing done.
+    assert main(cli(api, tmp_path), clock=on(8)) == 1
+    err = capsys.readouterr().err
+    assert "error: refused: 2026-11 was rolled back on 2026-11-07T06:00:00Z (CURRENT 2026-11 -> 2026-10" in err
+    assert "fetch:" not in err and "--undo-rollback" in err
+    assert read_current_id(data) == "2026-10"
+    assert (tmp_path / "warmed.log").read_text() == "2026-10\n2026-11\n", "no warm-up either"
+    assert main(["list", "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "  2026-11  published 2026-11-05  6 economies valid  rolled back on 2026-11-07T06:00:00Z to 2026-10")
+
+    assert main(cli(api, tmp_path, "--undo-rollback"), clock=on(9)) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("; CURRENT: 2026-10 -> 2026-11")
+    assert read_current_id(data) == "2026-11"
+    assert main(["list", "--data-dir", str(data)]) == 0
+    assert "rolled back" not in capsys.readouterr().out
 
 
 def test_refresh_command_log_says_each_step_and_series_as_it_goes(api: FakeWorldBank, tmp_path: Path) -> None:
