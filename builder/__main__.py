@@ -4,8 +4,8 @@
     python -m builder fetch --out raw/2026-11 --fcv fcv.csv [--source-url URL]
     python -m builder import-wdi WDI_CSV.zip [WGI.zip] --out raw/2026-11 --fcv fcv.csv
     python -m builder build --raw data/raw --snapshot 2026-11 --out build/
-    python -m builder publish build/2026-11 --data-dir /srv/readiness [--hook CMD] [--replace]
-    python -m builder refresh --data-dir /srv/readiness --work /srv/work --fcv fcv.csv [--hook CMD]
+    python -m builder publish build/2026-11 --data-dir /srv/readiness [--warm CMD] [--replace]
+    python -m builder refresh --data-dir /srv/readiness --work /srv/work --fcv fcv.csv [--warm CMD]
     python -m builder list --data-dir /srv/readiness
 
 Exit status 0 on success (a refresh of a month already published with the same content is
@@ -42,6 +42,8 @@ from builder.rawtables import FcvError, read_fcv, write_tables
 from builder.refresh import Plan, Refreshed, built_summary, inherited_provenance, publication_date, refresh
 from builder.release import Release, ReleaseError
 from builder.sanity import Limits
+from builder.warmup import DEADLINE as WARM_DEADLINE
+from builder.warmup import WarmUp, shell_warm
 from builder.wdi import WdiError, import_wdi
 from builder.worldbank import MAX_PARALLEL, MAX_PER_PAGE, PUBLIC_API, SourceError, SourceSettings
 from loaders import read_current_id
@@ -108,9 +110,7 @@ def _parser() -> argparse.ArgumentParser:
     publish_ = commands.add_parser("publish", help="validate a snapshot, put it in place, flip CURRENT")
     publish_.add_argument("snapshot", type=Path, help="built snapshot directory, named YYYY-MM")
     publish_.add_argument("--data-dir", type=Path, required=True, help="the servers' data directory")
-    publish_.add_argument("--hook", metavar="COMMAND",
-                          help="shell command run before CURRENT flips (READINESS_DATA_DIR and "
-                               "READINESS_SNAPSHOT_ID set); a non-zero exit undoes the publish")
+    _step_arguments(publish_)
     publish_.add_argument("--replace", action="store_true",
                           help="if the id is published with other content, swap it atomically")
     publish_.add_argument("--undo-rollback", action="store_true", help=_UNDO_HELP)
@@ -126,8 +126,7 @@ def _parser() -> argparse.ArgumentParser:
     refresh_.add_argument("--published",
                           help="publication date in that month (default: the date it was published "
                                "with if it is, else today in this month, else the 1st)")
-    refresh_.add_argument("--hook", metavar="COMMAND",
-                          help="shell command run before CURRENT flips, as for publish")
+    _step_arguments(refresh_)
     limits = Limits()
     refresh_.add_argument("--max-economy-drop", type=float, default=limits.economy_drop,
                           metavar="SHARE",
@@ -160,6 +159,23 @@ def _parser() -> argparse.ArgumentParser:
     list_ = commands.add_parser("list", help="list snapshots and which one is current")
     list_.add_argument("--data-dir", type=Path, required=True, help="the servers' data directory")
     return parser
+
+
+def _step_arguments(parser: argparse.ArgumentParser) -> None:
+    """The commands a publish runs before CURRENT flips: a check that may refuse it, and the
+    warm-up, which never does (builder.warmup)."""
+    parser.add_argument("--hook", metavar="COMMAND",
+                        help="shell command run before CURRENT flips (READINESS_DATA_DIR and "
+                             "READINESS_SNAPSHOT_ID set); a non-zero exit undoes the publish")
+    parser.add_argument("--warm", metavar="COMMAND",
+                        help="the cache warm-up: shell command run before CURRENT flips, as --hook, but best "
+                             "effort: tried again until --warm-deadline, then the publish goes on with a warning")
+    parser.add_argument("--warm-deadline", type=float, default=WARM_DEADLINE, metavar="SECONDS",
+                        help=f"how long the warm-up's tries may take in all (default {WARM_DEADLINE:g})")
+
+
+def _warm_up(args: argparse.Namespace) -> WarmUp | None:
+    return WarmUp(shell_warm(args.warm), max(0.0, args.warm_deadline)) if args.warm else None
 
 
 _UNDO_HELP = ("publish a month a rollback took out of service, making it current again (otherwise "
@@ -273,6 +289,7 @@ def _refresh(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         fcv=read_fcv(args.fcv),
         hook=shell_hook(args.hook) if args.hook else None,
+        warm=_warm_up(args),
         limits=Limits(args.max_economy_drop, args.min_rank_correlation, args.max_median_move,
                       args.max_scale_change),
         force=args.force,
@@ -311,6 +328,7 @@ def _publish(args: argparse.Namespace) -> int:
         args.snapshot,
         args.data_dir,
         hook=shell_hook(args.hook) if args.hook else None,
+        warm=_warm_up(args),
         conflict=Conflict.REPLACE if args.replace else Conflict.REFUSE,
         rollback=Rollback.UNDO if args.undo_rollback else Rollback.KEEP,
         progress=_progress(args),
@@ -331,11 +349,14 @@ def _outcome_line(outcome: Outcome) -> str:
     }[outcome.placement]
     if outcome.previous == outcome.snapshot_id:
         return f"{placed}; CURRENT still names {outcome.snapshot_id}"
-    flipped = f"{placed}; CURRENT: {outcome.previous or '(none)'} -> {outcome.snapshot_id}"
+    lines = [f"{placed}; CURRENT: {outcome.previous or '(none)'} -> {outcome.snapshot_id}"]
+    if outcome.warmed is not None and outcome.warmed.failure is not None:
+        lines.append(f"warning: published with a cold cache ({outcome.warmed}); the servers re-warm Redis "
+                     "on their own once it answers")
     if outcome.rolled_back:
-        return (f"{flipped}\nrolled back: {', '.join(outcome.rolled_back)} out of service; publishing or "
-                "refreshing it again is refused until run with --undo-rollback")
-    return flipped
+        lines.append(f"rolled back: {', '.join(outcome.rolled_back)} out of service; publishing or "
+                     "refreshing it again is refused until run with --undo-rollback")
+    return "\n".join(lines)
 
 
 def _list(args: argparse.Namespace) -> int:

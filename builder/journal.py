@@ -2,8 +2,9 @@
 
 ``<data-dir>/publish-log.jsonl`` gets one JSON line per publish that changes what the servers
 see, written under the publish lock just before ``CURRENT`` flips (so no flip goes unrecorded):
-when, which snapshot became current and which one it replaced, how it got in place, and for a
-rollback (a snapshot older than the current one made current) the
+when, which snapshot became current and which one it replaced, how it got in place, whether
+the cache was warmed for it (``builder.warmup``: a warm-up that gave up does not stop a publish,
+and this is where that is recorded), and for a rollback (a snapshot older than the current one made current) the
 months it took out of service. A later publish or refresh of such a month is refused until
 asked on purpose (``--undo-rollback``): a re-run of the month, the CronJob's retry or an
 operator checking, used to flip ``CURRENT`` forward again and silently undo the rollback
@@ -29,14 +30,16 @@ JOURNAL = "publish-log.jsonl"
 @dataclass(frozen=True, slots=True)
 class Entry:
     """One publish: ``snapshot`` made current at ``at`` (UTC, ISO 8601) in place of
-    ``previous``, put in place as ``placement``, and the months a rollback took out of service
-    (empty for a publish forward)."""
+    ``previous``, put in place as ``placement``, the months a rollback took out of service
+    (empty for a publish forward), and what became of the warm-up (None: none was asked for;
+    ``builder.warmup.Warmed``)."""
 
     at: str
     snapshot: str
     previous: str | None
     placement: str
     rolled_back: tuple[str, ...] = ()
+    warm: str | None = None
 
     def document(self) -> dict[str, object]:
         """The entry's JSON object (keys left out when empty)."""
@@ -44,6 +47,8 @@ class Entry:
                                        "placement": self.placement}
         if self.rolled_back:
             document["rolled_back"] = list(self.rolled_back)
+        if self.warm is not None:
+            document["warm"] = self.warm
         return document
 
 
@@ -106,9 +111,9 @@ def _entry(line: str) -> Entry | None:
     if not isinstance(document, dict):
         return None
     at, snapshot, previous = document.get("at"), document.get("snapshot"), document.get("previous")
-    placement, rolled = document.get("placement"), document.get("rolled_back", [])
+    placement, rolled, warm = document.get("placement"), document.get("rolled_back", []), document.get("warm")
     if not (isinstance(at, str) and isinstance(snapshot, str) and isinstance(placement, str)
             and (previous is None or isinstance(previous, str)) and isinstance(rolled, list)
-            and all(isinstance(month, str) for month in rolled)):
+            and all(isinstance(month, str) for month in rolled) and (warm is None or isinstance(warm, str))):
         return None
-    return Entry(at, snapshot, previous, placement, tuple(rolled))
+    return Entry(at, snapshot, previous, placement, tuple(rolled), warm)

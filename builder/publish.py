@@ -10,7 +10,9 @@ A publish either completes or leaves CURRENT and the published snapshots as they
    makes two publishes "the same".
 2. Put it in place with one rename (or, with ``Conflict.REPLACE``, one atomic exchange
    with the published copy of the same id).
-3. Run the hook (the cache warm-up). If it fails, step 2 is undone.
+3. Run the hook, if any: a check that may still refuse the snapshot. If it fails, step 2 is
+   undone. Then the cache warm-up, best effort (``builder.warmup``): tried until its deadline,
+   and when it gives up the publish goes on with a warning.
 4. Only then record the publish in the journal (``builder.journal``: a rollback records the
    months it takes out of service) and flip ``CURRENT`` (temporary file, fsync,
    ``os.replace``), and announce it.
@@ -43,7 +45,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
@@ -54,6 +56,7 @@ from builder.datadir import CURRENT, SNAPSHOTS
 from builder.journal import JOURNAL, Entry, held, record, rolled_back_by, timestamp
 from builder.progress import Progress
 from builder.staging import remove_leftovers, staging_area
+from builder.warmup import Warmed, WarmUp, warm_up
 from builder.write import FORCED, MANIFEST
 from config import redact
 from loaders import (
@@ -193,6 +196,8 @@ class Outcome:
     """What CURRENT named before; equal to ``snapshot_id`` when it did not change."""
     rolled_back: tuple[str, ...] = ()
     """The months this publish took out of service: a rollback's (builder.journal)."""
+    warmed: Warmed | None = None
+    """What became of the warm-up; None when none ran."""
 
     @property
     def changed(self) -> bool:
@@ -243,6 +248,7 @@ def publish(
     data_dir: Path,
     *,
     hook: Hook | None = None,
+    warm: WarmUp | None = None,
     conflict: Conflict = Conflict.REFUSE,
     rollback: Rollback = Rollback.KEEP,
     announce: Announce = announce_current,
@@ -256,10 +262,11 @@ def publish(
     ``rollback`` is KEEP), PublishBusy, HookFailed, StepFailed (a file system error,
     naming the step and the file) or PublishError; in every case CURRENT and the snapshots
     published before are as they were. Exceptions from a Python ``hook`` propagate after
-    the same undo. Only a failure to write the journal or CURRENT itself leaves the new
+    the same undo. ``warm`` never fails the publish: when it gives up, the outcome and the
+    journal say so. Only a failure to write the journal or CURRENT itself leaves the new
     snapshot in place, not current: publishing it again finishes. ``progress`` hears of the
-    steps: copy (with validation, the change report and the rename into place), warm (the
-    hook) and flip (the journal's entry, dated by ``clock``, and CURRENT).
+    steps: copy (with validation, the change report and the rename into place), hook, warm
+    and flip (the journal's entry, dated by ``clock``, and CURRENT).
     """
     said = progress if progress is not None else Progress.quiet()
     snapshot_id = source.name
@@ -302,10 +309,13 @@ def publish(
             Placement.SAME: kept,
             Placement.REPLACED: f"the content {snapshot_id} had put back; {kept}",
         }[placement]
-        with said.step("warm", "the hook" if hook is not None else "no hook to run"), \
-                failing(snapshot_id, "warm", undone):
-            _run_hook(hook, data_dir, outcome, staged)
-        entry = Entry(timestamp(clock()), snapshot_id, previous, placement.value, outcome.rolled_back)
+        if hook is not None:
+            with said.step("hook", "the hook"), failing(snapshot_id, "hook", undone):
+                _run_hook(hook, data_dir, outcome, staged)
+        if warm is not None:
+            outcome = replace(outcome, warmed=_warmed(warm, data_dir, snapshot_id, said))
+        entry = Entry(timestamp(clock()), snapshot_id, previous, placement.value, outcome.rolled_back,
+                      str(outcome.warmed) if outcome.warmed is not None else None)
         if previous == snapshot_id:  # new content under the current id: nothing to flip
             with failing(snapshot_id, "record", f"{snapshot_id}'s new content is in place and current; "
                                                 f"{JOURNAL} does not record it") as at:
@@ -322,6 +332,17 @@ def publish(
                 _write_current(data_dir, snapshot_id)
     announce(data_dir, snapshot_id)
     return outcome
+
+
+def _warmed(warm: WarmUp, data_dir: Path, snapshot_id: str, said: Progress) -> Warmed:
+    """The warm-up's step: its tries, its outcome, and a warning when it gave up."""
+    with said.step("warm", f"best effort, for up to {warm.deadline:g} s") as step:
+        warmed = warm_up(warm, data_dir, snapshot_id, said)
+        step.result = str(warmed)
+    if warmed.failure is not None:
+        said.say("warm", f"warning: publishing {snapshot_id} with a cold cache ({warmed}); the servers "
+                         "re-warm Redis on their own once it answers")
+    return warmed
 
 
 def refuse_if_rolled_back(data_dir: Path, snapshot_id: str) -> None:
@@ -434,10 +455,8 @@ def _place(staged: Path, target: Path, conflict: Conflict) -> Placement:
     return Placement.REPLACED
 
 
-def _run_hook(hook: Hook | None, data_dir: Path, outcome: Outcome, staged: Path) -> None:
+def _run_hook(hook: Hook, data_dir: Path, outcome: Outcome, staged: Path) -> None:
     """Run the hook; on any failure take the snapshot out again (the old one back in)."""
-    if hook is None:
-        return
     completed = False
     try:
         hook(data_dir, outcome.snapshot_id)

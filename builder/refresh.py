@@ -53,6 +53,7 @@ from builder.rawtables import write_tables
 from builder.release import Release
 from builder.sanity import Checked, Limits, check
 from builder.waits import Wait
+from builder.warmup import WarmUp
 from builder.worldbank import SourceSettings
 from builder.write import MANIFEST, mark_forced
 from loaders import Snapshot, read_current_id, read_snapshot
@@ -71,9 +72,9 @@ class RefreshRefused(PublishError):
 @dataclass(frozen=True, slots=True)
 class Plan:
     """One refresh: which month, where the source is, where to work and publish, the FCV
-    list, the hook (the warm-up), the sanity limits, whether to publish despite them, what
-    to do when the month is published with other content, and when a rollback took it out
-    of service."""
+    list, the hook (a check that may refuse it), the warm-up (best effort), the sanity
+    limits, whether to publish despite them, what to do when the month is published with
+    other content, and when a rollback took it out of service."""
 
     release: Release
     source: SourceSettings
@@ -81,6 +82,7 @@ class Plan:
     data_dir: Path
     fcv: Mapping[str, str]
     hook: Hook | None = None
+    warm: WarmUp | None = None
     limits: Limits = Limits()
     force: bool = False
     conflict: Conflict = Conflict.REFUSE
@@ -201,7 +203,7 @@ def refresh(
                     at.file = built.directory / MANIFEST
                     mark_forced(built.directory, checked.reasons)
             step.result = checked.summary() + (", forced" if checked.reasons else "")
-        outcome = publish(built.directory, plan.data_dir, hook=plan.hook, conflict=plan.conflict,
+        outcome = publish(built.directory, plan.data_dir, hook=plan.hook, warm=plan.warm, conflict=plan.conflict,
                           rollback=plan.rollback, progress=said)
     finally:
         shutil.rmtree(parent, ignore_errors=True)
@@ -226,7 +228,7 @@ def _again(published: Path, plan: Plan, said: Progress) -> Outcome:
     current = read_current_id(plan.data_dir)
     if current == published.name:
         return Outcome(published.name, published, Placement.SAME, current)
-    return publish(published, plan.data_dir, hook=plan.hook, rollback=plan.rollback, progress=said)
+    return publish(published, plan.data_dir, hook=plan.hook, warm=plan.warm, rollback=plan.rollback, progress=said)
 
 
 def _conflict(published: Path, new: Snapshot) -> SnapshotConflict:

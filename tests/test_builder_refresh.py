@@ -163,7 +163,7 @@ def run_refresh(api: FakeWorldBank, tmp_path: Path, *extra: str) -> subprocess.C
     command = [sys.executable, "-m", "builder", "refresh", "--data-dir", str(tmp_path / "data"),
                "--work", str(tmp_path / "work"), "--fcv", str(fcv), "--source-url", api.base_url,
                "--per-page", "10", "--backoff", "0", "--retries", "2",
-               "--hook", 'echo "warming $READINESS_SNAPSHOT_ID"', *extra]
+               "--warm", 'echo "warming $READINESS_SNAPSHOT_ID"', *extra]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300,
                           check=False)
 
@@ -234,13 +234,13 @@ def on(day: int, hour: int = 6) -> Any:
 
 
 def cli(api: FakeWorldBank, tmp_path: Path, *extra: str) -> list[str]:
-    """The refresh's arguments as the CronJob gives them, with a hook that logs each warm-up."""
+    """The refresh's arguments as the CronJob gives them, with a warm-up that logs each run."""
     fcv = tmp_path / "fcv.csv"
     fcv.write_text("iso3,fcv_type\nETH,Conflict\n")
     hook = f'echo "$READINESS_SNAPSHOT_ID" >> {tmp_path / "warmed.log"}'
     return ["refresh", "--snapshot", "2026-11", "--data-dir", str(tmp_path / "data"),
             "--work", str(tmp_path / "work"), "--fcv", str(fcv), "--source-url", api.base_url,
-            "--backoff", "0", "--hook", hook, *extra]
+            "--backoff", "0", "--warm", hook, *extra]
 
 
 def manifest(tmp_path: Path, snapshot_id: str = "2026-11") -> Any:
