@@ -39,9 +39,17 @@ from builder.publish import (
     shell_hook,
 )
 from builder.rawtables import FcvError, read_fcv, write_tables
-from builder.refresh import Plan, Refreshed, built_summary, inherited_provenance, publication_date, refresh
+from builder.refresh import (
+    Accepted,
+    Plan,
+    Refreshed,
+    built_summary,
+    inherited_provenance,
+    publication_date,
+    refresh,
+)
 from builder.release import Release, ReleaseError
-from builder.sanity import Limits
+from builder.sanity import CHECKS, Limits
 from builder.warmup import DEADLINE as WARM_DEADLINE
 from builder.warmup import WarmUp, shell_warm
 from builder.wdi import WdiError, import_wdi
@@ -61,7 +69,11 @@ def _utc_now() -> datetime.datetime:
 def main(argv: Sequence[str] | None = None, clock: Clock = _utc_now) -> int:
     """Run one subcommand; return the exit status. ``clock`` says what time it is (the
     default month and publication date, the fetch's date, each progress line's time)."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "refresh" and bool(args.accept or args.force) != bool(args.reason):
+        parser.error("--accept and --force need --reason TEXT (why what they accept is real: the manifest "
+                     "records it), and --reason needs one of them")
     args.clock = clock
     # urllib3 warns of each retry in its own words (its Retry's state, no series); the fetch says
     # each one with the series, the cause and the wait (builder.waits).
@@ -144,9 +156,15 @@ def _parser() -> argparse.ArgumentParser:
                           metavar="FACTOR",
                           help="refuse when an indicator's median reported value changes by more "
                                f"than this factor either way (default {limits.scale_change:g})")
+    refresh_.add_argument("--accept", action="append", choices=list(CHECKS), default=[], metavar="CHECK",
+                          help="publish even when this check refuses the month (repeat for more; each "
+                               "finding is reported and recorded in the manifest with --reason): "
+                               + "; ".join(f"{name}: {what}" for name, what in CHECKS.items()))
     refresh_.add_argument("--force", action="store_true",
-                          help="publish even when a sanity check fails (reported, and recorded "
-                               "in the manifest)")
+                          help="accept every check (recorded as each check that refused)")
+    refresh_.add_argument("--reason", metavar="TEXT",
+                          help="why the accepted checks' findings are real, e.g. 'the 2026 data year "
+                               "entered the window': recorded in the manifest and the catalogue")
     refresh_.add_argument("--replace", action="store_true",
                           help="if the month is published with other content, swap it atomically "
                                "(otherwise that is refused)")
@@ -292,7 +310,7 @@ def _refresh(args: argparse.Namespace) -> int:
         warm=_warm_up(args),
         limits=Limits(args.max_economy_drop, args.min_rank_correlation, args.max_median_move,
                       args.max_scale_change),
-        force=args.force,
+        accepted=_accepted(args),
         conflict=Conflict.REPLACE if args.replace else Conflict.REFUSE,
         rollback=Rollback.UNDO if args.undo_rollback else Rollback.KEEP,
     )
@@ -302,10 +320,17 @@ def _refresh(args: argparse.Namespace) -> int:
     return 0
 
 
+def _accepted(args: argparse.Namespace) -> Accepted | None:
+    """The checks accepted by --accept, or every one (--force), with --reason; None: none."""
+    if not (args.accept or args.force):
+        return None
+    return Accepted(frozenset(CHECKS if args.force else args.accept), args.reason)
+
+
 def _refreshed_lines(done: Refreshed) -> str:
     lines = [f"fetched {done.raw}: {len(done.fetched.tables.economies)} economies",
              f"built {done.built.directory.name}: {built_summary(done.built)}"]
-    lines += [f"warning: published despite: {reason}" for reason in done.overridden]
+    lines += [f"warning: published despite {finding}" for finding in done.overridden]
     if done.report is not None:  # None: the month was already published as built
         lines.append(f"changes: {done.report.document['summary']}")
     lines.append(_outcome_line(done.outcome))
@@ -382,7 +407,9 @@ def _listed(entry: Listed) -> str:
         return f"published {entry.published}  refused by the servers' reader (loaders.validate says why)"
     named = ", ".join(entry.skipped[:10]) + (" ..." if len(entry.skipped) > 10 else "")
     skipped = f", {len(entry.skipped)} skipped ({named})" if entry.skipped else ""
-    forced = "  forced past the checks" if entry.forced else ""
+    forced = ""
+    if entry.forced is not None:
+        forced = f"  forced past {', '.join(entry.forced.checks) or 'the checks'}"
     rollback = entry.rolled_back
     held = f"  rolled back on {rollback.at} to {rollback.snapshot}" if rollback is not None else ""
     return f"published {entry.published}  {entry.valid} economies valid{skipped}{forced}{held}"

@@ -12,8 +12,8 @@
   says replace;
 - otherwise it compares the snapshot with the one CURRENT names, runs the sanity checks of
   ``builder.sanity`` and only then publishes it (``builder.publish``: copy, validate again,
-  change report, hook, flip CURRENT). Forced past the checks, the manifest records the
-  reasons it overrode.
+  change report, hook, warm-up, flip CURRENT). A finding of a check the plan accepts does not
+  refuse it: the manifest records, by check, what was accepted and the operator's reason.
 
 Any failure before the flip leaves the data directory as it was
 (docs/PUBLISHING.md#the-monthly-refresh-one-command). Each step is announced with its time
@@ -51,7 +51,7 @@ from builder.publish import (
 )
 from builder.rawtables import write_tables
 from builder.release import Release
-from builder.sanity import Checked, Limits, check
+from builder.sanity import Checked, Finding, Limits, check
 from builder.waits import Wait
 from builder.warmup import WarmUp
 from builder.worldbank import SourceSettings
@@ -60,20 +60,33 @@ from loaders import Snapshot, read_current_id, read_snapshot
 
 
 class RefreshRefused(PublishError):
-    """The new snapshot is valid but fails a sanity check; ``reasons`` lists each."""
+    """The new snapshot is valid but fails sanity checks it was not told to accept; ``findings``
+    lists each (the accepted ones left out)."""
 
-    def __init__(self, snapshot_id: str, reasons: list[str]) -> None:
-        listed = "\n  ".join(reasons)
+    def __init__(self, snapshot_id: str, findings: list[Finding]) -> None:
+        listed = "\n  ".join(str(finding) for finding in findings)
+        checks = sorted({finding.check for finding in findings})
+        accept = " ".join(f"--accept {name}" for name in checks)
         super().__init__(f"refused to publish {snapshot_id}:\n  {listed}\n"
-                         "(check the source; --force publishes it anyway)")
-        self.reasons = reasons
+                         f"(check the source; if what moved is real, accept the check{'s' * (len(checks) > 1)} "
+                         f"on purpose: {accept} --reason TEXT; --force accepts every check)")
+        self.findings = findings
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """Sanity checks an operator accepts for one month (names of ``builder.sanity.CHECKS``), and
+    why: their findings do not refuse it, and the manifest records them with the reason."""
+
+    checks: frozenset[str]
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class Plan:
     """One refresh: which month, where the source is, where to work and publish, the FCV
     list, the hook (a check that may refuse it), the warm-up (best effort), the sanity
-    limits, whether to publish despite them, what to do when the month is published with
+    limits, the checks accepted despite them, what to do when the month is published with
     other content, and when a rollback took it out of service."""
 
     release: Release
@@ -84,7 +97,7 @@ class Plan:
     hook: Hook | None = None
     warm: WarmUp | None = None
     limits: Limits = Limits()
-    force: bool = False
+    accepted: Accepted | None = None
     conflict: Conflict = Conflict.REFUSE
     rollback: Rollback = Rollback.KEEP
 
@@ -99,8 +112,8 @@ class Refreshed:
     """The build; its directory is removed once published (the data directory has the copy)."""
     report: ChangeReport | None
     """Against the current snapshot; None when the month was already published as built."""
-    overridden: tuple[str, ...]
-    """The sanity problems that ``force`` published over (empty normally)."""
+    overridden: tuple[Finding, ...]
+    """The findings of the accepted checks, published over (empty normally)."""
     outcome: Outcome
     checked: Checked | None = None
 
@@ -153,7 +166,7 @@ def refresh(
     Raises RolledBack (a rollback took the month out of service, and the plan keeps it so:
     before anything is fetched), SourceError (the source), InputError (the fetched tables),
     BuildInvalid, SnapshotConflict (published with other content, without replace),
-    RefreshRefused (a sanity check, without ``force``), StepFailed (a file system error, naming the step and
+    RefreshRefused (a sanity check the plan does not accept), StepFailed (a file system error, naming the step and
     file), or any error of ``publish``; in every case CURRENT is as it was. ``progress``
     hears of every step, series, retry and long wait; ``wait`` spends the waits between retries
     (default: waits that the fetch's first failure cuts short).
@@ -196,18 +209,21 @@ def refresh(
             previous = _current(plan.data_dir)
             report = compare(previous, new)
             checked = check(new, previous, report, plan.limits)
-            if checked.reasons and not plan.force:
-                raise RefreshRefused(release.id, checked.reasons)
-            if checked.reasons:
+            accepted = plan.accepted
+            allowed = accepted.checks if accepted is not None else frozenset()
+            refused = [finding for finding in checked.findings if finding.check not in allowed]
+            if refused:
+                raise RefreshRefused(release.id, refused)
+            if accepted is not None and checked.findings:
                 with failing(release.id, "check", nothing) as at:
                     at.file = built.directory / MANIFEST
-                    mark_forced(built.directory, checked.reasons)
-            step.result = checked.summary() + (", forced" if checked.reasons else "")
+                    mark_forced(built.directory, accepted.reason, _by_check(checked.findings))
+            step.result = checked.summary() + (", accepted" if checked.findings else "")
         outcome = publish(built.directory, plan.data_dir, hook=plan.hook, warm=plan.warm, conflict=plan.conflict,
                           rollback=plan.rollback, progress=said)
     finally:
         shutil.rmtree(parent, ignore_errors=True)
-    return Refreshed(fetched, raw, built, report, tuple(checked.reasons), outcome, checked)
+    return Refreshed(fetched, raw, built, report, tuple(checked.findings), outcome, checked)
 
 
 def built_summary(built: Built) -> str:
@@ -220,6 +236,14 @@ def built_summary(built: Built) -> str:
     )
     return (f"{len(economies)} economies ({microstates} microstates, {ranked} ranked), "
             f"{built.unreported} of {values} scoring values imputed or missing")
+
+
+def _by_check(findings: list[Finding]) -> dict[str, list[str]]:
+    """Each check's findings, checks in the order they were found."""
+    grouped: dict[str, list[str]] = {}
+    for finding in findings:
+        grouped.setdefault(finding.check, []).append(finding.text)
+    return grouped
 
 
 def _again(published: Path, plan: Plan, said: Progress) -> Outcome:

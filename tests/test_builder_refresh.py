@@ -35,9 +35,10 @@ from builder.publish import (
     StepFailed,
     publish,
 )
-from builder.refresh import Plan, RefreshRefused, inherited_provenance, publication_date, refresh
+from builder.refresh import Accepted, Plan, RefreshRefused, inherited_provenance, publication_date, refresh
+from builder.sanity import CHECKS
 from builder.worldbank import SourceSettings
-from loaders import read_current_id, read_snapshot
+from loaders import Forced, read_current_id, read_snapshot
 from loaders.validate import main as validate_main
 from tests.worldbank_fake import FakeWorldBank, World, from_raw, serve
 
@@ -118,11 +119,16 @@ def test_refresh_refuses_a_month_that_lost_economies(api: FakeWorldBank, tmp_pat
     assert not (tmp_path / "data" / "snapshots" / "2026-11").exists()
 
 
-def test_refresh_forced_publishes_despite_the_checks(api: FakeWorldBank, tmp_path: Path) -> None:
+def test_refresh_accepting_the_check_that_refused_publishes(api: FakeWorldBank, tmp_path: Path) -> None:
     refresh(plan(api, tmp_path, "2026-10"), NOW)
     api.edit = lambda name, raw: raw.replace(*SSA_AS_AGGREGATE) if name == "country-p1.json" else raw
-    done = refresh(plan(api, tmp_path, "2026-11", force=True), NOW)
-    assert len(done.overridden) == 1 and read_current_id(tmp_path / "data") == "2026-11"
+    others = frozenset(CHECKS) - {"economy-drop"}
+    with pytest.raises(RefreshRefused, match=r"^refused to publish 2026-11:\n  \[economy-drop\] 3 economies"):
+        refresh(plan(api, tmp_path, "2026-11", accepted=Accepted(others, "every other check")), NOW)
+    done = refresh(plan(api, tmp_path, "2026-11", accepted=Accepted(frozenset({"economy-drop"}), "SSA regrouped")),
+                   NOW)
+    assert [finding.check for finding in done.overridden] == ["economy-drop"]
+    assert read_current_id(tmp_path / "data") == "2026-11"
     report = json.loads((tmp_path / "data" / "snapshots" / "2026-11" / CHANGES_FILE).read_text())
     assert [e["code"] for e in report["economies"]["removed"]] == ["ETH", "KEN", "UGA"]
 
@@ -182,15 +188,19 @@ def test_refresh_command_retries_then_refuses_and_is_forced(
     api.edit = lambda name, raw: raw.replace(*SSA_AS_AGGREGATE) if name == "country-p1.json" else raw
     refused = run_refresh(api, tmp_path, "--snapshot", "2026-11")
     assert refused.returncode == 1
-    assert "error: refused to publish 2026-11:" in refused.stderr
-    assert "--force publishes it anyway" in refused.stderr
+    assert "error: refused to publish 2026-11:\n  [economy-drop] 3 economies, 3 fewer than " in refused.stderr
+    assert ("(check the source; if what moved is real, accept the check on purpose: --accept economy-drop "
+            "--reason TEXT; --force accepts every check)") in refused.stderr
     assert "warming" not in refused.stdout
     assert read_current_id(tmp_path / "data") == "2026-10"
 
-    forced = run_refresh(api, tmp_path, "--snapshot", "2026-11", "--force")
+    unexplained = run_refresh(api, tmp_path, "--snapshot", "2026-11", "--force")
+    assert unexplained.returncode == 2 and "--accept and --force need --reason TEXT" in unexplained.stderr
+    forced = run_refresh(api, tmp_path, "--snapshot", "2026-11", "--force", "--reason", "SSA regrouped upstream")
     assert forced.returncode == 0, forced.stderr
-    assert "warning: published despite: 3 economies" in forced.stdout
+    assert "warning: published despite [economy-drop] 3 economies" in forced.stdout
     assert "CURRENT: 2026-10 -> 2026-11" in forced.stdout
+    assert manifest(tmp_path)["forced"]["checks"].keys() == {"economy-drop"}, "--force records each check that refused"
 
 
 def test_refresh_command_source_down_exits_1(api: FakeWorldBank, tmp_path: Path) -> None:
@@ -292,7 +302,8 @@ def test_refresh_never_inherits_the_synthetic_samples_publisher(
     assert inherited_provenance(data, "2026-12") == (None, None)
     assert inherited_provenance(data, "2026-11") == (None, None), "its own manifest is the sample's too"
     # The first real month (forced: six economies against the sample's 217) names none.
-    assert main(cli(api, tmp_path, "--snapshot", "2026-12", "--force"), clock=on(5)) == 0
+    assert main(cli(api, tmp_path, "--snapshot", "2026-12", "--force", "--reason", "the first real month"),
+                clock=on(5)) == 0
     written = manifest(tmp_path, "2026-12")
     assert "publisher" not in written and "license" not in written and written["synthetic"] is False
 
@@ -395,7 +406,7 @@ def test_refresh_command_log_says_each_step_and_series_as_it_goes(api: FakeWorld
     assert result.stdout.index("warming 2026-10") < result.stdout.index("published 2026-10")
 
 
-def test_refresh_unit_change_refused_then_forced_and_recorded_in_the_manifest(
+def test_refresh_unit_change_refused_then_accepted_and_recorded_in_the_manifest(
     api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     refresh(plan(api, tmp_path, "2026-10"), NOW)
@@ -404,28 +415,33 @@ def test_refresh_unit_change_refused_then_forced_and_recorded_in_the_manifest(
                                  if code == "SE.TER.ENRR" and isinstance(value, float) else value)
     with pytest.raises(RefreshRefused) as refused:
         refresh(plan(api, tmp_path, "2026-11"), NOW)
-    (reason,) = refused.value.reasons
+    (finding,) = refused.value.findings
+    reason = finding.text
+    assert finding.check == "scale-change"
     assert reason.startswith("SE.TER.ENRR (School enrollment, tertiary (% gross)) changed scale: its median "
                              "reported value is ")
     assert "(x10; more than x3 either way): a unit change upstream?" in reason
     assert not (tmp_path / "data" / "snapshots" / "2026-11").exists()
 
-    done = refresh(plan(api, tmp_path, "2026-11", force=True), NOW)
-    assert done.overridden == (reason,) and read_current_id(tmp_path / "data") == "2026-11"
-    assert manifest(tmp_path)["forced"] == [reason], "the manifest says it was forced, and why"
+    why = "UIS now reports tertiary enrolment per mille; confirmed with the source"
+    done = refresh(plan(api, tmp_path, "2026-11", accepted=Accepted(frozenset({"scale-change"}), why)), NOW)
+    assert done.overridden == (finding,) and read_current_id(tmp_path / "data") == "2026-11"
+    assert manifest(tmp_path)["forced"] == {"reason": why, "checks": {"scale-change": [reason]}}, (
+        "the manifest says which checks were accepted, what they found, and why")
     assert list(manifest(tmp_path))[-3:] == ["forced", "countries", "checksums"]
     snapshot, problems = read_snapshot(tmp_path / "data" / "snapshots" / "2026-11")
     assert snapshot is not None and problems == [], "servers load a forced manifest"
+    assert snapshot.forced == Forced(("scale-change",), why, (reason,))
     assert validate_main([str(tmp_path / "data" / "snapshots" / "2026-11")]) == 0
-    assert [entry.forced for entry in list_snapshots(tmp_path / "data")] == [False, True]
+    assert [entry.forced for entry in list_snapshots(tmp_path / "data")] == [None, snapshot.forced]
     capsys.readouterr()
     assert main(["list", "--data-dir", str(tmp_path / "data")]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
-        "* 2026-11  published 2026-11-01  6 economies valid  forced past the checks  (current)")
+        "* 2026-11  published 2026-11-01  6 economies valid  forced past scale-change  (current)")
 
     again = refresh(plan(api, tmp_path, "2026-11"), NOW)
     assert again.already and not again.outcome.changed, "a re-run of a forced month is the same month"
-    assert manifest(tmp_path)["forced"] == [reason]
+    assert manifest(tmp_path)["forced"]["reason"] == why
 
 
 # --- a whole world: a source redrawn, and a real next month --------------------------------------
@@ -497,7 +513,8 @@ def test_refresh_refuses_a_redrawn_source_and_publishes_the_next_real_month(
     api.world = redrawn(whole_world, source="2")  # every WDI value redrawn
     with pytest.raises(RefreshRefused) as refused:
         refresh(whole_plan(api, tmp_path, "2026-11"), NOW)
-    ranking, typical = refused.value.reasons
+    ranking, typical = (finding.text for finding in refused.value.findings)
+    assert [finding.check for finding in refused.value.findings] == ["rank-shift", "median-move"]
     rho = float(re.findall(r"rank correlation (-?\d\.\d+)", ranking)[0])
     assert rho < 0.9 and "with 2026-10 over 217 economies (below 0.98); largest moves: " in ranking
     median = float(re.findall(r"moved (\d+\.\d+) points \(median", typical)[0])
@@ -507,7 +524,7 @@ def test_refresh_refuses_a_redrawn_source_and_publishes_the_next_real_month(
 
     api.world = next_month(whole_world)  # the same source, a month on
     done = refresh(whole_plan(api, tmp_path, "2026-11"), NOW)
-    assert done.checked is not None and done.checked.reasons == []
+    assert done.checked is not None and done.checked.findings == []
     assert done.checked.rank_correlation is not None and done.checked.rank_correlation > 0.99
     assert done.checked.median_move is not None and done.checked.median_move < 0.5
     assert done.checked.scale_change is not None and done.checked.scale_change[1] < 1.2

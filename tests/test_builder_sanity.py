@@ -42,7 +42,7 @@ def test_a_normal_month_passes_with_its_measures() -> None:
     after = snapshot("2026-11", dict(zip(CODES, (10.5, 19, 30, 41, 50, 60.2), strict=True)),
                      dict(zip(CODES, (5.5, 10, 21, 40, 79, 0), strict=True)))
     checked = check(after, before, compare(before, after), Limits())
-    assert checked.reasons == [] and checked.rank_correlation == 1.0 and checked.compared == 6
+    assert checked.findings == [] and checked.rank_correlation == 1.0 and checked.compared == 6
     assert checked.median_move == pytest.approx(0.35)
     assert checked.scale_change is not None and checked.scale_change[0] == "SE.TER.ENRR"
     assert checked.summary() == ("passed (rank correlation 1.0000, median move 0.35 points, largest scale "
@@ -55,14 +55,15 @@ def test_a_unit_change_either_way_is_refused(factor: float, refused: bool) -> No
     values = dict(zip(CODES, (5.0, 10.0, 20.0, 40.0, 80.0, None), strict=True))
     before = snapshot("2026-10", composites, values)
     after = snapshot("2026-11", composites, {c: v * factor if v else v for c, v in values.items()})
-    reasons = check(after, before, compare(before, after), Limits()).reasons
-    assert bool(reasons) is refused
+    findings = check(after, before, compare(before, after), Limits()).findings
+    assert bool(findings) is refused
     if refused:
-        assert reasons[0].startswith("SE.TER.ENRR (Tertiary) changed scale: its median reported value is ")
+        assert findings[0].check == "scale-change"
+        assert findings[0].text.startswith("SE.TER.ENRR (Tertiary) changed scale: its median reported value is ")
 
 
 def test_too_few_economies_say_nothing_about_a_distribution() -> None:
     before = snapshot("2026-10", dict(zip(CODES[:4], (10, 20, 30, 40), strict=True)), dict.fromkeys(CODES[:4], 1.0))
     after = snapshot("2026-11", dict(zip(CODES[:4], (40, 30, 20, 10), strict=True)), dict.fromkeys(CODES[:4], 100.0))
     checked = check(after, before, compare(before, after), Limits())
-    assert checked.reasons == [] and checked.rank_correlation is None and checked.scale_change is None
+    assert checked.findings == [] and checked.rank_correlation is None and checked.scale_change is None
