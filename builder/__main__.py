@@ -8,10 +8,11 @@
     python -m builder refresh --data-dir /srv/readiness --work /srv/work --fcv fcv.csv [--warm CMD]
     python -m builder list --data-dir /srv/readiness
 
-Exit status 0 on success (a refresh of a month already published with the same content is
-one: it changes nothing), 1 when a fetch, build, refresh or publish is refused or fails,
-including an unavailable source and a file system error (the message on stderr says why and
-in which step), 2 for a usage error. ``fetch``, ``publish`` and ``refresh`` say what they are
+Exit status 0 on success (a refresh of a month already published with the same content and
+current is one: it changes nothing; so is a publish whose warm-up gave up, with a warning), 1
+when a fetch, build, refresh or publish is refused or fails, including an unavailable source,
+a month a rollback took out of service and a file system error (the message on stderr says why
+and in which step), 2 for a usage error. ``fetch``, ``publish`` and ``refresh`` say what they are
 doing on stderr as they go (builder/progress.py); the result is on stdout.
 """
 

@@ -7,7 +7,7 @@
 - if a rollback took the month out of service (``builder.journal``), it refuses before fetching
   anything (``RolledBack``), unless the plan says undo the rollback;
 - if the month is already published with the same content (a re-run: the CronJob's retry, an
-  operator checking), it changes nothing, or only makes it current again;
+  operator checking), it changes nothing, or, told to undo a rollback, makes it current again;
 - if it is published with other content, it refuses (``SnapshotConflict``), unless the plan
   says replace;
 - otherwise it compares the snapshot with the one CURRENT names, runs the sanity checks of
