@@ -281,7 +281,7 @@ def publish(
             held.enter_context(_exclusive(data_dir))
         remove_leftovers(data_dir, SNAPSHOTS, _CURRENT_TEMP_PREFIX, "publish")
         previous = read_current_id(data_dir)
-        if rollback is Rollback.KEEP and snapshot_id != previous:
+        if rollback is Rollback.KEEP and (previous is None or snapshot_id > previous):  # a rollback never is
             refuse_if_rolled_back(data_dir, snapshot_id)
         kept = f"CURRENT unchanged ({previous or 'none'}), the published snapshots as they were"
         target = snapshots / snapshot_id

@@ -174,7 +174,8 @@ def refresh(
     said = progress if progress is not None else Progress.quiet()
     release = plan.release
     nothing = "nothing was published"
-    if plan.rollback is Rollback.KEEP and read_current_id(plan.data_dir) != release.id:
+    current = read_current_id(plan.data_dir)
+    if plan.rollback is Rollback.KEEP and (current is None or release.id > current):
         refuse_if_rolled_back(plan.data_dir, release.id)  # before a fetch that would only be refused
     asked = requests_of(release.year)
     with said.step("fetch", announced(plan.source, len(asked))) as step:

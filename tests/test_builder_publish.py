@@ -172,6 +172,10 @@ def test_publish_rollback_holds_every_later_month_until_undone(data: Path, tmp_p
     undone = publish(data / "snapshots" / "2026-12", data, rollback=Rollback.UNDO)
     assert (undone.previous, undone.rolled_back, read_current_id(data)) == ("2027-01", ("2027-01",), "2026-12")
     assert [entry.snapshot_id for entry in list_snapshots(data) if entry.rolled_back] == ["2026-11", "2027-01"]
+    # Rolling back to a month a rollback holds is a rollback too: never refused.
+    again = publish(data / "snapshots" / "2026-11", data)
+    assert (again.rolled_back, read_current_id(data)) == (("2026-12",), "2026-11")
+    assert [entry.snapshot_id for entry in list_snapshots(data) if entry.rolled_back] == ["2026-12", "2027-01"]
 
 
 def test_publish_journal_with_a_torn_last_line_still_holds_the_rollback(data: Path, tmp_path: Path) -> None:
