@@ -62,14 +62,12 @@ class Waits:
         timeout: float,
         every: float = 10.0,
         wait: Wait | None = None,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._say = say
         self._tries = retries + 1
         self._timeout = timeout
         self._every = every
         self._wait = wait
-        self._clock = clock
         self._changed = threading.Condition()
         self._asked: dict[int, _Asked] = {}
         self._stopped = threading.Event()
@@ -81,14 +79,14 @@ class Waits:
         """This thread starts a request (its first try). Raises Stopped once the fetch failed."""
         if self._stopped.is_set():
             raise Stopped(what)
-        now = self._clock()
+        now = time.monotonic()
         with self._changed:
             self._asked[threading.get_ident()] = _Asked(what, 1, now, now)
             self._changed.notify()
 
     def retrying(self, cause: str, seconds: float) -> None:
         """This thread's try failed (``cause``) and the next one comes after ``seconds``."""
-        now = self._clock()
+        now = time.monotonic()
         with self._changed:
             asked = self._asked.get(threading.get_ident())
             if asked is None or self._stopped.is_set():
@@ -109,7 +107,7 @@ class Waits:
             self._stopped.wait(seconds)
         if self._stopped.is_set():
             raise Stopped("the fetch failed")
-        now = self._clock()
+        now = time.monotonic()
         with self._changed:
             asked = self._asked.get(threading.get_ident())
             if asked is not None:
@@ -156,13 +154,13 @@ class Waits:
     def _watch(self) -> None:
         with self._changed:
             while self._watching:
-                now = self._clock()
+                now = time.monotonic()
                 for asked in self._asked.values():
                     if now - asked.said >= self._every:
                         self._say(self._still(asked, now))
                         asked.said = now
                 due = min((asked.said + self._every for asked in self._asked.values()), default=None)
-                self._changed.wait(None if due is None else max(0.0, due - self._clock()))
+                self._changed.wait(None if due is None else max(0.0, due - time.monotonic()))
 
     def _still(self, asked: _Asked, now: float) -> str:
         """The watchdog's line about ``asked``, ``now``."""
