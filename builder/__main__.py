@@ -4,14 +4,15 @@
     python -m builder fetch --out raw/2026-11 --fcv fcv.csv [--source-url URL]
     python -m builder import-wdi WDI_CSV.zip [WGI.zip] --out raw/2026-11 --fcv fcv.csv
     python -m builder build --raw data/raw --snapshot 2026-11 --out build/
-    python -m builder publish build/2026-11 --data-dir /srv/readiness [--hook CMD] [--replace]
-    python -m builder refresh --data-dir /srv/readiness --work /srv/work --fcv fcv.csv [--hook CMD]
+    python -m builder publish build/2026-11 --data-dir /srv/readiness [--warm CMD] [--replace]
+    python -m builder refresh --data-dir /srv/readiness --work /srv/work --fcv fcv.csv [--warm CMD]
     python -m builder list --data-dir /srv/readiness
 
-Exit status 0 on success (a refresh of a month already published with the same content is
-one: it changes nothing), 1 when a fetch, build, refresh or publish is refused or fails,
-including an unavailable source and a file system error (the message on stderr says why and
-in which step), 2 for a usage error. ``fetch``, ``publish`` and ``refresh`` say what they are
+Exit status 0 on success (a refresh of a month already published with the same content and
+current is one: it changes nothing; so is a publish whose warm-up gave up, with a warning), 1
+when a fetch, build, refresh or publish is refused or fails, including an unavailable source,
+a month a rollback took out of service and a file system error (the message on stderr says why
+and in which step), 2 for a usage error. ``fetch``, ``publish`` and ``refresh`` say what they are
 doing on stderr as they go (builder/progress.py); the result is on stdout.
 """
 
@@ -19,13 +20,14 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from builder.build import BuildInvalid, Built, build_snapshot
 from builder.datadir import Listed, list_snapshots
-from builder.fetch import fetch_raw, requests_of
+from builder.fetch import announced, fetch_raw, fetched_summary, requests_of
 from builder.inputs import InputError, read_raw
 from builder.progress import Progress
 from builder.publish import (
@@ -33,16 +35,26 @@ from builder.publish import (
     Outcome,
     Placement,
     PublishError,
+    Rollback,
     publish,
     shell_hook,
 )
 from builder.rawtables import FcvError, read_fcv, write_tables
-from builder.refresh import Plan, Refreshed, built_summary, inherited_provenance, publication_date, refresh
+from builder.refresh import (
+    Accepted,
+    Plan,
+    Refreshed,
+    built_summary,
+    inherited_provenance,
+    publication_date,
+    refresh,
+)
 from builder.release import Release, ReleaseError
-from builder.sanity import Limits
+from builder.sanity import CHECKS, Limits
+from builder.warmup import DEADLINE as WARM_DEADLINE
+from builder.warmup import WarmUp, shell_warm
 from builder.wdi import WdiError, import_wdi
 from builder.worldbank import MAX_PARALLEL, MAX_PER_PAGE, PUBLIC_API, SourceError, SourceSettings
-from config import redact
 from loaders import read_current_id
 
 Clock = Callable[[], datetime.datetime]
@@ -58,8 +70,15 @@ def _utc_now() -> datetime.datetime:
 def main(argv: Sequence[str] | None = None, clock: Clock = _utc_now) -> int:
     """Run one subcommand; return the exit status. ``clock`` says what time it is (the
     default month and publication date, the fetch's date, each progress line's time)."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command == "refresh" and bool(args.accept or args.force) != bool(args.reason):
+        parser.error("--accept and --force need --reason TEXT (why what they accept is real: the manifest "
+                     "records it), and --reason needs one of them")
     args.clock = clock
+    # urllib3 warns of each retry in its own words (its Retry's state, no series); the fetch says
+    # each one with the series, the cause and the wait (builder.waits).
+    logging.getLogger("urllib3.connectionpool").setLevel(logging.ERROR)
     commands = {"fetch": _fetch, "import-wdi": _import_wdi, "build": _build, "publish": _publish,
                 "refresh": _refresh, "list": _list}
     try:
@@ -104,11 +123,10 @@ def _parser() -> argparse.ArgumentParser:
     publish_ = commands.add_parser("publish", help="validate a snapshot, put it in place, flip CURRENT")
     publish_.add_argument("snapshot", type=Path, help="built snapshot directory, named YYYY-MM")
     publish_.add_argument("--data-dir", type=Path, required=True, help="the servers' data directory")
-    publish_.add_argument("--hook", metavar="COMMAND",
-                          help="shell command run before CURRENT flips (READINESS_DATA_DIR and "
-                               "READINESS_SNAPSHOT_ID set); a non-zero exit undoes the publish")
+    _step_arguments(publish_)
     publish_.add_argument("--replace", action="store_true",
                           help="if the id is published with other content, swap it atomically")
+    publish_.add_argument("--undo-rollback", action="store_true", help=_UNDO_HELP)
     publish_.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
     refresh_ = commands.add_parser(
@@ -121,8 +139,7 @@ def _parser() -> argparse.ArgumentParser:
     refresh_.add_argument("--published",
                           help="publication date in that month (default: the date it was published "
                                "with if it is, else today in this month, else the 1st)")
-    refresh_.add_argument("--hook", metavar="COMMAND",
-                          help="shell command run before CURRENT flips, as for publish")
+    _step_arguments(refresh_)
     limits = Limits()
     refresh_.add_argument("--max-economy-drop", type=float, default=limits.economy_drop,
                           metavar="SHARE",
@@ -140,12 +157,19 @@ def _parser() -> argparse.ArgumentParser:
                           metavar="FACTOR",
                           help="refuse when an indicator's median reported value changes by more "
                                f"than this factor either way (default {limits.scale_change:g})")
+    refresh_.add_argument("--accept", action="append", choices=list(CHECKS), default=[], metavar="CHECK",
+                          help="publish even when this check refuses the month (repeat for more; each "
+                               "finding is reported and recorded in the manifest with --reason): "
+                               + "; ".join(f"{name}: {what}" for name, what in CHECKS.items()))
     refresh_.add_argument("--force", action="store_true",
-                          help="publish even when a sanity check fails (reported, and recorded "
-                               "in the manifest)")
+                          help="accept every check (recorded as each check that refused)")
+    refresh_.add_argument("--reason", metavar="TEXT",
+                          help="why the accepted checks' findings are real, e.g. 'the 2026 data year "
+                               "entered the window': recorded in the manifest and the catalogue")
     refresh_.add_argument("--replace", action="store_true",
                           help="if the month is published with other content, swap it atomically "
                                "(otherwise that is refused)")
+    refresh_.add_argument("--undo-rollback", action="store_true", help=_UNDO_HELP)
     refresh_.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     _provenance_arguments(refresh_, " (default: as the month's manifest if it is published, else "
                                     "the current snapshot's)")
@@ -155,6 +179,26 @@ def _parser() -> argparse.ArgumentParser:
     list_.add_argument("--data-dir", type=Path, required=True, help="the servers' data directory")
     return parser
 
+
+def _step_arguments(parser: argparse.ArgumentParser) -> None:
+    """The commands a publish runs before CURRENT flips: a check that may refuse it, and the
+    warm-up, which never does (builder.warmup)."""
+    parser.add_argument("--hook", metavar="COMMAND",
+                        help="shell command run before CURRENT flips (READINESS_DATA_DIR and "
+                             "READINESS_SNAPSHOT_ID set); a non-zero exit undoes the publish")
+    parser.add_argument("--warm", metavar="COMMAND",
+                        help="the cache warm-up: shell command run before CURRENT flips, as --hook, but best "
+                             "effort: tried again until --warm-deadline, then the publish goes on with a warning")
+    parser.add_argument("--warm-deadline", type=float, default=WARM_DEADLINE, metavar="SECONDS",
+                        help=f"how long the warm-up's tries may take in all (default {WARM_DEADLINE:g})")
+
+
+def _warm_up(args: argparse.Namespace) -> WarmUp | None:
+    return WarmUp(shell_warm(args.warm), max(0.0, args.warm_deadline)) if args.warm else None
+
+
+_UNDO_HELP = ("publish a month a rollback took out of service, making it current again (otherwise "
+              "that is refused before anything is done; the rollbacks are in <data-dir>/publish-log.jsonl)")
 
 _FCV_HELP = ("CSV of the FCV list with columns iso3 and fcv_type (a previous raw countries.csv "
              "works as is); no World Bank API serves it")
@@ -218,14 +262,12 @@ def _fetch(args: argparse.Namespace) -> int:
     said = _progress(args)
     year = args.year or now.year
     asked = requests_of(year)
-    shown = redact(args.source_url, args.source_url)  # a mirror's URL may carry a password
-    with said.step("fetch", f"{len(asked)} requests to {shown}, {args.parallel} at a time"), \
-            said.counting(len(asked), "request"):
-        fetched = fetch_raw(_source(args), year, read_fcv(args.fcv), now, progress=said.fetched)
+    source = _source(args)
+    with said.step("fetch", announced(source, len(asked))), said.counting(len(asked), "series"):
+        fetched = fetch_raw(source, year, read_fcv(args.fcv), now, heard=said)
     out = write_tables(fetched.tables, args.out)
     _warn_fetch(fetched.skipped, fetched.unknown_fcv)
-    print(f"fetched {out}: {len(fetched.tables.economies)} economies, "
-          f"{sum(len(o) for o in fetched.tables.series.values())} values")
+    print(f"fetched {out}: {fetched_summary(fetched)}")
     return 0
 
 
@@ -266,10 +308,12 @@ def _refresh(args: argparse.Namespace) -> int:
         data_dir=args.data_dir,
         fcv=read_fcv(args.fcv),
         hook=shell_hook(args.hook) if args.hook else None,
+        warm=_warm_up(args),
         limits=Limits(args.max_economy_drop, args.min_rank_correlation, args.max_median_move,
                       args.max_scale_change),
-        force=args.force,
+        accepted=_accepted(args),
         conflict=Conflict.REPLACE if args.replace else Conflict.REFUSE,
+        rollback=Rollback.UNDO if args.undo_rollback else Rollback.KEEP,
     )
     done = refresh(plan, now, progress=_progress(args))
     _warn_fetch(done.fetched.skipped, done.fetched.unknown_fcv)
@@ -277,10 +321,17 @@ def _refresh(args: argparse.Namespace) -> int:
     return 0
 
 
+def _accepted(args: argparse.Namespace) -> Accepted | None:
+    """The checks accepted by --accept, or every one (--force), with --reason; None: none."""
+    if not (args.accept or args.force):
+        return None
+    return Accepted(frozenset(CHECKS if args.force else args.accept), args.reason)
+
+
 def _refreshed_lines(done: Refreshed) -> str:
     lines = [f"fetched {done.raw}: {len(done.fetched.tables.economies)} economies",
              f"built {done.built.directory.name}: {built_summary(done.built)}"]
-    lines += [f"warning: published despite: {reason}" for reason in done.overridden]
+    lines += [f"warning: published despite {finding}" for finding in done.overridden]
     if done.report is not None:  # None: the month was already published as built
         lines.append(f"changes: {done.report.document['summary']}")
     lines.append(_outcome_line(done.outcome))
@@ -303,8 +354,11 @@ def _publish(args: argparse.Namespace) -> int:
         args.snapshot,
         args.data_dir,
         hook=shell_hook(args.hook) if args.hook else None,
+        warm=_warm_up(args),
         conflict=Conflict.REPLACE if args.replace else Conflict.REFUSE,
+        rollback=Rollback.UNDO if args.undo_rollback else Rollback.KEEP,
         progress=_progress(args),
+        clock=args.clock,
     )
     print(_outcome_line(outcome))
     return 0
@@ -321,7 +375,14 @@ def _outcome_line(outcome: Outcome) -> str:
     }[outcome.placement]
     if outcome.previous == outcome.snapshot_id:
         return f"{placed}; CURRENT still names {outcome.snapshot_id}"
-    return f"{placed}; CURRENT: {outcome.previous or '(none)'} -> {outcome.snapshot_id}"
+    lines = [f"{placed}; CURRENT: {outcome.previous or '(none)'} -> {outcome.snapshot_id}"]
+    if outcome.warmed is not None and outcome.warmed.failure is not None:
+        lines.append(f"warning: published with a cold cache ({outcome.warmed}); the servers re-warm Redis "
+                     "on their own once it answers")
+    if outcome.rolled_back:
+        lines.append(f"rolled back: {', '.join(outcome.rolled_back)} out of service; publishing or "
+                     "refreshing it again is refused until run with --undo-rollback")
+    return "\n".join(lines)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -339,15 +400,20 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _listed(entry: Listed) -> str:
-    """``published 2026-11-05  215 economies valid, 2 skipped (AGO, KEN)``, and whether forced."""
+    """``published 2026-11-05  215 economies valid, 2 skipped (AGO, KEN)``, whether forced, and
+    the rollback that took it out of service."""
     if entry.published is None:
         return "manifest unreadable"
     if entry.valid is None:
         return f"published {entry.published}  refused by the servers' reader (loaders.validate says why)"
     named = ", ".join(entry.skipped[:10]) + (" ..." if len(entry.skipped) > 10 else "")
     skipped = f", {len(entry.skipped)} skipped ({named})" if entry.skipped else ""
-    forced = "  forced past the checks" if entry.forced else ""
-    return f"published {entry.published}  {entry.valid} economies valid{skipped}{forced}"
+    forced = ""
+    if entry.forced is not None:
+        forced = f"  forced past {', '.join(entry.forced.checks) or 'the checks'}"
+    rollback = entry.rolled_back
+    held = f"  rolled back on {rollback.at} to {rollback.snapshot}" if rollback is not None else ""
+    return f"published {entry.published}  {entry.valid} economies valid{skipped}{forced}{held}"
 
 
 if __name__ == "__main__":

@@ -7,19 +7,20 @@ from pathlib import Path
 
 import orjson
 
-from loaders import read_current_id, read_snapshot, snapshot_ids
+from builder.journal import Entry, held
+from loaders import Forced, read_current_id, read_snapshot, snapshot_ids
 
 CURRENT = "CURRENT"
 SNAPSHOTS = "snapshots"
-_FORCED = "forced"
-"""The manifest's record of a refresh published despite its sanity checks (builder.write)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Listed:
     """One snapshot of a data directory: its manifest's facts (None where unreadable) and what
     the servers' reader makes of it: ``valid`` economies it would serve (None: it refuses the
-    snapshot), the codes of the country files it would skip, and whether it was forced."""
+    snapshot), the codes of the country files it would skip, the sanity checks it was published
+    past (its manifest's ``forced``), and the rollback that took it out of service, if one did
+    (builder.journal)."""
 
     snapshot_id: str
     published: str | None
@@ -28,23 +29,24 @@ class Listed:
     current: bool
     valid: int | None = None
     skipped: tuple[str, ...] = ()
-    forced: bool = False
+    forced: Forced | None = None
+    rolled_back: Entry | None = None
 
 
 def list_snapshots(data_dir: Path) -> list[Listed]:
     """Every snapshot directory of ``data_dir``, oldest first, read as the servers read it."""
     current = read_current_id(data_dir)
+    rolled_back = held(data_dir)
     listed: list[Listed] = []
     for snapshot_id in snapshot_ids(data_dir):
         published: str | None = None
         countries: int | None = None
-        forced = False
+        forced: Forced | None = None
         directory = data_dir / SNAPSHOTS / snapshot_id
         try:
             manifest = orjson.loads((directory / "manifest.json").read_bytes())
             published = str(manifest["published"])
             countries = len(manifest["countries"])
-            forced = bool(manifest.get(_FORCED))
         except (OSError, orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
             pass  # shown as unreadable; ``python -m loaders.validate`` says why
         valid: int | None = None
@@ -52,9 +54,11 @@ def list_snapshots(data_dir: Path) -> list[Listed]:
         if published is not None:
             snapshot, problems = read_snapshot(directory)
             valid = len(snapshot.countries) if snapshot is not None else None
+            forced = snapshot.forced if snapshot is not None else None
             skipped = tuple(sorted({
                 Path(problem.file).stem for problem in problems if problem.file.startswith("countries/")
                 and problem.file.endswith(".json")
             }))
-        listed.append(Listed(snapshot_id, published, countries, snapshot_id == current, valid, skipped, forced))
+        listed.append(Listed(snapshot_id, published, countries, snapshot_id == current, valid, skipped, forced,
+                             rolled_back.get(snapshot_id)))
     return listed

@@ -4,7 +4,8 @@
 One request (paged, though one page holds it all: ``worldbank.MAX_PER_PAGE``) for the economy
 list, one per indicator of ``builder.method`` over the method's window, a few at a time
 (``SourceSettings.parallel`` threads, each with its own HTTP session); each says how it went
-as it completes (``progress``). Aggregates ("World", "Sub-Saharan Africa", income groups) are in the
+as it completes, and every retry and every long wait is said as it happens (``builder.waits``;
+``heard``). Aggregates ("World", "Sub-Saharan Africa", income groups) are in the
 economy list too, marked by the region "Aggregates": they are left out, and so are their
 values. The four governance estimates are served from the Worldwide Governance Indicators
 (source 3), every other series from the World Development Indicators (source 2).
@@ -19,10 +20,11 @@ from __future__ import annotations
 import datetime
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor
 from concurrent.futures import wait as until
 from dataclasses import dataclass
+from typing import Protocol
 
 import requests
 
@@ -30,7 +32,8 @@ from builder.inputs import Economy, Observation
 from builder.method import INDICATORS, POPULATION, WINDOW_START
 from builder.progress import Fetch
 from builder.rawtables import RawTables
-from builder.worldbank import MAX_PARALLEL, Answer, SourceError, SourceSettings, Wait, fetch_all, session
+from builder.waits import Wait, Waits
+from builder.worldbank import MAX_PARALLEL, Answer, SourceError, SourceSettings, fetch_all, session
 from config import redact
 from loaders import JsonValue
 
@@ -74,13 +77,31 @@ class Fetched:
     skipped: tuple[str, ...]
     unknown_fcv: tuple[str, ...]
     """Codes of the FCV list that are not economies of the API's list (a stale list?)."""
+    requests: int = 0
+    """HTTP requests made: a page each, and each retry of one."""
 
 
 COUNTRY = "country"
 """The label of the economy list among the fetched series."""
 
-Progress = Callable[[Fetch], None]
-"""Told of each request (the economy list, each series) as it completes, from its thread."""
+
+class Heard(Protocol):
+    """Who hears of a fetch as it goes, from its threads (``builder.progress.Progress`` is one)."""
+
+    def fetched(self, fetch: Fetch) -> None:
+        """One series (or the economy list) fetched."""
+
+    def waiting(self, line: str) -> None:
+        """A retry, a request or a wait still going on, the fetch stopping: one line."""
+
+
+def announced(settings: SourceSettings, asked: int) -> str:
+    """The fetch step's first line: ``asked`` series (the economy list among them) and the
+    requests they take, counted honestly (the pages are known only as they come)."""
+    shown = redact(settings.base_url, settings.base_url)  # a mirror's URL may carry a password
+    return (f"the economy list and {asked - 1} series from {shown}, {settings.parallel} at a time: "
+            f"at least {asked} requests (a page each of up to {settings.per_page} rows; each try of "
+            f"a request up to {settings.timeout:g} s, retried up to {settings.retries} times)")
 
 
 def requests_of(last_year: int) -> dict[str, tuple[str, dict[str, str]]]:
@@ -99,19 +120,20 @@ def fetch_raw(
     fcv: Mapping[str, str],
     now: datetime.datetime,
     *,
-    progress: Progress | None = None,
-    wait: Wait = time.sleep,
-    clock: Callable[[], float] = time.monotonic,
+    heard: Heard | None = None,
+    wait: Wait | None = None,
 ) -> Fetched:
     """Fetch every economy and every series of the method for WINDOW_START..``last_year``.
 
-    ``now`` is recorded as the fetch date. ``progress`` hears of each request as it
-    completes (``clock`` times it); ``wait`` spends the waits between retries. Raises
-    SourceError when the source stays unavailable or answers something unexpected (an
-    unknown region or income id, a value that is not a number, a year that is not a year);
-    the first failure cancels the requests not yet started.
+    ``now`` is recorded as the fetch date. ``heard`` hears of each request as it completes,
+    of each retry, and every ``settings.every`` seconds of each request or wait still going
+    on; ``wait`` spends the waits between retries (default: waits that the fetch's first
+    failure cuts short). Raises SourceError when the source stays unavailable or answers
+    something unexpected (an unknown region or income id, a value that is not a number, a
+    year that is not a year); the first failure cancels the requests not yet started and
+    stops the others at their next wait or timeout.
     """
-    answers = _fetch_all_of(settings, requests_of(last_year), progress, wait, clock)
+    answers = _fetch_all_of(settings, requests_of(last_year), heard, wait)
     economies, lending = _economies(answers[COUNTRY])
     series: dict[tuple[str, str], tuple[Observation, ...]] = {}
     indicators: dict[str, JsonValue] = {}
@@ -152,18 +174,28 @@ def fetch_raw(
         {key: value for key, value in series.items() if key[0] in populations},
         provenance,
     )
-    return Fetched(tables, skipped, tuple(sorted(set(fcv) - set(economies))))
+    made = sum(answer.pages + answer.retries for answer in answers.values())
+    return Fetched(tables, skipped, tuple(sorted(set(fcv) - set(economies))), made)
+
+
+def fetched_summary(fetched: Fetched) -> str:
+    """``217 economies, 28737 values; 24 requests``: what a fetch gave, and what it took."""
+    values = sum(len(observations) for observations in fetched.tables.series.values())
+    return f"{len(fetched.tables.economies)} economies, {values} values; {fetched.requests} requests"
 
 
 def _fetch_all_of(
     settings: SourceSettings,
     asked: Mapping[str, tuple[str, dict[str, str]]],
-    progress: Progress | None,
-    wait: Wait,
-    clock: Callable[[], float],
+    heard: Heard | None,
+    wait: Wait | None,
 ) -> dict[str, Answer]:
     """Every request of ``asked``, at most ``settings.parallel`` at a time, each thread with a
-    session of its own (a requests Session is not made to be shared between threads)."""
+    session of its own (a requests Session is not made to be shared between threads), every
+    wait said while a watchdog runs. The first failure is raised once the requests under way
+    have ended (stopped at their next wait, or at their timeout)."""
+    waits = Waits(heard.waiting if heard is not None else lambda line: None, retries=settings.retries,
+                  timeout=settings.timeout, every=settings.every, wait=wait)
     local = threading.local()
     sessions: list[requests.Session] = []
     guard = threading.Lock()
@@ -171,27 +203,38 @@ def _fetch_all_of(
     def client() -> requests.Session:
         own: requests.Session | None = getattr(local, "session", None)
         if own is None:
-            own = local.session = session(settings, wait)
+            own = local.session = session(settings, waits.wait, waits.retrying)
             with guard:
                 sessions.append(own)
         return own
 
     def one(label: str, path: str, params: dict[str, str]) -> Answer:
-        started = clock()
-        answer = fetch_all(client(), settings, path, params)
-        if progress is not None:
-            progress(Fetch(label, len(answer.rows), answer.pages, clock() - started, answer.retries))
+        started = time.monotonic()
+        answered = False
+        try:
+            answer = fetch_all(client(), settings, path, params, lambda page: waits.asking(f"{label} page {page}"))
+            answered = True
+        finally:
+            waits.done()
+            if not answered:
+                waits.stop(label)
+        if heard is not None:
+            heard.fetched(Fetch(label, len(answer.rows), answer.pages, time.monotonic() - started, answer.retries))
         return answer
 
     workers = max(1, min(settings.parallel, MAX_PARALLEL))
     executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="fetch")
     try:
-        futures: dict[str, Future[Answer]] = {
-            label: executor.submit(one, label, path, params) for label, (path, params) in asked.items()
-        }
-        done, _ = until(futures.values(), return_when=FIRST_EXCEPTION)
-        for future in done:
-            future.result()  # the first failure, raised (the rest are cancelled below)
+        with waits.watching():
+            futures: dict[str, Future[Answer]] = {
+                label: executor.submit(one, label, path, params) for label, (path, params) in asked.items()
+            }
+            done, _ = until(futures.values(), return_when=FIRST_EXCEPTION)
+            if any(future.exception() is not None for future in done):
+                executor.shutdown(wait=True, cancel_futures=True)  # the watchdog says what it waits for
+        failed = futures.get(waits.failed) if waits.failed is not None else None
+        if failed is not None:
+            failed.result()  # the first failure, raised
         return {label: future.result() for label, future in futures.items()}
     finally:
         executor.shutdown(wait=True, cancel_futures=True)

@@ -2,8 +2,9 @@
 
 Each step (fetch, build, check, then the publish's copy, warm and flip) says when it starts,
 and when it ends how long it took and what it found, or that it failed. The fetch says one
-line per series as it completes: rows, pages, seconds and retries. Every line starts with the
-UTC time of day. On a terminal a tqdm bar counts the fetch's requests under those lines;
+line per series as it completes: rows, pages, seconds and retries; and one per retry and every
+few seconds of a request or a wait still going on (``builder.waits``). Every line starts with the
+UTC time of day. On a terminal a tqdm bar counts the fetched series under those lines;
 anywhere else (the CronJob's log) there is no bar, only the lines, each flushed as it is
 written.
 """
@@ -114,7 +115,7 @@ class Progress:
 
     @contextmanager
     def counting(self, total: int, unit: str) -> Iterator[None]:
-        """A bar of ``total`` requests while the block runs (on a terminal only)."""
+        """A bar counting ``total`` ``unit``s while the block runs (on a terminal only)."""
         self._counted, self._total = 0, total
         if self._bar_wanted and self._stream is not None:
             from tqdm import tqdm  # only on a terminal: the CronJob never loads it
@@ -129,6 +130,10 @@ class Progress:
                 if self._bar is not None:
                     self._bar.close()
                 self._bar = None
+
+    def waiting(self, line: str) -> None:
+        """A line of the fetch about a wait: a retry, a request or a wait still going on."""
+        self.say("fetch", line)
 
     def fetched(self, fetch: Fetch) -> None:
         """One series (or the economy list) fetched: its line, and the bar one further."""

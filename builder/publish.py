@@ -10,8 +10,16 @@ A publish either completes or leaves CURRENT and the published snapshots as they
    makes two publishes "the same".
 2. Put it in place with one rename (or, with ``Conflict.REPLACE``, one atomic exchange
    with the published copy of the same id).
-3. Run the hook (the cache warm-up). If it fails, step 2 is undone.
-4. Only then flip ``CURRENT`` (temporary file, fsync, ``os.replace``) and announce it.
+3. Run the hook, if any: a check that may still refuse the snapshot. If it fails, step 2 is
+   undone. Then the cache warm-up, best effort (``builder.warmup``): tried until its deadline,
+   and when it gives up the publish goes on with a warning.
+4. Only then record the publish in the journal (``builder.journal``: a rollback records the
+   months it takes out of service) and flip ``CURRENT`` (temporary file, fsync,
+   ``os.replace``), and announce it.
+
+A month a rollback took out of service is refused (``RolledBack``, before anything is copied)
+unless the publish is told to undo the rollback: publishing it again would flip ``CURRENT``
+forward and silently undo what an operator did on purpose.
 
 One publish at a time per data directory (a flock on ``.publish.lock``, released by the
 kernel even when the process is killed); staging leftovers of a killed publish are removed
@@ -26,6 +34,7 @@ what state the data directory is left in).
 from __future__ import annotations
 
 import ctypes
+import datetime
 import errno
 import fcntl
 import json
@@ -36,7 +45,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from pathlib import Path
 
@@ -46,8 +55,10 @@ from redis.sentinel import Sentinel
 
 from builder.changes import CHANGES_FILE, compare
 from builder.datadir import CURRENT, SNAPSHOTS
+from builder.journal import JOURNAL, Entry, held, record, rolled_back_by, timestamp
 from builder.progress import Progress
 from builder.staging import remove_leftovers, staging_area
+from builder.warmup import Warmed, WarmUp, warm_up
 from builder.write import FORCED, MANIFEST
 from config import RedisAddress, Topology, redact
 from loaders import (
@@ -100,6 +111,20 @@ class HookFailed(PublishError):
     """The hook reported a failure; the snapshot was taken out again."""
 
 
+class RolledBack(PublishError):
+    """The snapshot is a month a rollback took out of service (builder.journal); publishing it
+    would make it current again."""
+
+    def __init__(self, snapshot_id: str, rollback: Entry) -> None:
+        super().__init__(
+            f"refused: {snapshot_id} was rolled back on {rollback.at} (CURRENT {rollback.previous} -> "
+            f"{rollback.snapshot}, recorded in {JOURNAL}); publishing it again would make it current "
+            "and undo that rollback. Nothing was changed. To make it current on purpose, run it with "
+            "--undo-rollback (and --replace if its content changed since)"
+        )
+        self.rollback = rollback
+
+
 class StepFailed(PublishError):
     """A file system error in one step of a publish (or a refresh): ``step`` and ``file`` say
     where, ``error`` what the system said, and the message what the data directory holds now.
@@ -145,6 +170,15 @@ class Conflict(Enum):
     REPLACE = "replace"
 
 
+class Rollback(Enum):
+    """What to do when the snapshot is a month a rollback took out of service."""
+
+    KEEP = "keep"
+    """Refuse (RolledBack): the rollback stands."""
+    UNDO = "undo"
+    """Publish it: it becomes current again (``--undo-rollback``)."""
+
+
 class Placement(Enum):
     """How the snapshot got into ``snapshots/<id>``."""
 
@@ -162,6 +196,10 @@ class Outcome:
     placement: Placement
     previous: str | None
     """What CURRENT named before; equal to ``snapshot_id`` when it did not change."""
+    rolled_back: tuple[str, ...] = ()
+    """The months this publish took out of service: a rollback's (builder.journal)."""
+    warmed: Warmed | None = None
+    """What became of the warm-up; None when none ran."""
 
     @property
     def changed(self) -> bool:
@@ -234,19 +272,25 @@ def publish(
     data_dir: Path,
     *,
     hook: Hook | None = None,
+    warm: WarmUp | None = None,
     conflict: Conflict = Conflict.REFUSE,
+    rollback: Rollback = Rollback.KEEP,
     announce: Announce = announce_current,
     progress: Progress | None = None,
+    clock: Callable[[], datetime.datetime] = lambda: datetime.datetime.now(datetime.UTC),
 ) -> Outcome:
     """Publish the snapshot directory ``source`` into ``data_dir`` and make it current.
 
     Raises SnapshotInvalid (any problem at all), SnapshotConflict (same id, other bytes,
-    and ``conflict`` is REFUSE), PublishBusy, HookFailed, StepFailed (a file system error,
+    and ``conflict`` is REFUSE), RolledBack (a month a rollback took out of service, and
+    ``rollback`` is KEEP), PublishBusy, HookFailed, StepFailed (a file system error,
     naming the step and the file) or PublishError; in every case CURRENT and the snapshots
     published before are as they were. Exceptions from a Python ``hook`` propagate after
-    the same undo. Only a failure to write CURRENT itself leaves the new snapshot in place,
-    not current: publishing it again finishes. ``progress`` hears of the steps: copy (with
-    validation, the change report and the rename into place), warm (the hook) and flip.
+    the same undo. ``warm`` never fails the publish: when it gives up, the outcome and the
+    journal say so. Only a failure to write the journal or CURRENT itself leaves the new
+    snapshot in place, not current: publishing it again finishes. ``progress`` hears of the
+    steps: copy (with validation, the change report and the rename into place), hook, warm
+    and flip (the journal's entry, dated by ``clock``, and CURRENT).
     """
     said = progress if progress is not None else Progress.quiet()
     snapshot_id = source.name
@@ -261,6 +305,8 @@ def publish(
             held.enter_context(_exclusive(data_dir))
         remove_leftovers(data_dir, SNAPSHOTS, _CURRENT_TEMP_PREFIX, "publish")
         previous = read_current_id(data_dir)
+        if rollback is Rollback.KEEP and (previous is None or snapshot_id > previous):  # a rollback never is
+            refuse_if_rolled_back(data_dir, snapshot_id)
         kept = f"CURRENT unchanged ({previous or 'none'}), the published snapshots as they were"
         target = snapshots / snapshot_id
         with failing(snapshot_id, "copy", kept) as at:
@@ -279,7 +325,7 @@ def publish(
             at.step, at.file = "place", target
             placement = _place(staged, target, conflict)
             step.result = _placed(placement, target)
-        outcome = Outcome(snapshot_id, target, placement, previous)
+        outcome = Outcome(snapshot_id, target, placement, previous, rolled_back_by(data_dir, snapshot_id, previous))
         if not outcome.changed:
             return outcome
         undone = {
@@ -287,18 +333,48 @@ def publish(
             Placement.SAME: kept,
             Placement.REPLACED: f"the content {snapshot_id} had put back; {kept}",
         }[placement]
-        with said.step("warm", "the hook" if hook is not None else "no hook to run"), \
-                failing(snapshot_id, "warm", undone):
-            _run_hook(hook, data_dir, outcome, staged)
-        if previous != snapshot_id:
+        if hook is not None:
+            with said.step("hook", "the hook"), failing(snapshot_id, "hook", undone):
+                _run_hook(hook, data_dir, outcome, staged)
+        if warm is not None:
+            outcome = replace(outcome, warmed=_warmed(warm, data_dir, snapshot_id, said))
+        entry = Entry(timestamp(clock()), snapshot_id, previous, placement.value, outcome.rolled_back,
+                      str(outcome.warmed) if outcome.warmed is not None else None)
+        if previous == snapshot_id:  # new content under the current id: nothing to flip
+            with failing(snapshot_id, "record", f"{snapshot_id}'s new content is in place and current; "
+                                                f"{JOURNAL} does not record it") as at:
+                at.file = data_dir / JOURNAL
+                record(data_dir, entry)
+        else:
             unfinished = (f"{snapshot_id} is in place in {target} but not current (CURRENT still "
                           f"{previous or 'none'}): run the same publish again to finish")
             with said.step("flip", f"CURRENT {previous or '(none)'} -> {snapshot_id}"), \
-                    failing(snapshot_id, "flip", unfinished) as at:
-                at.file = data_dir / CURRENT
+                    failing(snapshot_id, "record", unfinished) as at:
+                at.file = data_dir / JOURNAL
+                record(data_dir, entry)  # first: no flip goes unrecorded, a rollback least of all
+                at.step, at.file = "flip", data_dir / CURRENT
                 _write_current(data_dir, snapshot_id)
     announce(data_dir, snapshot_id)
     return outcome
+
+
+def _warmed(warm: WarmUp, data_dir: Path, snapshot_id: str, said: Progress) -> Warmed:
+    """The warm-up's step: its tries, its outcome, and a warning when it gave up."""
+    with said.step("warm", f"best effort, for up to {warm.deadline:g} s") as step:
+        warmed = warm_up(warm, data_dir, snapshot_id, said)
+        step.result = str(warmed)
+    if warmed.failure is not None:
+        said.say("warm", f"warning: publishing {snapshot_id} with a cold cache ({warmed}); the servers "
+                         "re-warm Redis on their own once it answers")
+    return warmed
+
+
+def refuse_if_rolled_back(data_dir: Path, snapshot_id: str) -> None:
+    """Raise RolledBack when a rollback took ``snapshot_id`` out of service and no publish made
+    it current since (builder.journal)."""
+    rollback = held(data_dir).get(snapshot_id)
+    if rollback is not None:
+        raise RolledBack(snapshot_id, rollback)
 
 
 def _placed(placement: Placement, target: Path) -> str:
@@ -403,10 +479,8 @@ def _place(staged: Path, target: Path, conflict: Conflict) -> Placement:
     return Placement.REPLACED
 
 
-def _run_hook(hook: Hook | None, data_dir: Path, outcome: Outcome, staged: Path) -> None:
+def _run_hook(hook: Hook, data_dir: Path, outcome: Outcome, staged: Path) -> None:
     """Run the hook; on any failure take the snapshot out again (the old one back in)."""
-    if hook is None:
-        return
     completed = False
     try:
         hook(data_dir, outcome.snapshot_id)

@@ -5,9 +5,10 @@ economies, a dimension's series all vanished, a source's values were all redrawn
 extract: the composite's ranking reshuffles and the typical economy moves by points, not
 tenths), or one series changed its unit (its reported values jump tenfold; min-max scaling
 hides that from the scores, not from the values served). ``check`` compares the new snapshot
-with the current one and names each such reason with what moved; the refresh refuses to
-publish while there is one, unless forced (docs/PUBLISHING.md#the-monthly-refresh-one-command).
-The limits and why they are where they are: docs/DECISIONS.md#the-refreshs-sanity-checks.
+with the current one and names each such finding, by the check that found it (``CHECKS``), with
+what moved; the refresh refuses to publish while one is left that the operator did not accept
+(``--accept CHECK``; docs/PUBLISHING.md#the-monthly-refresh-one-command). The limits, how they
+were calibrated and why they are where they are: docs/DECISIONS.md#the-refreshs-sanity-checks.
 """
 
 from __future__ import annotations
@@ -26,6 +27,28 @@ indicator) say nothing about a distribution: that comparison is left out."""
 MOVERS = 5
 """How many of the largest composite moves a refusal names."""
 
+ECONOMY_DROP, EMPTY_DIMENSION, RANK_SHIFT, MEDIAN_MOVE, SCALE_CHANGE = (
+    "economy-drop", "empty-dimension", "rank-shift", "median-move", "scale-change")
+CHECKS: dict[str, str] = {
+    ECONOMY_DROP: "more of the current snapshot's economies missing than --max-economy-drop",
+    EMPTY_DIMENSION: "a dimension without any score",
+    RANK_SHIFT: "the composite's rank correlation with the current snapshot below --min-rank-correlation",
+    MEDIAN_MOVE: "the composite's median absolute change above --max-median-move points",
+    SCALE_CHANGE: "an indicator's median reported value changed by more than --max-scale-change either way",
+}
+"""Each check's name (what ``--accept`` takes, and the manifest records) and what it refuses."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One reason to refuse a snapshot: the check that found it (a name of CHECKS) and what moved."""
+
+    check: str
+    text: str
+
+    def __str__(self) -> str:
+        return f"[{self.check}] {self.text}"
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -33,24 +56,26 @@ class Limits:
 
     ``economy_drop``: the largest share of the current snapshot's economies that may be
     missing from the new one (0.05: 5%). ``rank_correlation``: the smallest Spearman rank
-    correlation of the composite scores of the economies in both (0.98). ``median_move``: the
+    correlation of the composite scores of the economies in both (0.90). ``median_move``: the
     largest median absolute change of those composites, in points (2). ``scale_change``: the
     largest factor, either way, by which an indicator's median absolute reported value may
     change among the economies reporting it in both (3: a unit change is a power of ten).
+    Calibrated on pairs of real and broken months (bench/sanity_pairs.py,
+    docs/DECISIONS.md#the-refreshs-sanity-checks).
     """
 
     economy_drop: float = 0.05
-    rank_correlation: float = 0.98
+    rank_correlation: float = 0.90
     median_move: float = 2.0
     scale_change: float = 3.0
 
 
 @dataclass(frozen=True, slots=True)
 class Checked:
-    """What the checks found: every reason to refuse (empty: a normal month) and the
-    measures, for the log (None where there was nothing to compare)."""
+    """What the checks found: every finding (empty: a normal month) and the measures, for the
+    log (None where there was nothing to compare)."""
 
-    reasons: list[str]
+    findings: list[Finding]
     rank_correlation: float | None = None
     median_move: float | None = None
     scale_change: tuple[str, float] | None = None
@@ -67,29 +92,29 @@ class Checked:
         if self.scale_change is not None:
             measures.append(f"largest scale change x{self.scale_change[1]:.2f} ({self.scale_change[0]})")
         said = f" ({', '.join(measures)} over {self.compared} economies)" if measures else ""
-        verdict = f"{len(self.reasons)} problem(s)" if self.reasons else "passed"
+        verdict = f"{len(self.findings)} problem(s)" if self.findings else "passed"
         return verdict + said
 
 
 def problems(new: Snapshot, previous: Snapshot | None, report: ChangeReport, limits: Limits) -> list[str]:
-    """Every reason to refuse ``new``; empty when it looks like a normal month."""
-    return check(new, previous, report, limits).reasons
+    """What every finding about ``new`` says; empty when it looks like a normal month."""
+    return [finding.text for finding in check(new, previous, report, limits).findings]
 
 
 def check(new: Snapshot, previous: Snapshot | None, report: ChangeReport, limits: Limits) -> Checked:
     """Compare ``new`` with ``previous`` (the current snapshot; None for a first one)."""
-    found: list[str] = []
+    found: list[Finding] = []
     for dimension in DIMENSIONS:
         key = f"{dimension} Score"
         if all(country.record.get(key) is None for country in new.countries.values()):
-            found.append(f"no economy has a {key}: the dimension's series are all missing")
+            found.append(Finding(EMPTY_DIMENSION, f"no economy has a {key}: the dimension's series are all missing"))
     if previous is None:
         return Checked(found)
     before, after = len(previous.countries), len(new.countries)
     if after < before * (1 - limits.economy_drop):
-        found.append(f"{after} economies, {before - after} fewer than {previous.id}'s {before} "
-                     f"(more than {limits.economy_drop:.0%}; removed: "
-                     f"{', '.join(report.removed[:10])}{' ...' if len(report.removed) > 10 else ''})")
+        found.append(Finding(ECONOMY_DROP, f"{after} economies, {before - after} fewer than {previous.id}'s "
+                             f"{before} (more than {limits.economy_drop:.0%}; removed: "
+                             f"{', '.join(report.removed[:10])}{' ...' if len(report.removed) > 10 else ''})"))
     old, now = _composites(previous), _composites(new)
     common = sorted(set(old) & set(now))
     rho = median = None
@@ -98,18 +123,21 @@ def check(new: Snapshot, previous: Snapshot | None, report: ChangeReport, limits
         median = statistics.median(abs(now[code] - old[code]) for code in common)
         movers = _movers(report)
         if rho is not None and rho < limits.rank_correlation:
-            found.append(f"the composite's ranking reshuffled: rank correlation {rho:.3f} with {previous.id} "
-                         f"over {len(common)} economies (below {limits.rank_correlation:g}); {movers}")
+            found.append(Finding(RANK_SHIFT, f"the composite's ranking reshuffled: rank correlation {rho:.3f} "
+                                             f"with {previous.id} over {len(common)} economies (below "
+                                             f"{limits.rank_correlation:g}); {movers}"))
         if median > limits.median_move:
             moved = sum(now[code] != old[code] for code in common)
-            found.append(f"the typical economy's composite moved {median:.2f} points (median; more than "
-                         f"{limits.median_move:g}): {moved} of {len(common)} moved; {movers}")
+            found.append(Finding(MEDIAN_MOVE, f"the typical economy's composite moved {median:.2f} points "
+                                              f"(median; more than {limits.median_move:g}): {moved} of "
+                                              f"{len(common)} moved; {movers}"))
     scales = _scale_changes(previous, new)
     for code, name, was, is_, factor in scales:
         if factor > limits.scale_change:
-            found.append(f"{code} ({name}) changed scale: its median reported value is {is_:.4g} against "
-                         f"{was:.4g} in {previous.id} (x{is_ / was:.3g}; more than x{limits.scale_change:g} "
-                         "either way): a unit change upstream?")
+            found.append(Finding(SCALE_CHANGE, f"{code} ({name}) changed scale: its median reported value is "
+                                               f"{is_:.4g} against {was:.4g} in {previous.id} (x{is_ / was:.3g}; "
+                                               f"more than x{limits.scale_change:g} either way): a unit change "
+                                               "upstream?"))
     largest = max(scales, key=lambda scale: scale[4], default=None)
     return Checked(found, rho, median, (largest[0], largest[4]) if largest else None, len(common))
 

@@ -22,9 +22,11 @@ from typing import cast
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ConnectTimeoutError, NewConnectionError, ProtocolError, ReadTimeoutError
 from urllib3.response import BaseHTTPResponse
-from urllib3.util.retry import Retry
+from urllib3.util.retry import RequestHistory, Retry
 
+from builder.waits import Wait
 from config import redact
 from loaders import JsonValue
 
@@ -38,8 +40,6 @@ MAX_WAIT = 120.0
 MAX_PARALLEL = 8
 """At most this many requests at once (``--parallel``): a public API, asked politely."""
 
-Wait = Callable[[float], None]
-"""How a wait between tries is spent (``time.sleep``; a test records the waits instead)."""
 
 
 class SourceError(Exception):
@@ -50,8 +50,9 @@ class SourceError(Exception):
 class SourceSettings:
     """How to reach the API: base URL (a mirror or a test's fake), per-request timeout in
     seconds, retries after the first attempt, the backoff factor (waits of factor x 2^n
-    seconds before retry n+1: 2, 4, 8, 16 s), the page size asked for, and how many series
-    are fetched at once."""
+    seconds before retry n+1: 2, 4, 8, 16 s), the page size asked for, how many series are
+    fetched at once, and the longest silence while a request or a wait goes on (``every``
+    seconds: a watchdog's line, builder.waits)."""
 
     base_url: str = PUBLIC_API
     timeout: float = 30.0
@@ -59,6 +60,7 @@ class SourceSettings:
     backoff: float = 2.0
     per_page: int = MAX_PER_PAGE
     parallel: int = 4
+    every: float = 10.0
 
     @property
     def waits(self) -> tuple[float, ...]:
@@ -77,21 +79,38 @@ class Answer:
     """Retries over all pages (each after a 5xx answer, a timeout or a dropped connection)."""
 
 
+Told = Callable[[str, float], None]
+"""Told of each retry before its wait: the cause of the failed try (``HTTP 503``, ``no answer
+within the timeout``) and the seconds of the wait (builder.waits.Waits.retrying)."""
+
+_CAUSES: tuple[tuple[type[Exception], str], ...] = (
+    (NewConnectionError, "connection refused or unreachable"),
+    (ConnectTimeoutError, "no connection within the timeout"),
+    (ReadTimeoutError, "no answer within the timeout"),
+    (ProtocolError, "connection dropped"),
+)
+"""The failures urllib3 retries, in words (the first class that matches: NewConnectionError is a
+ConnectTimeoutError)."""
+
+
 class _Retry(Retry):
-    """urllib3's Retry with the documented waits, spent through an injectable ``wait``.
+    """urllib3's Retry with the documented waits, spent through an injectable ``wait``, and
+    each retry told (``told``) before its wait.
 
     urllib3 retries the first time at once and then waits factor x 2^n (0, 4, 8, 16 s for a
     factor of 2); here the first retry waits too: factor x 2^(n-1) after the n-th
     consecutive failure (2, 4, 8, 16 s), as SourceSettings.waits lists them.
     """
 
-    def __init__(self, *args: object, wait: Wait = time.sleep, **kwargs: object) -> None:
+    def __init__(self, *args: object, wait: Wait = time.sleep, told: Told | None = None, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.wait = wait
+        self.told = told
 
     def new(self, **kw: object) -> _Retry:
         fresh = super().new(**kw)
         fresh.wait = self.wait
+        fresh.told = self.told
         return fresh
 
     def get_backoff_time(self) -> float:
@@ -108,16 +127,27 @@ class _Retry(Retry):
         return False
 
     def sleep(self, response: BaseHTTPResponse | None = None) -> None:
-        if self.respect_retry_after_header and response is not None and self.sleep_for_retry(response):
-            return
-        backoff = self.get_backoff_time()
-        if backoff > 0:
-            self.wait(backoff)
+        after = self.get_retry_after(response) if self.respect_retry_after_header and response is not None else None
+        seconds = after or self.get_backoff_time()
+        if self.told is not None:
+            self.told(_cause(self.history[-1]) if self.history else "a failed try", seconds)
+        if seconds > 0:
+            self.wait(seconds)
 
 
-def session(settings: SourceSettings, wait: Wait = time.sleep) -> requests.Session:
+def _cause(failed: RequestHistory) -> str:
+    """Why a try failed, in words: ``HTTP 503``, ``no answer within the timeout``."""
+    if failed.status is not None:
+        return f"HTTP {failed.status}"
+    for kind, words in _CAUSES:
+        if isinstance(failed.error, kind):
+            return words
+    return type(failed.error).__name__ if failed.error is not None else "a failed try"
+
+
+def session(settings: SourceSettings, wait: Wait = time.sleep, told: Told | None = None) -> requests.Session:
     """A session that retries 5xx answers, timeouts and refused connections with backoff,
-    waiting through ``wait``."""
+    waiting through ``wait``, each retry told to ``told`` before its wait."""
     retry = _Retry(
         total=settings.retries,
         connect=settings.retries,
@@ -132,6 +162,7 @@ def session(settings: SourceSettings, wait: Wait = time.sleep) -> requests.Sessi
         backoff_max=MAX_WAIT,
         retry_after_max=int(MAX_WAIT),
         wait=wait,
+        told=told,
     )
     client = requests.Session()
     adapter = HTTPAdapter(max_retries=retry)
@@ -141,20 +172,27 @@ def session(settings: SourceSettings, wait: Wait = time.sleep) -> requests.Sessi
 
 
 def fetch_all(
-    client: requests.Session, settings: SourceSettings, path: str, params: Mapping[str, str]
+    client: requests.Session,
+    settings: SourceSettings,
+    path: str,
+    params: Mapping[str, str],
+    asking: Callable[[int], None] = lambda number: None,
 ) -> Answer:
-    """Every row of ``path`` (e.g. ``country/all/indicator/SP.POP.TOTL``), page by page.
+    """Every row of ``path`` (e.g. ``country/all/indicator/SP.POP.TOTL``), page by page;
+    ``asking`` hears of each page's number before it is asked for.
 
     Raises SourceError when a request still fails after the retries, when an answer is not
     the API's JSON shape, carries the API's error message, or its pages disagree (a page
     number or count that changed, fewer or more rows than ``total``).
     """
+    asking(1)
     first = _page(client, settings, path, params, 1)
     pages = _count(first.meta, "pages", path)
     total = _count(first.meta, "total", path)
     rows = list(first.rows)
     retries = first.retries
     for number in range(2, pages + 1):
+        asking(number)
         page = _page(client, settings, path, params, number)
         if _count(page.meta, "pages", path) != pages or _count(page.meta, "total", path) != total:
             raise SourceError(f"{path}: page {number} disagrees with page 1 on pages/total "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from builder.method import INDICATORS, Indicator
@@ -149,17 +149,22 @@ def manifest_document(release: Release, checksums: Mapping[str, str]) -> dict[st
 
 
 FORCED = "forced"
-"""The manifest's optional record of a refresh forced past its sanity checks: the reasons."""
+"""The manifest's optional record of a refresh published past some of its sanity checks: the
+operator's reason and, by check name, what each accepted check found (docs/DATA.md#manifestjson)."""
 
 
-def mark_forced(directory: Path, reasons: list[str]) -> None:
-    """Record in the snapshot's manifest that it was published despite ``reasons`` (written
-    before ``countries``; the country files and their checksums are untouched)."""
+def mark_forced(directory: Path, reason: str, checks: Mapping[str, Sequence[str]]) -> None:
+    """Record in the snapshot's manifest that it was published despite ``checks`` (each
+    check's name, with its findings) for ``reason``: written before ``countries``; the country
+    files and their checksums are untouched."""
     path = directory / MANIFEST
     manifest = json.loads(path.read_bytes())
     listed = ("countries", "checksums", FORCED)
     marked: dict[str, JsonValue] = {key: value for key, value in manifest.items() if key not in listed}
-    marked[FORCED] = list[JsonValue](reasons)
+    marked[FORCED] = {
+        "reason": reason,
+        "checks": {name: list[JsonValue](findings) for name, findings in checks.items()},
+    }
     marked["countries"] = manifest["countries"]
     marked["checksums"] = manifest["checksums"]
     path.write_bytes(encode(marked))

@@ -18,7 +18,7 @@ from loaders.contract import (
     Field,
     Kind,
 )
-from loaders.model import Country, JsonValue, Snapshot
+from loaders.model import Country, Forced, JsonValue, Snapshot
 from loaders.schema import SCHEMA_VERSION
 from loaders.summary import (
     CATALOGUE_KEYS,
@@ -87,6 +87,7 @@ __all__ = [
     "Field",
     "Kind",
     "Country",
+    "Forced",
     "JsonValue",
     "Problem",
     "Snapshot",

@@ -17,7 +17,7 @@ from typing import cast
 
 import orjson
 
-from loaders.model import Country, JsonValue, Snapshot
+from loaders.model import Country, Forced, JsonValue, Snapshot
 
 _LEVEL = 1
 """zlib's fastest level: small, and quick to unpack (a sample December's size:
@@ -43,14 +43,16 @@ class Packed:
             snapshot.notice,
             snapshot.publisher,
             snapshot.license,
+            None if snapshot.forced is None else [list(snapshot.forced.checks), snapshot.forced.reason,
+                                                  list(snapshot.forced.findings)],
             [[country.code, country.record, list(country.details)] for country in snapshot.countries.values()],
         ]
         return cls(identity, zlib.compress(orjson.dumps(document), _LEVEL))
 
     def unpack(self) -> Snapshot:
         """The snapshot as it was packed: equal records, in the same order."""
-        snapshot_id, published, digest, skipped, synthetic, notice, publisher, license_, countries = orjson.loads(
-            zlib.decompress(self.data)
+        snapshot_id, published, digest, skipped, synthetic, notice, publisher, license_, forced, countries = (
+            orjson.loads(zlib.decompress(self.data))
         )
         return Snapshot(
             snapshot_id,
@@ -65,4 +67,5 @@ class Packed:
             notice,
             publisher,
             license_,
+            None if forced is None else Forced(tuple(forced[0]), forced[1], tuple(forced[2])),
         )

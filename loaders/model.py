@@ -28,6 +28,18 @@ class Country:
 
 
 @dataclass(frozen=True, slots=True)
+class Forced:
+    """How a snapshot was published past the refresh's sanity checks (its manifest's
+    ``forced``, docs/DATA.md#manifestjson): the checks accepted, by name, the operator's reason,
+    and what they found. A manifest forced before the checks had names lists only what they
+    found: ``checks`` empty and ``reason`` None."""
+
+    checks: tuple[str, ...]
+    reason: str | None
+    findings: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """One month's data: its id (``YYYY-MM``), publication date and countries by code.
 
@@ -39,7 +51,8 @@ class Snapshot:
     ``synthetic`` and ``notice`` are the manifest's own words about what the data is
     (the bundled sample says it is synthetic); the catalogue serves them (docs/API.md).
     ``publisher`` and ``license`` are the manifest's too, for the citation (None when an older
-    manifest does not say; docs/DATA.md#manifestjson).
+    manifest does not say; docs/DATA.md#manifestjson), and ``forced``: the sanity checks a
+    refresh published it past, and why (None: none).
     """
 
     id: str
@@ -51,6 +64,7 @@ class Snapshot:
     notice: str | None = None
     publisher: str | None = None
     license: str | None = None
+    forced: Forced | None = None
 
     @property
     def skipped_percent(self) -> float:

@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from loaders.contract import COUNTRY_FIELDS, DETAILS, INDICATOR_FIELDS
-from loaders.model import Country, JsonValue, Snapshot
+from loaders.model import Country, Forced, JsonValue, Snapshot
 from loaders.schema import COUNTRY_SCHEMA, MANIFEST_SCHEMA
 
 log = logging.getLogger("readiness.loaders")
@@ -139,8 +139,25 @@ def read_snapshot(directory: Path) -> tuple[Snapshot | None, list[Problem]]:
         synthetic=manifest.get("synthetic") is True, notice=notice if isinstance(notice, str) else None,
         publisher=publisher if isinstance(publisher, str) else None,
         license=license_ if isinstance(license_, str) else None,
+        forced=forced_of(manifest.get("forced")),
     )
     return snapshot, problems
+
+
+def forced_of(value: JsonValue) -> Forced | None:
+    """The manifest's ``forced`` (MANIFEST_SCHEMA's two forms) as a Forced; None without one."""
+    if isinstance(value, list):  # before the checks had names: the findings only
+        return Forced((), None, tuple(str(finding) for finding in value))
+    if not isinstance(value, dict):
+        return None
+    checks = value.get("checks")
+    reason = value.get("reason")
+    found = checks if isinstance(checks, dict) else {}
+    return Forced(
+        tuple(found),
+        reason if isinstance(reason, str) else None,
+        tuple(str(finding) for findings in found.values() if isinstance(findings, list) for finding in findings),
+    )
 
 
 def manifest_digest(directory: Path) -> str | None:

@@ -53,10 +53,33 @@ MANIFEST_SCHEMA: dict[str, JsonValue] = {
         "schema_version": {"const": SCHEMA_VERSION},
         "synthetic": {"type": "boolean"},
         "notice": {"type": "string"},
-        # Optional, written only by a refresh forced past its sanity checks: the reasons it
-        # overrode (docs/PUBLISHING.md#the-monthly-refresh-one-command). Manifests without it
-        # are as before; servers older than this key refuse a manifest that has it.
-        "forced": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+        # Optional, written only by a refresh published past some of its sanity checks: the
+        # operator's reason and, by check name, what each accepted check found
+        # (docs/PUBLISHING.md#the-monthly-refresh-one-command). Manifests without it are as
+        # before; servers older than this key refuse a manifest that has it, and servers older
+        # than the object form refuse that form. The list of findings is the form written before
+        # the checks had names, still read.
+        "forced": {
+            "anyOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "reason": {"type": "string", "minLength": 1},
+                        "checks": {
+                            "type": "object",
+                            "minProperties": 1,
+                            "propertyNames": {"pattern": "^[a-z]+(-[a-z]+)*$"},
+                            "additionalProperties": {
+                                "type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1,
+                            },
+                        },
+                    },
+                    "required": ["reason", "checks"],
+                    "additionalProperties": False,
+                },
+                {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+            ],
+        },
         # Optional, for the citation (docs/DATA.md#manifestjson): who publishes the snapshot and
         # under which licence (null: none granted). Same rule as "forced" for older servers.
         "publisher": {"type": "string", "minLength": 1},

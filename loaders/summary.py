@@ -99,6 +99,7 @@ def series_of(snapshot: Snapshot) -> Snapshot:
         snapshot.notice,
         snapshot.publisher,
         snapshot.license,
+        snapshot.forced,
     )
 
 

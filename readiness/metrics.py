@@ -302,6 +302,9 @@ class StoreCollector(Collector):
 
     - ``readiness_snapshot_skipped_files{snapshot}``: country files the manifest lists but the
       server could not serve, per snapshot in memory;
+    - ``readiness_snapshot_forced{snapshot,check}``: 1 per sanity check a refresh published a
+      snapshot in memory past (``unnamed`` for a manifest forced before checks had names);
+      no series for a snapshot published normally;
     - ``readiness_snapshot_current_unservable``: 1 while CURRENT names a snapshot this process
       cannot serve (it serves an older one, or none);
     - ``readiness_snapshot_loads_total{kind,outcome}``: reads of the current snapshot and of
@@ -318,9 +321,17 @@ class StoreCollector(Collector):
             "readiness_snapshot_skipped_files", "Country files skipped when the snapshot was read.",
             labels=["snapshot"],
         )
+        forced = GaugeMetricFamily(
+            "readiness_snapshot_forced", "1 per sanity check the snapshot was published past.",
+            labels=["snapshot", "check"],
+        )
         for snapshot in store.loaded():
             skipped.add_metric([snapshot.id], float(snapshot.skipped))
+            if snapshot.forced is not None:
+                for check in snapshot.forced.checks or ("unnamed",):
+                    forced.add_metric([snapshot.id, check], 1.0)
         yield skipped
+        yield forced
         yield GaugeMetricFamily(
             "readiness_snapshot_current_unservable",
             "1 while CURRENT names a snapshot this process cannot serve.",

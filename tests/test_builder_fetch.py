@@ -9,6 +9,9 @@ from __future__ import annotations
 import datetime
 import json
 import re
+import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -228,10 +231,33 @@ def test_fetch_runs_a_few_series_at_a_time(api: FakeWorldBank) -> None:
     assert api.most_in_flight == 1
 
 
+class Heard:
+    """What a fetch tells as it goes: the series fetched, and each line about a wait with the
+    (monotonic) time it was said."""
+
+    def __init__(self) -> None:
+        self.series: list[Fetch] = []
+        self.lines: list[tuple[float, str]] = []
+        self._guard = threading.Lock()
+
+    def fetched(self, fetch: Fetch) -> None:
+        with self._guard:
+            self.series.append(fetch)
+
+    def waiting(self, line: str) -> None:
+        with self._guard:
+            self.lines.append((time.monotonic(), line))
+
+    def said(self, start: str = "") -> list[str]:
+        """The lines about waits that start with ``start``, in order."""
+        return [line for _, line in self.lines if line.startswith(start)]
+
+
 def test_fetch_reports_each_series_as_it_completes(api: FakeWorldBank) -> None:
     api.faults[POPULATION_PATH] += [503]
-    heard: list[Fetch] = []
-    fetch_raw(settings(api), 2026, FCV, NOW, progress=heard.append)
+    told = Heard()
+    fetch_raw(settings(api), 2026, FCV, NOW, heard=told)
+    heard = told.series
     assert sorted(f.label for f in heard) == sorted([COUNTRY, *(i.code for i in INDICATORS)])
     by_label = {f.label: f for f in heard}
     country = by_label[COUNTRY]
@@ -246,6 +272,76 @@ def test_fetch_failure_stops_the_requests_not_yet_started(api: FakeWorldBank) ->
     with pytest.raises(SourceError, match="country page 1: HTTP 404"):
         fetch_raw(SourceSettings(api.base_url, parallel=1), 2026, FCV, NOW)
     assert len(api.requests) <= 2, "the economy list, and at most the one series already started"
+
+
+def test_fetch_says_each_retry_its_cause_and_wait(api: FakeWorldBank) -> None:
+    api.faults[POPULATION_PATH] += [503, (502, {"Retry-After": "7"})]
+    api.faults["/v2/country"] += [HANG]
+    told, waits = Heard(), []
+    source = SourceSettings(api.base_url, timeout=0.5, retries=2, backoff=1.5, per_page=10)
+    fetched = fetch_raw(source, 2026, FCV, NOW, heard=told, wait=waits.append)
+    assert told.said("SP.POP.TOTL") == [
+        "SP.POP.TOTL page 1: try 1 of 3 failed (HTTP 503); retry 1 of 2 in 1.5 s",
+        "SP.POP.TOTL page 1: try 2 of 3 failed (HTTP 502); retry 2 of 2 in 7 s",
+    ]
+    assert told.said("country") == [
+        "country page 1: try 1 of 3 failed (no answer within the timeout); retry 1 of 2 in 1.5 s"]
+    assert sorted(waits) == [1.5, 1.5, 7], "each wait said is the wait spent"
+    assert fetched.requests == 1 + len(INDICATORS) + len(INDICATORS) + 3, (
+        "a page each (the series in two pages of 10), and the three retries")
+
+
+def test_fetch_says_a_refused_connection(tmp_path: Path) -> None:
+    with socket.socket() as probe:  # a port nothing listens on: connections are refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    told = Heard()
+    source = SourceSettings(f"http://127.0.0.1:{port}/v2", timeout=1, retries=1, backoff=0, parallel=1)
+    with pytest.raises(SourceError, match=r"^country page 1: no answer from .* after 1 retries"):
+        fetch_raw(source, 2026, FCV, NOW, heard=told)
+    assert told.said() == [
+        "country page 1: try 1 of 2 failed (connection refused or unreachable); retry 1 of 1 in 0 s"]
+
+
+def test_fetch_of_a_source_down_says_every_series_then_stops_the_others(api: FakeWorldBank) -> None:
+    # The source answers 503 to everything: four series are under way at once, each says its
+    # retries; the first to run out stops the other three at their next wait.
+    for path in ("/v2/country", *(f"/v2/country/all/indicator/{i.code}" for i in INDICATORS)):
+        api.faults[path] += [503] * 5
+    told = Heard()
+    source = SourceSettings(api.base_url, timeout=5, retries=2, backoff=0.2, per_page=10, parallel=4)
+    started = time.monotonic()
+    with pytest.raises(SourceError, match=r"page 1: HTTP 503 from .* after 2 retries") as failed:
+        fetch_raw(source, 2026, FCV, NOW, heard=told)
+    assert time.monotonic() - started < 5, "the others stopped at their next wait, not after their retries"
+    first_four = [COUNTRY, *(i.code for i in INDICATORS[:3])]
+    for label in first_four:
+        assert f"{label} page 1: try 1 of 3 failed (HTTP 503); retry 1 of 2 in 0.2 s" in told.said(label), told.lines
+    (stopping,) = told.said("stopping: ")
+    failing = failed.value.args[0].split(" page 1:")[0].rsplit("/", 1)[-1]
+    assert stopping.startswith(f"stopping: {failing} failed; waiting for "), stopping
+    assert "request(s) under way to end (at their timeout, 5 s, at most): " in stopping
+    assert len(api.requests) < 3 * (1 + len(INDICATORS)), "the series not yet started were never asked"
+
+
+def test_fetch_says_a_hung_request_and_a_long_wait_every_few_seconds(api: FakeWorldBank) -> None:
+    # The population series hangs for its whole try (1.5 s), then is asked to wait 1 s.
+    api.faults[POPULATION_PATH] += [HANG, (503, {"Retry-After": "1"})]
+    told = Heard()
+    source = SourceSettings(api.base_url, timeout=1.5, retries=2, backoff=0, per_page=10, every=0.3)
+    fetched = fetch_raw(source, 2026, FCV, NOW, heard=told)
+    assert len(fetched.tables.economies) == 6
+    lines = [(at, line) for at, line in told.lines if line.startswith("SP.POP.TOTL page 1: ")]
+    hung = [line for _, line in lines if "no answer yet" in line]
+    assert len(hung) >= 3, lines
+    assert all(re.fullmatch(r"SP.POP.TOTL page 1: no answer yet, \d+\.\d s into try 1 of 3 \(timeout 1.5 s\)",
+                            line) for line in hung), hung
+    assert "SP.POP.TOTL page 1: try 1 of 3 failed (no answer within the timeout); retry 1 of 2 in 0 s" in (
+        line for _, line in lines)
+    waiting = [line for _, line in lines if re.fullmatch(r"SP.POP.TOTL page 1: retry 2 of 2 in 0\.\d s", line)]
+    assert len(waiting) >= 2, lines
+    gaps = [later - earlier for (earlier, _), (later, _) in zip(lines, lines[1:], strict=False)]
+    assert max(gaps) < 0.3 + 0.4, f"a line at least every 0.3 s (give or take a busy machine): {gaps}"
 
 
 def test_retry_waits_are_the_documented_ones(api: FakeWorldBank) -> None:
@@ -290,7 +386,12 @@ def test_cli_fetch_says_each_series_as_it_completes(
     status = main(["fetch", "--out", str(tmp_path / "raw"), "--fcv", str(fcv_file(tmp_path)),
                    "--year", "2026", "--source-url", api.base_url, "--backoff", "0"])
     assert status == 0
-    lines = capsys.readouterr().err.splitlines()
+    out, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert lines[0][9:] == (f"fetch: the economy list and 23 series from {api.base_url}, 4 at a time: at least "
+                            "24 requests (a page each of up to 32500 rows; each try of a request up to 30 s, "
+                            "retried up to 4 times)")
+    assert out.startswith(f"fetched {tmp_path / 'raw'}: 6 economies, ") and out.endswith(" values; 24 requests\n")
     series = [line for line in lines if re.fullmatch(r"\d\d:\d\d:\d\d fetch: \S+: \d+ rows, 1 page, "
                                                      r"\d+\.\d\d s, 0 retries \(\d+/24\)", line)]
     assert len(series) == 24, lines

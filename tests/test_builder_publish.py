@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 import errno
 import fcntl
 import importlib
@@ -38,7 +39,8 @@ from builder import (
 )
 from builder.__main__ import main
 from builder.changes import CHANGES_FILE
-from builder.publish import LOCK, StepFailed
+from builder.journal import JOURNAL
+from builder.publish import LOCK, Rollback, RolledBack, StepFailed
 from loaders import SNAPSHOT_CHANNEL, SnapshotStore, read_current_id, read_snapshot, snapshot_ids
 from tests.builder_world import STANDARD, economy, world, write_raw
 
@@ -131,6 +133,58 @@ def test_publish_same_content_not_current_only_flips(data: Path, tmp_path: Path)
     publish(built(tmp_path / "build", "2026-11"), data)
     outcome = publish(older, data)  # a rollback: the published copy itself
     assert (outcome.placement, outcome.previous, read_current_id(data)) == (Placement.SAME, "2026-11", "2026-10")
+
+
+def journal(data_dir: Path) -> list[dict[str, object]]:
+    """The publisher's journal, one object per line."""
+    return [json.loads(line) for line in (data_dir / JOURNAL).read_text().splitlines()]
+
+
+def test_publish_records_each_change_in_the_journal(data: Path, tmp_path: Path) -> None:
+    days = iter(datetime.datetime(2026, 11, day, 6, tzinfo=datetime.UTC) for day in (5, 6))
+    publish(built(tmp_path / "build", "2026-11"), data, clock=lambda: next(days))
+    publish(built(tmp_path / "build-other", "2026-11", OTHER), data, conflict=Conflict.REPLACE,
+            clock=lambda: next(days))
+    publish(built(tmp_path / "build-again", "2026-11", OTHER), data)  # nothing changes: nothing recorded
+    assert journal(data)[1:] == [
+        {"at": "2026-11-05T06:00:00Z", "snapshot": "2026-11", "previous": "2026-10", "placement": "new"},
+        {"at": "2026-11-06T06:00:00Z", "snapshot": "2026-11", "previous": "2026-11", "placement": "replaced"},
+    ]
+    assert journal(data)[0]["previous"] is None, "the fixture's first publish"
+
+
+def test_publish_rollback_holds_every_later_month_until_undone(data: Path, tmp_path: Path) -> None:
+    publish(built(tmp_path / "build", "2026-11"), data)
+    publish(built(tmp_path / "build", "2026-12"), data)
+    outcome = publish(data / "snapshots" / "2026-10", data)  # two months back
+    assert outcome.rolled_back == ("2026-11", "2026-12") and journal(data)[-1]["rolled_back"] == ["2026-11", "2026-12"]
+    assert [(entry.snapshot_id, entry.rolled_back is not None) for entry in list_snapshots(data)] == [
+        ("2026-10", False), ("2026-11", True), ("2026-12", True)]
+    before = tree(data)
+    for month in ("2026-11", "2026-12"):  # the copy in place, or the staged build again
+        for source in (data / "snapshots" / month, tmp_path / "build" / month):
+            with pytest.raises(RolledBack, match=f"^refused: {month} was rolled back on .* To make it current "
+                                                 "on purpose, run it with --undo-rollback"):
+                publish(source, data)
+    assert tree(data) == before, "refused before anything was copied"
+    # A month after the rolled-back ones is an ordinary publish; the rollback still holds 2026-12.
+    publish(built(tmp_path / "build", "2027-01"), data)
+    undone = publish(data / "snapshots" / "2026-12", data, rollback=Rollback.UNDO)
+    assert (undone.previous, undone.rolled_back, read_current_id(data)) == ("2027-01", ("2027-01",), "2026-12")
+    assert [entry.snapshot_id for entry in list_snapshots(data) if entry.rolled_back] == ["2026-11", "2027-01"]
+    # Rolling back to a month a rollback holds is a rollback too: never refused.
+    again = publish(data / "snapshots" / "2026-11", data)
+    assert (again.rolled_back, read_current_id(data)) == (("2026-12",), "2026-11")
+    assert [entry.snapshot_id for entry in list_snapshots(data) if entry.rolled_back] == ["2026-12", "2027-01"]
+
+
+def test_publish_journal_with_a_torn_last_line_still_holds_the_rollback(data: Path, tmp_path: Path) -> None:
+    publish(built(tmp_path / "build", "2026-11"), data)
+    publish(data / "snapshots" / "2026-10", data)
+    with (data / JOURNAL).open("a") as handle:
+        handle.write('{"at": "2026-11-0')  # a publish killed while writing its line
+    with pytest.raises(RolledBack):
+        publish(data / "snapshots" / "2026-11", data)
 
 
 def test_publish_different_content_same_id_refused(data: Path, tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -24,10 +25,20 @@ from builder.__main__ import main
 from builder.changes import CHANGES_FILE
 from builder.datadir import list_snapshots
 from builder.method import POPULATION
-from builder.publish import Conflict, HookFailed, Placement, SnapshotConflict, StepFailed, publish
-from builder.refresh import Plan, RefreshRefused, inherited_provenance, publication_date, refresh
+from builder.publish import (
+    Conflict,
+    HookFailed,
+    Placement,
+    Rollback,
+    RolledBack,
+    SnapshotConflict,
+    StepFailed,
+    publish,
+)
+from builder.refresh import Accepted, Plan, RefreshRefused, inherited_provenance, publication_date, refresh
+from builder.sanity import CHECKS
 from builder.worldbank import SourceSettings
-from loaders import read_current_id, read_snapshot
+from loaders import Forced, read_current_id, read_snapshot
 from loaders.validate import main as validate_main
 from tests.worldbank_fake import FakeWorldBank, World, from_raw, serve
 
@@ -108,11 +119,16 @@ def test_refresh_refuses_a_month_that_lost_economies(api: FakeWorldBank, tmp_pat
     assert not (tmp_path / "data" / "snapshots" / "2026-11").exists()
 
 
-def test_refresh_forced_publishes_despite_the_checks(api: FakeWorldBank, tmp_path: Path) -> None:
+def test_refresh_accepting_the_check_that_refused_publishes(api: FakeWorldBank, tmp_path: Path) -> None:
     refresh(plan(api, tmp_path, "2026-10"), NOW)
     api.edit = lambda name, raw: raw.replace(*SSA_AS_AGGREGATE) if name == "country-p1.json" else raw
-    done = refresh(plan(api, tmp_path, "2026-11", force=True), NOW)
-    assert len(done.overridden) == 1 and read_current_id(tmp_path / "data") == "2026-11"
+    others = frozenset(CHECKS) - {"economy-drop"}
+    with pytest.raises(RefreshRefused, match=r"^refused to publish 2026-11:\n  \[economy-drop\] 3 economies"):
+        refresh(plan(api, tmp_path, "2026-11", accepted=Accepted(others, "every other check")), NOW)
+    done = refresh(plan(api, tmp_path, "2026-11", accepted=Accepted(frozenset({"economy-drop"}), "SSA regrouped")),
+                   NOW)
+    assert [finding.check for finding in done.overridden] == ["economy-drop"]
+    assert read_current_id(tmp_path / "data") == "2026-11"
     report = json.loads((tmp_path / "data" / "snapshots" / "2026-11" / CHANGES_FILE).read_text())
     assert [e["code"] for e in report["economies"]["removed"]] == ["ETH", "KEN", "UGA"]
 
@@ -153,7 +169,7 @@ def run_refresh(api: FakeWorldBank, tmp_path: Path, *extra: str) -> subprocess.C
     command = [sys.executable, "-m", "builder", "refresh", "--data-dir", str(tmp_path / "data"),
                "--work", str(tmp_path / "work"), "--fcv", str(fcv), "--source-url", api.base_url,
                "--per-page", "10", "--backoff", "0", "--retries", "2",
-               "--hook", 'echo "warming $READINESS_SNAPSHOT_ID"', *extra]
+               "--warm", 'echo "warming $READINESS_SNAPSHOT_ID"', *extra]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300,
                           check=False)
 
@@ -172,15 +188,19 @@ def test_refresh_command_retries_then_refuses_and_is_forced(
     api.edit = lambda name, raw: raw.replace(*SSA_AS_AGGREGATE) if name == "country-p1.json" else raw
     refused = run_refresh(api, tmp_path, "--snapshot", "2026-11")
     assert refused.returncode == 1
-    assert "error: refused to publish 2026-11:" in refused.stderr
-    assert "--force publishes it anyway" in refused.stderr
+    assert "error: refused to publish 2026-11:\n  [economy-drop] 3 economies, 3 fewer than " in refused.stderr
+    assert ("(check the source; if what moved is real, accept the check on purpose: --accept economy-drop "
+            "--reason TEXT; --force accepts every check)") in refused.stderr
     assert "warming" not in refused.stdout
     assert read_current_id(tmp_path / "data") == "2026-10"
 
-    forced = run_refresh(api, tmp_path, "--snapshot", "2026-11", "--force")
+    unexplained = run_refresh(api, tmp_path, "--snapshot", "2026-11", "--force")
+    assert unexplained.returncode == 2 and "--accept and --force need --reason TEXT" in unexplained.stderr
+    forced = run_refresh(api, tmp_path, "--snapshot", "2026-11", "--force", "--reason", "SSA regrouped upstream")
     assert forced.returncode == 0, forced.stderr
-    assert "warning: published despite: 3 economies" in forced.stdout
+    assert "warning: published despite [economy-drop] 3 economies" in forced.stdout
     assert "CURRENT: 2026-10 -> 2026-11" in forced.stdout
+    assert manifest(tmp_path)["forced"]["checks"].keys() == {"economy-drop"}, "--force records each check that refused"
 
 
 def test_refresh_command_source_down_exits_1(api: FakeWorldBank, tmp_path: Path) -> None:
@@ -224,13 +244,13 @@ def on(day: int, hour: int = 6) -> Any:
 
 
 def cli(api: FakeWorldBank, tmp_path: Path, *extra: str) -> list[str]:
-    """The refresh's arguments as the CronJob gives them, with a hook that logs each warm-up."""
+    """The refresh's arguments as the CronJob gives them, with a warm-up that logs each run."""
     fcv = tmp_path / "fcv.csv"
     fcv.write_text("iso3,fcv_type\nETH,Conflict\n")
     hook = f'echo "$READINESS_SNAPSHOT_ID" >> {tmp_path / "warmed.log"}'
     return ["refresh", "--snapshot", "2026-11", "--data-dir", str(tmp_path / "data"),
             "--work", str(tmp_path / "work"), "--fcv", str(fcv), "--source-url", api.base_url,
-            "--backoff", "0", "--hook", hook, *extra]
+            "--backoff", "0", "--warm", hook, *extra]
 
 
 def manifest(tmp_path: Path, snapshot_id: str = "2026-11") -> Any:
@@ -272,6 +292,22 @@ def test_refresh_names_publisher_and_licence_and_later_months_inherit_them(
     assert capsys.readouterr().out.splitlines()[-1].endswith("nothing changed")
 
 
+def test_refresh_never_inherits_the_synthetic_samples_publisher(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A data directory that started from the bundled sample (the dev overlay's seed): CURRENT
+    # names its synthetic 2026-11, whose publisher is "... (synthetic sample)".
+    data = tmp_path / "data"
+    shutil.copytree(ROOT / "data" / "sample", data)
+    assert inherited_provenance(data, "2026-12") == (None, None)
+    assert inherited_provenance(data, "2026-11") == (None, None), "its own manifest is the sample's too"
+    # The first real month (forced: six economies against the sample's 217) names none.
+    assert main(cli(api, tmp_path, "--snapshot", "2026-12", "--force", "--reason", "the first real month"),
+                clock=on(5)) == 0
+    written = manifest(tmp_path, "2026-12")
+    assert "publisher" not in written and "license" not in written and written["synthetic"] is False
+
+
 def test_refresh_other_content_under_a_published_month_is_a_conflict_unless_replaced(
     api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -295,13 +331,60 @@ def test_refresh_other_content_under_a_published_month_is_a_conflict_unless_repl
     assert electricity["reported_value"] == 62.0
 
 
-def test_refresh_rerun_after_a_rollback_makes_the_month_current_again(api: FakeWorldBank, tmp_path: Path) -> None:
+def test_refresh_rerun_after_a_rollback_refuses_before_fetching_unless_undone(
+    api: FakeWorldBank, tmp_path: Path
+) -> None:
     refresh(plan(api, tmp_path, "2026-10"), NOW)
     refresh(plan(api, tmp_path, "2026-11"), NOW)
-    publish(tmp_path / "data" / "snapshots" / "2026-10", tmp_path / "data")  # roll back
-    done = refresh(plan(api, tmp_path, "2026-11"), NOW)
+    rollback = publish(tmp_path / "data" / "snapshots" / "2026-10", tmp_path / "data")
+    assert rollback.rolled_back == ("2026-11",) and read_current_id(tmp_path / "data") == "2026-10"
+    asked = len(api.requests)
+    with pytest.raises(RolledBack, match=r"^refused: 2026-11 was rolled back on \d{4}-\d\d-\d\dT[\d:]+Z "
+                                         r"\(CURRENT 2026-11 -> 2026-10, recorded in publish-log.jsonl\); "):
+        refresh(plan(api, tmp_path, "2026-11"), NOW)
+    assert len(api.requests) == asked, "said before acting: nothing fetched"
+    assert read_current_id(tmp_path / "data") == "2026-10", "the rollback stands"
+    # On purpose: the month is current again, and a re-run after that is an ordinary one.
+    done = refresh(plan(api, tmp_path, "2026-11", rollback=Rollback.UNDO), NOW)
     assert done.already and done.outcome.placement is Placement.SAME and done.outcome.previous == "2026-10"
     assert read_current_id(tmp_path / "data") == "2026-11"
+    again = refresh(plan(api, tmp_path, "2026-11"), NOW)
+    assert again.already and not again.outcome.changed
+
+
+def test_refresh_command_after_a_rollback_says_so_and_keeps_it(
+    api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    assert main(cli(api, tmp_path, "--snapshot", "2026-10"), clock=on(5)) == 0
+    assert main(cli(api, tmp_path), clock=on(5)) == 0
+    capsys.readouterr()
+    # The runbook's rollback: publish the previous month's copy again.
+    assert main(["publish", str(data / "snapshots" / "2026-10"), "--data-dir", str(data)], clock=on(7)) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "rolled back: 2026-11 out of service; publishing or refreshing it again is refused until run "
+        "with --undo-rollback")
+    journal = [json.loads(line) for line in (data / "publish-log.jsonl").read_text().splitlines()]
+    assert journal[-1] == {"at": "2026-11-07T06:00:00Z", "snapshot": "2026-10", "previous": "2026-11",
+                           "placement": "same", "rolled_back": ["2026-11"]}
+    assert [entry["snapshot"] for entry in journal] == ["2026-10", "2026-11", "2026-10"]
+
+    # The CronJob's retry, or an operator checking, the next day: refused, nothing done.
+    assert main(cli(api, tmp_path), clock=on(8)) == 1
+    err = capsys.readouterr().err
+    assert "error: refused: 2026-11 was rolled back on 2026-11-07T06:00:00Z (CURRENT 2026-11 -> 2026-10" in err
+    assert "fetch:" not in err and "--undo-rollback" in err
+    assert read_current_id(data) == "2026-10"
+    assert (tmp_path / "warmed.log").read_text() == "2026-10\n2026-11\n", "no warm-up either"
+    assert main(["list", "--data-dir", str(data)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "  2026-11  published 2026-11-05  6 economies valid  rolled back on 2026-11-07T06:00:00Z to 2026-10")
+
+    assert main(cli(api, tmp_path, "--undo-rollback"), clock=on(9)) == 0
+    assert capsys.readouterr().out.splitlines()[-1].endswith("; CURRENT: 2026-10 -> 2026-11")
+    assert read_current_id(data) == "2026-11"
+    assert main(["list", "--data-dir", str(data)]) == 0
+    assert "rolled back" not in capsys.readouterr().out
 
 
 def test_refresh_command_log_says_each_step_and_series_as_it_goes(api: FakeWorldBank, tmp_path: Path) -> None:
@@ -323,7 +406,7 @@ def test_refresh_command_log_says_each_step_and_series_as_it_goes(api: FakeWorld
     assert result.stdout.index("warming 2026-10") < result.stdout.index("published 2026-10")
 
 
-def test_refresh_unit_change_refused_then_forced_and_recorded_in_the_manifest(
+def test_refresh_unit_change_refused_then_accepted_and_recorded_in_the_manifest(
     api: FakeWorldBank, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     refresh(plan(api, tmp_path, "2026-10"), NOW)
@@ -332,28 +415,33 @@ def test_refresh_unit_change_refused_then_forced_and_recorded_in_the_manifest(
                                  if code == "SE.TER.ENRR" and isinstance(value, float) else value)
     with pytest.raises(RefreshRefused) as refused:
         refresh(plan(api, tmp_path, "2026-11"), NOW)
-    (reason,) = refused.value.reasons
+    (finding,) = refused.value.findings
+    reason = finding.text
+    assert finding.check == "scale-change"
     assert reason.startswith("SE.TER.ENRR (School enrollment, tertiary (% gross)) changed scale: its median "
                              "reported value is ")
     assert "(x10; more than x3 either way): a unit change upstream?" in reason
     assert not (tmp_path / "data" / "snapshots" / "2026-11").exists()
 
-    done = refresh(plan(api, tmp_path, "2026-11", force=True), NOW)
-    assert done.overridden == (reason,) and read_current_id(tmp_path / "data") == "2026-11"
-    assert manifest(tmp_path)["forced"] == [reason], "the manifest says it was forced, and why"
+    why = "UIS now reports tertiary enrolment per mille; confirmed with the source"
+    done = refresh(plan(api, tmp_path, "2026-11", accepted=Accepted(frozenset({"scale-change"}), why)), NOW)
+    assert done.overridden == (finding,) and read_current_id(tmp_path / "data") == "2026-11"
+    assert manifest(tmp_path)["forced"] == {"reason": why, "checks": {"scale-change": [reason]}}, (
+        "the manifest says which checks were accepted, what they found, and why")
     assert list(manifest(tmp_path))[-3:] == ["forced", "countries", "checksums"]
     snapshot, problems = read_snapshot(tmp_path / "data" / "snapshots" / "2026-11")
     assert snapshot is not None and problems == [], "servers load a forced manifest"
+    assert snapshot.forced == Forced(("scale-change",), why, (reason,))
     assert validate_main([str(tmp_path / "data" / "snapshots" / "2026-11")]) == 0
-    assert [entry.forced for entry in list_snapshots(tmp_path / "data")] == [False, True]
+    assert [entry.forced for entry in list_snapshots(tmp_path / "data")] == [None, snapshot.forced]
     capsys.readouterr()
     assert main(["list", "--data-dir", str(tmp_path / "data")]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == (
-        "* 2026-11  published 2026-11-01  6 economies valid  forced past the checks  (current)")
+        "* 2026-11  published 2026-11-01  6 economies valid  forced past scale-change  (current)")
 
     again = refresh(plan(api, tmp_path, "2026-11"), NOW)
     assert again.already and not again.outcome.changed, "a re-run of a forced month is the same month"
-    assert manifest(tmp_path)["forced"] == [reason]
+    assert manifest(tmp_path)["forced"]["reason"] == why
 
 
 # --- a whole world: a source redrawn, and a real next month --------------------------------------
@@ -425,9 +513,10 @@ def test_refresh_refuses_a_redrawn_source_and_publishes_the_next_real_month(
     api.world = redrawn(whole_world, source="2")  # every WDI value redrawn
     with pytest.raises(RefreshRefused) as refused:
         refresh(whole_plan(api, tmp_path, "2026-11"), NOW)
-    ranking, typical = refused.value.reasons
+    ranking, typical = (finding.text for finding in refused.value.findings)
+    assert [finding.check for finding in refused.value.findings] == ["rank-shift", "median-move"]
     rho = float(re.findall(r"rank correlation (-?\d\.\d+)", ranking)[0])
-    assert rho < 0.9 and "with 2026-10 over 217 economies (below 0.98); largest moves: " in ranking
+    assert rho < 0.9 and "with 2026-10 over 217 economies (below 0.9); largest moves: " in ranking
     median = float(re.findall(r"moved (\d+\.\d+) points \(median", typical)[0])
     assert median > 5 and re.search(r": 21\d of 217 moved; largest moves: [^,]+ [-+]\d+\.\d\d, ", typical)
     assert read_current_id(tmp_path / "data") == "2026-10"
@@ -435,12 +524,53 @@ def test_refresh_refuses_a_redrawn_source_and_publishes_the_next_real_month(
 
     api.world = next_month(whole_world)  # the same source, a month on
     done = refresh(whole_plan(api, tmp_path, "2026-11"), NOW)
-    assert done.checked is not None and done.checked.reasons == []
+    assert done.checked is not None and done.checked.findings == []
     assert done.checked.rank_correlation is not None and done.checked.rank_correlation > 0.99
     assert done.checked.median_move is not None and done.checked.median_move < 0.5
     assert done.checked.scale_change is not None and done.checked.scale_change[1] < 1.2
     assert read_current_id(tmp_path / "data") == "2026-11"
     assert done.report is not None and "composite score moved for" in str(done.report.document["summary"])
+
+
+def generated_raw(out: Path, last_year: int) -> Path:
+    """data/make_raw.py's generator run up to ``last_year`` into ``out``: the sample's source a
+    data year later, every value of the years before unchanged."""
+    sys.path.insert(0, str(ROOT / "data"))
+    try:
+        make_raw = importlib.import_module("make_raw")
+        years = make_raw.YEARS
+        make_raw.YEARS = range(years[0], last_year + 1)
+        try:
+            make_raw.write_tables(out)
+        finally:
+            make_raw.YEARS = years
+    finally:
+        sys.path.remove(str(ROOT / "data"))
+    return out
+
+
+def test_refresh_publishes_a_january_whose_new_data_year_entered_the_window(
+    api: FakeWorldBank, whole_world: World, tmp_path: Path
+) -> None:
+    # The same source, a data year on (data/make_raw.py's generator run to 2027): a routine
+    # January, as the calibration's pairs (bench/sanity_pairs.py) measure it.
+    api.world = whole_world
+    refresh(whole_plan(api, tmp_path, "2026-12"), NOW)
+    api.world = from_raw(generated_raw(tmp_path / "raw-2027", 2027), years=range(2015, 2028))
+    done = refresh(whole_plan(api, tmp_path, "2027-01"), NOW)
+    assert done.checked is not None and done.checked.findings == [], done.checked.summary()
+    assert done.checked.rank_correlation is not None and done.checked.rank_correlation > 0.99
+    assert read_current_id(tmp_path / "data") == "2027-01"
+    assert done.report is not None and "reported values changed" in str(done.report.document["summary"])
+
+
+def test_refresh_help_names_every_check(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["refresh", "--help"])
+    shown = re.sub(r"-\s+", "-", " ".join(capsys.readouterr().out.split()))  # argparse wraps at hyphens
+    documented = (ROOT / "docs" / "PUBLISHING.md").read_text()
+    for name in CHECKS:
+        assert f"{name}:" in shown and f"`{name}`" in documented, name
 
 
 def test_refresh_with_replace_checks_against_what_it_replaces(api: FakeWorldBank, tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from tornado.web import Application
 
 from builder import Release, build_snapshot, compare
 from builder.method import INDICATORS
+from builder.write import mark_forced
 from config import Settings
 from loaders import CHANGES_FILE, JsonValue, SnapshotStore, load_snapshot
 from readiness.app import make_app, new_metrics
@@ -425,6 +426,33 @@ async def test_catalogue_lists_every_snapshot_newest_first(
     assert isinstance(indicators, list) and [i["code"] for i in indicators] == [i.code for i in INDICATORS]  # type: ignore[index]
     assert "Do not cite this snapshot" in str(document["citation"])
     assert response.headers["X-Readiness-Snapshot"] == "2026-11" and response.headers["X-Total-Count"] == "4"
+
+
+def test_catalogue_and_metrics_name_the_checks_a_snapshot_was_published_past(tmp_path: Path) -> None:
+    data = data_directory(tmp_path)
+    why = "the 2026 data year entered the window"
+    mark_forced(data / "snapshots" / "2026-11", why, {"rank-shift": ["the composite's ranking reshuffled: …"],
+                                                      "median-move": ["the typical economy's composite moved …"]})
+    # A manifest forced before the checks had names: its findings only.
+    older = data / "snapshots" / "2025-12" / "manifest.json"
+    older.write_bytes(orjson.dumps({**orjson.loads(older.read_bytes()), "forced": ["3 economies, 3 fewer"]}))
+    store = SnapshotStore(data)
+    store.load_current()
+    metrics = new_metrics(store)
+    app = make_app(Settings(data_dir=data), store, metrics=metrics, access=AccessLog(io.BytesIO()))
+    with serving(app) as url:
+        status, _, answer = _get(url + "/api/v1/snapshots")
+    assert status == 200
+    assert {entry["id"]: entry["forced"] for entry in orjson.loads(answer)["data"]} == {
+        "2026-11": {"checks": ["rank-shift", "median-move"], "reason": why},
+        "2025-12": {"checks": [], "reason": None},
+        "2024-06": None,
+        "2023-12": None,
+    }
+    exposed = [line for line in metrics.render().decode().splitlines() if line.startswith("readiness_snapshot_forced")]
+    assert exposed == ['readiness_snapshot_forced{check="rank-shift",snapshot="2026-11"} 1.0',
+                       'readiness_snapshot_forced{check="median-move",snapshot="2026-11"} 1.0'], (
+        "the snapshots in memory (the current one here), a series per accepted check")
 
 
 @gen_test

@@ -9,7 +9,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from loaders import COUNTRY_FIELDS, INDICATOR_FIELDS, SnapshotRefused, load_snapshot, read_snapshot
+from loaders import COUNTRY_FIELDS, INDICATOR_FIELDS, Forced, SnapshotRefused, load_snapshot, read_snapshot
 from loaders.reader import read_current_id, snapshot_ids
 from tests.conftest import SAMPLE, copy_tree
 
@@ -164,6 +164,50 @@ def test_read_manifest_id_must_match_directory(current: Path) -> None:
     moved = current.rename(current.parent / "2026-10")
     snapshot, problems = read_snapshot(moved)
     assert snapshot is None and "does not match the directory name" in problems[0].message
+
+
+def forced_manifest(directory: Path, forced: object) -> None:
+    """Give the snapshot's manifest a ``forced`` key (as a refresh past its checks writes it)."""
+    manifest = orjson.loads((directory / "manifest.json").read_bytes())
+    (directory / "manifest.json").write_bytes(orjson.dumps({**manifest, "forced": forced}))
+
+
+@pytest.mark.parametrize(("forced", "read"), [
+    ({"reason": "the 2026 data year entered the window",
+      "checks": {"rank-shift": ["the composite's ranking reshuffled"], "median-move": ["moved 2.40 points"]}},
+     Forced(("rank-shift", "median-move"), "the 2026 data year entered the window",
+            ("the composite's ranking reshuffled", "moved 2.40 points"))),
+    # As a refresh forced before the checks had names wrote it: the findings only.
+    (["3 economies, 3 fewer than 2026-10's 6"], Forced((), None, ("3 economies, 3 fewer than 2026-10's 6",))),
+])
+def test_read_forced_manifest_in_either_form(current: Path, forced: object, read: Forced) -> None:
+    forced_manifest(current, forced)
+    snapshot, problems = read_snapshot(current)
+    assert problems == [] and snapshot is not None and snapshot.forced == read
+
+
+@pytest.mark.parametrize("forced", [
+    {"reason": "why", "checks": {}},
+    {"reason": "", "checks": {"rank-shift": ["moved"]}},
+    {"checks": {"rank-shift": ["moved"]}},
+    {"reason": "why", "checks": {"Rank Shift": ["moved"]}},
+    {"reason": "why", "checks": {"rank-shift": []}},
+    {"reason": "why", "checks": {"rank-shift": ["moved"]}, "by": "someone"},
+    [],
+    "forced",
+])
+def test_read_forced_manifest_malformed_refused(current: Path, forced: object) -> None:
+    from loaders import reader
+
+    forced_manifest(current, forced)
+    snapshot, problems = read_snapshot(current)
+    assert snapshot is None and "breaks the schema" in problems[0].message
+    assert not reader._MANIFEST._full.is_valid(orjson.loads((current / "manifest.json").read_bytes()))
+
+
+def test_read_manifest_without_forced_is_not_forced(current: Path) -> None:
+    snapshot, _ = read_snapshot(current)
+    assert snapshot is not None and snapshot.forced is None
 
 
 # --- the fast schema check never accepts what jsonschema refuses --------------------------------

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import orjson
 import pytest
 
-from loaders import INDICATOR_FIELDS, Country, JsonValue, Snapshot, Summary, series_of
+from loaders import INDICATOR_FIELDS, Country, Forced, JsonValue, Snapshot, Summary, series_of
 from readiness.domain.errors import NoSnapshotInYears
 from readiness.domain.tables import (
     COUNTRY_JSON_HELD,
@@ -250,15 +252,27 @@ def test_catalogue_newest_first_with_facts_links_and_current_catalogue() -> None
     assert document["data"] == [
         {"id": "2026-11", "year": 2026, "month": 11, "current": True, "selectable": False,
          "published": "2026-11-05", "economies": 3, "ranked_economies": 2, "synthetic": True,
-         "notice": "SYNTHETIC: test", "changes": "/api/v1/snapshots/2026-11/changes"},
+         "notice": "SYNTHETIC: test", "changes": "/api/v1/snapshots/2026-11/changes", "forced": None},
         {"id": "2024-12", "year": 2024, "month": 12, "current": False, "selectable": True,
          "published": "2024-12-05", "economies": 3, "ranked_economies": 2, "synthetic": False,
-         "notice": None, "changes": None},
+         "notice": None, "changes": None, "forced": None},
     ]
     assert document["indicators"] == [{"code": "GE.EST", "name": "Government Effectiveness"}]
     cited = document["citation"]
     assert isinstance(cited, dict) and cited["snapshot"] == "2026-11" and cited["publisher"] is None
     assert cited["url"] == "/api/v1/readiness?snapshot=2026-11" and "Do not cite" in str(cited["text"])
+
+
+def test_catalogue_entry_says_which_checks_a_snapshot_was_published_past_and_why() -> None:
+    world = _world("2026-11")
+    accepted = replace(world, forced=Forced(("rank-shift",), "the 2026 data year entered the window", ("…",)))
+    older = replace(_world("2024-12"), forced=Forced((), None, ("3 economies, 3 fewer",)))
+    entries = catalogue_document([_summary(older), _summary(accepted)], "2026-11", "1")["data"]
+    assert isinstance(entries, list)
+    assert [entry["forced"] for entry in entries] == [  # type: ignore[index, call-overload]
+        {"checks": ["rank-shift"], "reason": "the 2026 data year entered the window"},
+        {"checks": [], "reason": None},  # forced before the checks had names: which, unknown
+    ]
 
 
 def test_catalogue_citation_of_real_data_names_publisher_and_licence_and_does_not_warn() -> None:

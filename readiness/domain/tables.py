@@ -18,6 +18,7 @@ from loaders import (
     RANK_MEASURE,
     SERIES_FIELDS,
     Country,
+    Forced,
     JsonValue,
     Snapshot,
     Summary,
@@ -401,7 +402,15 @@ def _catalogue_entry(summary: Summary, current_id: str) -> Record:
         "synthetic": series.synthetic,
         "notice": series.notice,
         "changes": changes_path(series.id) if summary.has_changes else None,
+        "forced": _forced(series.forced),
     }
+
+
+def _forced(forced: Forced | None) -> Record | None:
+    """The sanity checks a refresh published the snapshot past, and why; None when none did."""
+    if forced is None:
+        return None
+    return {"checks": list[JsonValue](forced.checks), "reason": forced.reason}
 
 
 def _code(country: Country) -> str:

@@ -1,12 +1,12 @@
 """Cache warm-up: ``python -m readiness.freshness.warm [--snapshot 2026-12]``, by default CURRENT's snapshot.
 
 Computes the answers most worth having ready for a snapshot and writes them to Redis under
-that snapshot's id. The publish command runs it as its hook, with the new snapshot's id,
-before CURRENT flips to it, so the first users after a refresh hit a warm cache on every
-server (docs/OPERATIONS.md). It also runs on its own, without ``--snapshot``, to warm the snapshot
-CURRENT names again: Redis keeps nothing on disk, so after a restart every server would
-otherwise compute its first answers itself. On Kubernetes that is the suspended CronJob
-``readiness-warm`` (docs/OPERATIONS.md).
+that snapshot's id. The publish command runs it as its warm-up (``--warm``, best effort:
+builder/warmup.py), with the new snapshot's id, before CURRENT flips to it, so the first users
+after a refresh hit a warm cache on every server (docs/OPERATIONS.md). It also runs on its own,
+without ``--snapshot``, to warm the snapshot CURRENT names again: Redis keeps nothing on disk,
+so after a restart every server would otherwise compute its first answers itself. On
+Kubernetes that is the suspended CronJob ``readiness-warm`` (docs/OPERATIONS.md).
 """
 
 from __future__ import annotations

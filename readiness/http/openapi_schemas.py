@@ -435,7 +435,7 @@ def _catalogue_entry() -> Json:
         "type": "object",
         "additionalProperties": False,
         "required": ["id", "year", "month", "current", "selectable", "published", "economies",
-                     "ranked_economies", "synthetic", "notice", "changes"],
+                     "ranked_economies", "synthetic", "notice", "changes", "forced"],
         "properties": {
             "id": {"type": "string", "pattern": SNAPSHOT_ID},
             "year": {"type": "integer"},
@@ -448,6 +448,20 @@ def _catalogue_entry() -> Json:
             "synthetic": {"type": "boolean", "description": "The data is synthetic, not real index data."},
             "notice": {"type": ["string", "null"]},
             "changes": {"type": ["string", "null"], "description": "The link to its change report, if any."},
+            "forced": {
+                "type": ["object", "null"],
+                "description": ("The sanity checks the monthly refresh published it past, and the operator's "
+                                "reason (docs/PUBLISHING.md#the-monthly-refresh-one-command); null when none. "
+                                "`checks` is empty and `reason` null for a snapshot forced before the checks "
+                                "had names."),
+                "additionalProperties": False,
+                "required": ["checks", "reason"],
+                "properties": {
+                    "checks": {"type": "array", "items": {"type": "string"},
+                               "description": "The accepted checks, e.g. `rank-shift`."},
+                    "reason": {"type": ["string", "null"]},
+                },
+            },
         },
     }
 
