@@ -258,6 +258,17 @@ def test_request_parse_defaults_any_case_last_value_and_cache_busters(raw: str, 
     assert CitationRequest.parse(raw) == expected
 
 
+@pytest.mark.parametrize(
+    ("raw", "canonical"),
+    [("", ""), ("format=BibTeX&_=1", ""), ("format=RIS", "format=ris"),
+     ("snapshot=2024-06&format=csl", "format=csl&snapshot=2024-06"), ("snapshot=2024-06", "snapshot=2024-06")],
+)
+def test_request_canonical_leaves_the_default_out_and_parses_back(raw: str, canonical: str) -> None:
+    # What the edge keys a citation by (k8s/base/edge-keys.js): one query string per file.
+    request = CitationRequest.parse(raw)
+    assert request.canonical() == canonical and CitationRequest.parse(canonical) == request
+
+
 @pytest.mark.parametrize(("raw", "name"), [("format=endnote", "format"), ("snapshot=2026-13", "snapshot"),
                                            ("snapshot=latest", "snapshot")])
 def test_request_parse_bad_value_names_the_parameter(raw: str, name: str) -> None:

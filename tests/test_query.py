@@ -13,7 +13,7 @@ from readiness.domain import routes
 from readiness.domain.errors import InvalidParameter, InvalidRequest, ReadinessError, UnknownParameter
 from readiness.domain.meta import Format
 from readiness.domain.parameters import MAX_CODES, MAX_LIMIT
-from readiness.domain.query import Grouping, Query, Shape, archive_id, parse_query_string
+from readiness.domain.query import CANONICAL_ORDER, Grouping, Query, Shape, archive_id, parse_query_string
 from readiness.domain.route import Route
 
 
@@ -410,6 +410,17 @@ def test_canonical_parses_back_to_the_same_query() -> None:
     assert Query.parse(dict(parse_qsl(history.canonical())), routes.HISTORY.grammar) == history
     single = Query.parse({"years": "2024:2024"}, routes.HISTORY.grammar)
     assert single.canonical() == "years=2024" and Query.parse({"years": "2024"}, routes.HISTORY.grammar) == single
+
+
+def test_canonical_writes_names_in_canonical_order_a_routes_own_after() -> None:
+    # The edge writes its keys in this order (readiness/edge_vocabulary.py): one list, one order.
+    query = Query.parse({"format": "csv", "weights": "2,1,1,1,1", "offset": "5", "limit": "5", "indicators": "GE.EST",
+                         "shortnames": "1", "fields": "score", "sort": "custom", "snapshot": "2024-06",
+                         "fcv": "1", "income": "LIC", "region": "lac", "codes": "KEN"})
+    names = [name for name, _ in parse_qsl(query.canonical())]
+    assert names == [name for name in CANONICAL_ORDER if name in names]
+    movers = Query.parse({"measure": "rank", "format": "csv", "from": "2025-12"}, routes.RANKING_CHANGES.grammar)
+    assert movers.canonical() == "format=csv&from=2025-12&measure=rank"
 
 
 # Whatever a client sends, parsing returns a valid Query or raises the client error: never

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from urllib.parse import quote, urlencode
 
 import orjson
 
@@ -126,6 +127,15 @@ class CitationRequest:
                 "snapshot", snapshot, "a snapshot id YYYY-MM such as 2024-06 (GET /api/v1/snapshots lists them)"
             )
         return cls(chosen, snapshot)
+
+    def canonical(self) -> str:
+        """The query string of this request, defaults left out, ``format`` then ``snapshot``:
+        equal exactly when two requests get the same file. The edge keys citations by it
+        (k8s/base/edge-keys.js, docs/OPERATIONS.md#one-key-per-answer)."""
+        pairs = [("format", self.format.value)] if self.format is not CitationFormat.BIBTEX else []
+        if self.snapshot is not None:
+            pairs.append(("snapshot", self.snapshot))
+        return urlencode(pairs, quote_via=quote, safe=",:")
 
 
 @dataclass(frozen=True, slots=True)

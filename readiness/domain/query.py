@@ -59,12 +59,14 @@ _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
 _FORMATS = {member.value: member for member in Format}
 _DEFAULT_SORT = "Country Name"
 
-_DIMENSION_NAMES: dict[str, int] = {
+DIMENSION_NAMES: dict[str, int] = {
     **{key: position for position, key in enumerate(DIMENSION_KEYS)},
     **{folded(name): position for position, name in enumerate(DIMENSIONS)},
     **{folded(f"{name} Score"): position for position, name in enumerate(DIMENSIONS)},
     "infra": 0,
 }
+"""What ``weights=name:weight`` may call a dimension, ASCII lower-cased, to its position in
+DIMENSIONS: its key, its name, its score's name, ``infra``."""
 _ACCEPTED_WEIGHTS = (
     "five weights in dimension order (e.g. 1,1,1,1,1) or dimension:weight pairs (e.g. infrastructure:2,human:1; "
     f"dimensions {', '.join(DIMENSION_KEYS)}; one not named weighs 0), each weight a number from 0 to 9999 "
@@ -72,8 +74,14 @@ _ACCEPTED_WEIGHTS = (
 )
 PUBLISHED_WEIGHTS: tuple[int, ...] = (1,) * len(DIMENSIONS)
 """The published composite weighs the five dimensions equally (docs/METHOD.md#your-own-weights)."""
-_WEIGHT_SCALE = 10_000
+WEIGHT_SCALE = 10_000
 """Weights are read as whole ten-thousandths, so they are exact and their canonical form is too."""
+CANONICAL_ORDER: tuple[str, ...] = (
+    "codes", "region", "income", "fcv", "year", "years", "snapshot", "sort", "order", "fields", "shortnames",
+    "indicators", "limit", "offset", "weights", "shape", "by", "format",
+)
+"""The order ``Query.canonical()`` writes the shared parameters in; a route's own (``options``)
+follow in its grammar's order. ``code`` and ``level`` never appear: ``codes`` says both."""
 
 
 class Shape(Enum):
@@ -231,43 +239,44 @@ class Query:
         return self._canonical
 
     def _canonical_form(self) -> str:
-        pairs: list[tuple[str, str]] = []
+        pairs: dict[str, str] = {}
         if self.codes:
-            pairs.append(("codes", ",".join(self.codes)))
+            pairs["codes"] = ",".join(self.codes)
         if self.region is not None:
-            pairs.append(("region", self.region))
+            pairs["region"] = self.region
         if self.income is not None:
-            pairs.append(("income", self.income))
+            pairs["income"] = self.income
         if self.fcv is not None:
-            pairs.append(("fcv", "true" if self.fcv else "false"))
+            pairs["fcv"] = "true" if self.fcv else "false"
         if self.year is not None:
-            pairs.append(("year", f"{self.year:04d}"))
+            pairs["year"] = f"{self.year:04d}"
         if self.years is not None:
             first, last = self.years
-            pairs.append(("years", f"{first:04d}" if first == last else f"{first:04d}:{last:04d}"))
+            pairs["years"] = f"{first:04d}" if first == last else f"{first:04d}:{last:04d}"
         if self.snapshot is not None:
-            pairs.append(("snapshot", self.snapshot))
+            pairs["snapshot"] = self.snapshot
         if (self.sort, self.descending) != (_DEFAULT_SORT, False):
-            pairs += [("sort", self.sort), ("order", "desc" if self.descending else "asc")]
+            pairs["sort"], pairs["order"] = self.sort, "desc" if self.descending else "asc"
         if self.fields is not None:
-            pairs.append(("fields", ",".join(self.fields) or DETAILS))
+            pairs["fields"] = ",".join(self.fields) or DETAILS
         if self.shortnames:
-            pairs.append(("shortnames", "true"))
+            pairs["shortnames"] = "true"
         if self.indicators is not None:
-            pairs.append(("indicators", ",".join(self.indicators)))
+            pairs["indicators"] = ",".join(self.indicators)
         if self.limit is not None:
-            pairs.append(("limit", str(self.limit)))
+            pairs["limit"] = str(self.limit)
         if self.offset:
-            pairs.append(("offset", str(self.offset)))
+            pairs["offset"] = str(self.offset)
         if self.weights is not None:
-            pairs.append(("weights", ",".join(str(weight) for weight in self.weights)))
+            pairs["weights"] = ",".join(str(weight) for weight in self.weights)
         if self.shape is not Shape.WIDE:
-            pairs.append(("shape", self.shape.value))
+            pairs["shape"] = self.shape.value
         if self.by is not Grouping.WORLD:
-            pairs.append(("by", self.by.value))
+            pairs["by"] = self.by.value
         if self.format is not Format.JSON:
-            pairs.append(("format", self.format.value))
-        return urlencode([*pairs, *self.options], quote_via=quote, safe=",:")
+            pairs["format"] = self.format.value
+        ordered = [(name, pairs[name]) for name in CANONICAL_ORDER if name in pairs]
+        return urlencode([*ordered, *self.options], quote_via=quote, safe=",:")
 
 
 @lru_cache(maxsize=1024)
@@ -436,7 +445,7 @@ def _weights(value: str) -> tuple[int, ...]:
         named: set[int] = set()
         for piece in pieces:
             name, colon, number = piece.partition(":")
-            dimension = _DIMENSION_NAMES.get(folded(trimmed(name)))
+            dimension = DIMENSION_NAMES.get(folded(trimmed(name)))
             if not colon or dimension is None or dimension in named:
                 raise InvalidParameter("weights", value, _ACCEPTED_WEIGHTS)
             named.add(dimension)
@@ -462,7 +471,7 @@ def _weight(value: str, piece: str) -> int:
     if not _WEIGHT.fullmatch(piece):
         raise InvalidParameter("weights", value, _ACCEPTED_WEIGHTS)
     whole, _, decimals = piece.partition(".")
-    return int(whole) * _WEIGHT_SCALE + int(decimals.ljust(4, "0") or 0)
+    return int(whole) * WEIGHT_SCALE + int(decimals.ljust(4, "0") or 0)
 
 
 Choice = TypeVar("Choice", bound=Enum)
