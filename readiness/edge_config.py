@@ -136,7 +136,8 @@ def main_config(prefix: Path, include: Path, workers: int = 1, extra_http: str =
                 js_module: Path = JS_MODULE) -> str:
     """A main nginx configuration that runs unprivileged under ``prefix``, loads ``js_module``
     (njs, which the template needs) and includes ``include`` (an ``edge_config`` output) in its
-    http block, as the nginx image's nginx.conf includes conf.d.
+    http block, as the nginx image's nginx.conf includes conf.d. PCRE's JIT is on, as in
+    k8s/base/edge-nginx.conf: the template's fast-path map runs its expressions on every request.
 
     Errors go to standard error; the pid file and every temporary path are under ``prefix``,
     so nothing outside it is written. Start it with ``nginx -p PREFIX -c FILE -e stderr``.
@@ -145,6 +146,7 @@ def main_config(prefix: Path, include: Path, workers: int = 1, extra_http: str =
     return "\n".join([
         f"load_module {js_module};",
         f"worker_processes {workers};",
+        "pcre_jit on;",
         "daemon off;",
         "error_log stderr warn;",
         f"pid {prefix / 'nginx.pid'};",
