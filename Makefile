@@ -86,10 +86,10 @@ promtool:
 pin-images: $(STAMP)
 	$(BIN)/python scripts/pin_images.py $(ARGS)
 
-# The edge's names and fast path (k8s/base/edge-keys.js, k8s/base/edge.conf.template), written from
-# the route table (readiness/domain/routes.py) between their BEGIN ROUTES and END ROUTES lines:
-# run it after adding or changing a route or parameter, and commit both files
-# (tests/test_edge_routes.py fails while they differ). ARGS=--check only compares.
+# The edge's routes, vocabulary and fast path (k8s/base/edge-keys.js, k8s/base/edge.conf.template),
+# written from the route table and the parser (readiness/domain/) between their BEGIN ROUTES and
+# END ROUTES lines: run it after changing a route, a parameter or a spelling, and commit both
+# files (tests/test_edge_routes.py fails while they differ). ARGS=--check only compares.
 .PHONY: edge-routes
 edge-routes: $(STAMP)
 	$(BIN)/python -m readiness.edge_routes $(ARGS)

@@ -1,24 +1,25 @@
-"""The edge's knowledge of the routes, generated from the route table (``make edge-routes``).
+"""The edge's knowledge of the API, generated from the route table and the parser
+(``make edge-routes``).
 
-The edge (nginx, k8s/base/edge.conf.template) keys each query by the names its route takes
-(k8s/base/edge-keys.js: ``namesOf``, ``strict``, ``isList``) and takes a target that is
-already canonical as it came, without running njs (the template's map to ``$edge_target``:
-docs/PERFORMANCE.md#what-njs-costs-a-hit). Both are written here from ``readiness/domain/routes.py``,
-between ``BEGIN ROUTES`` and ``END ROUTES`` lines in each file, so that a route or parameter is
-added in the table alone:
+The edge (nginx, k8s/base/edge.conf.template) keys each request by the API's own canonical
+query (k8s/base/edge-keys.js: the routes it keys and the vocabulary its rules read,
+readiness/edge_script.py) and takes a target that is already canonical as it came, without
+running njs (the template's map to ``$edge_target``, readiness/edge_fast_path.py:
+docs/PERFORMANCE.md#what-njs-costs-a-hit). Both are written here, between ``BEGIN ROUTES`` and
+``END ROUTES`` lines in each file, so that a route, parameter or spelling is added in the
+domain alone:
 
     python -m readiness.edge_routes           # rewrite both files' generated lines
     python -m readiness.edge_routes --check   # exit 1 when a committed file differs
 
 Both files are committed (the Kubernetes manifests mount them as they are), and
-tests/test_edge_routes.py fails when either differs from what the table gives. Not on the
+tests/test_edge_routes.py fails when either differs from what the domain gives. Not on the
 request path.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,115 +27,25 @@ from pathlib import Path
 from readiness.domain.route import Route
 from readiness.domain.routes import ROUTES
 from readiness.edge_config import SCRIPTS, TEMPLATE
+from readiness.edge_fast_path import map_entries
+from readiness.edge_script import js_block
+from readiness.edge_vocabulary import keyed
 
 KEYS_JS = SCRIPTS / "edge-keys.js"
 """The njs module the edge keys queries with (beside the template it is imported by)."""
 
 MAKE = "make edge-routes"
 EDIT = "Edit the table, not these lines: tests/test_edge_routes.py fails when they differ from it."
-_WIDTH = 110
-"""How long a generated line may get before it is wrapped (the files' own width)."""
-_ARGUMENT = re.compile(r"\{[a-z]+\}")
-_VALUE = "(?(DEFINE) (?<v> [-.,:0-9A-Za-z]+ (?:(?:%2[06])+[-.,:0-9A-Za-z]+)* (?:&|\\z) ))"
-"""The map's plain value: letters, digits, `-.,:`, and `%20` or `%26` inside (``PLAIN`` in
-edge-keys.js), then the next pair or the end."""
 
 
 class MarkersMissing(ValueError):
     """A file lacks its ``BEGIN ROUTES``/``END ROUTES`` lines, or has them more than once."""
 
 
-def names_of(route: Route) -> str:
-    """The names ``route`` takes, sorted, one space around each (as ``namesOf`` returns them)."""
-    return " " + "".join(f"{name} " for name in sorted(route.grammar.names))
-
-
-def js_block(routes: Sequence[Route] = ROUTES) -> list[str]:
-    """The generated lines of edge-keys.js: ``namesOf``, ``strict`` and ``isList``."""
-    lines = [
-        f"// {EDIT}",
-        "// The names each of the API's data routes takes (its grammar in readiness/domain/routes.py),",
-        "// a trailing slash taken off the path, as one string with a space around each name;",
-        "// undefined when `path` is not a data route. Code and string constants, not a table: njs 0.7",
-        "// clones the VM for every request, and a global object graph such as {route: {name: true}}",
-        "// was copied with it, 5 microseconds a request (docs/PERFORMANCE.md#what-njs-costs-a-hit).",
-        "function namesOf(path) {",
-        "    switch (path) {",
-    ]
-    for route in routes:
-        if not route.templated:
-            lines += [f"    case '{route.path}':", *_returned(names_of(route))]
-    lines.append("    }")
-    for route in routes:
-        if route.templated:
-            lines += _templated(route)
-    lines += ["    return undefined;", "}", ""]
-    lenient = [route.path for route in routes if not route.grammar.strict]
-    lines += [
-        "// Every route refuses a name it does not take (a 400), except those whose grammar is",
-        "// lenient: they ignore it.",
-        "function strict(path) {",
-        "    return " + (" && ".join(f"path !== '{path}'" for path in lenient) or "true") + ";",
-        "}",
-        "",
-    ]
-    lists = sorted({name for route in routes for name in route.grammar.lists})
-    lines += [
-        "// The list parameters: repeated, their values are joined with commas.",
-        "function isList(name) {",
-        "    return " + (" || ".join(f"name === '{name}'" for name in lists) or "false") + ";",
-        "}",
-    ]
-    return lines
-
-
-def _returned(names: str) -> list[str]:
-    """``return '<names>';``, wrapped where the line would be too long."""
-    first = "        return '"
-    if len(first) + len(names) + 2 <= _WIDTH:
-        return [f"{first}{names}';"]
-    cut = names.rindex(" ", 0, _WIDTH - len(first) - 1)
-    return [f"{first}{names[:cut]}'", f"            + '{names[cut:]}';"]
-
-
-def _templated(route: Route) -> list[str]:
-    """``namesOf``'s test for a path with one argument (``/api/v1/snapshots/{id}/changes``): the
-    path's fixed start and end, and no ``/`` in between."""
-    before, after = _ARGUMENT.split(route.path)
-    return [
-        f"    // {route.path}",
-        f"    if (path.length > {len(before) + len(after)} && path.substring(0, {len(before)}) === '{before}'",
-        f"            && path.substring(path.length - {len(after)}) === '{after}'",
-        f"            && path.substring({len(before)}, path.length - {len(after)}).indexOf('/') < 0) {{",
-        *_returned(names_of(route)),
-        "    }",
-    ]
-
-
 def map_block(routes: Sequence[Route] = ROUTES) -> list[str]:
-    """The generated entries of the template's map to ``$edge_target``: a target of a strict
-    route with a fixed path, whose names the route takes, each once (``code`` or ``codes``),
-    sorted, each with a plain value, is taken as it came."""
-    lines = [f"    # {EDIT}"]
-    for route in routes:
-        if route.templated or not route.grammar.strict:
-            continue
-        if not route.grammar.names:
-            lines.append(f'    "{route.path}" $request_uri;')
-            continue
-        names = sorted(route.grammar.names)
-        if "code" in names and "codes" in names:
-            names.remove("codes")
-        groups = [f"(?:{'codes?' if name == 'code' and 'codes' in route.grammar else name}=(?&v))?" for name in names]
-        lines.append(f'    "~(?x) ^{route.path} (?: \\?(?=[a-z])')
-        line = "       "
-        for group in groups:
-            if len(line) + 1 + len(group) > _WIDTH:
-                lines.append(line)
-                line = "       "
-            line += " " + group
-        lines += [line, f'        )? \\z (?<!&) {_VALUE}" $request_uri;']
-    return lines
+    """The generated entries of the template's map to ``$edge_target``: each strict data route's
+    canonical targets, taken as they came (readiness/edge_fast_path.py)."""
+    return [f"    # {EDIT}", *(line for route in keyed(routes) if route.fast for line in map_entries(route))]
 
 
 def with_block(text: str, block: Sequence[str], comment: str) -> str:
@@ -151,7 +62,7 @@ def with_block(text: str, block: Sequence[str], comment: str) -> str:
 def generated(routes: Sequence[Route] = ROUTES) -> dict[Path, str]:
     """Each file as the route table makes it, from its committed text."""
     return {
-        KEYS_JS: with_block(KEYS_JS.read_text(), js_block(routes), "//"),
+        KEYS_JS: with_block(KEYS_JS.read_text(), [f"// {EDIT}", *js_block(routes)], "//"),
         TEMPLATE: with_block(TEMPLATE.read_text(), map_block(routes), "#"),
     }
 

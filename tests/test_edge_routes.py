@@ -1,39 +1,51 @@
-"""The edge's route knowledge generated from the route table (readiness/edge_routes.py,
-``make edge-routes``): the committed files are what the table gives, and a route added to a
-table reaches both files without another edit. What the generated lines do in nginx is
-tests/test_edge_keys.py's (the map against njs, njs against the API's parser)."""
+"""The edge's route knowledge generated from the route table and the parser
+(readiness/edge_routes.py, readiness/edge_vocabulary.py, readiness/edge_fast_path.py,
+``make edge-routes``): the committed files are what they give, a route or a spelling added to
+the domain reaches both files without another edit, and the generator's assumptions about the
+parser hold. What the generated lines do in nginx is tests/test_edge_keys.py's (the map against
+njs, njs against the running API's canonical query)."""
 
 from __future__ import annotations
 
 import dataclasses
+import io
 import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tornado.httputil import HTTPServerRequest, RequestStartLine
 
+from config import Settings
+from loaders import SnapshotStore
+from readiness.app import make_app
 from readiness.domain import routes
 from readiness.domain.compute import compute_aggregates, history_cost
-from readiness.domain.parameters import FORMAT, LIMIT, OFFSET, REGION, Grammar, Parameter
+from readiness.domain.errors import InvalidParameter
+from readiness.domain.parameters import FORMAT, LIMIT, OFFSET, REGION, SNAPSHOT_ANY, Grammar, Parameter
 from readiness.domain.route import FromSummaries, Route
-from readiness.edge_routes import (
-    KEYS_JS,
-    TEMPLATE,
-    MarkersMissing,
-    generated,
-    js_block,
-    main,
-    map_block,
-    names_of,
-    with_block,
-)
+from readiness.domain.vocabulary import folded
+from readiness.edge_routes import KEYS_JS, TEMPLATE, MarkersMissing, generated, main, map_block, with_block
+from readiness.edge_script import js_block, names_of
+from readiness.edge_vocabulary import READ_BY_CODE, Keyed, choices, kept_pattern, keyed, needs_codes, shared
+from readiness.http.handlers import CitationHandler, DocumentHandler, QueryMeaningHandler
+from readiness.http.logs import AccessLog
+
+
+def _scale(value: str) -> str:
+    return folded(value)
+
 
 MOVERS = Route(
     "movers", "/api/v1/movers",
-    Grammar((REGION, Parameter("from", "A snapshot id.", read=str), LIMIT, OFFSET, FORMAT)),
+    Grammar((REGION, Parameter("from", "A snapshot id.", pattern=SNAPSHOT_ANY, read=str), LIMIT, OFFSET, FORMAT,
+             Parameter("scale", "A scale.", choices=("linear", "log"), default="linear", read=_scale))),
     FromSummaries(compute_aggregates, history_cost),
-    operation="Movers", summary="-", description="-", schema="Aggregates",
+    operation="Movers", summary="-", description="-", schema="Aggregates", explained="movers",
 )
 """A route no table has, to see it reach the edge's files."""
+KEYED = {route.name: route for route in keyed()}
 
 
 def test_committed_files_are_what_the_route_table_gives() -> None:
@@ -56,19 +68,26 @@ def test_check_names_a_stale_file_and_writing_mends_it(
     assert main(["--check"]) == 0 and js.read_text() == KEYS_JS.read_text()
 
 
-def test_names_of_a_route_are_its_grammars_sorted_one_space_around_each() -> None:
-    assert names_of(routes.AGGREGATES) == " by fcv format income limit offset region snapshot year years "
-    assert names_of(routes.SNAPSHOTS) == " "
+def test_names_of_a_route_are_in_its_canonical_order_one_space_around_each() -> None:
+    # Query.canonical()'s order, a route's own parameters after it, those never written last.
+    assert names_of(KEYED["aggregates"]) == " region income fcv year years snapshot limit offset by format "
+    assert names_of(KEYED["v1"]).endswith(" weights format code level ")
+    assert names_of(KEYED["rankings-changes"]).endswith(" format from to measure code ")
+    assert names_of(KEYED["citation"]) == " format snapshot "
+    assert names_of(KEYED["snapshots"]) == names_of(KEYED["document"]) == " "
 
 
-def test_a_new_route_reaches_namesof_and_the_fast_path_map() -> None:
+def test_a_new_route_reaches_routeof_namesof_the_vocabulary_and_the_fast_path_map() -> None:
     js = "\n".join(js_block((*routes.ROUTES, MOVERS)))
-    assert "    case '/api/v1/movers':\n        return ' format from limit offset region ';" in js
+    assert "    case '/api/v1/movers':\n    case '/api/v1/query/movers':\n        return 'movers';" in js
+    assert "    case 'movers':\n        return ' region limit offset format from scale ';" in js
+    assert "    case 'scale':\n        switch (key) {\n        case 'linear':\n            return '';" in js
     table = "\n".join(map_block((*routes.ROUTES, MOVERS)))
     entry = table[table.index('"~(?x) ^/api/v1/movers'):]
     entry = entry[: entry.index("$request_uri;")]
-    names = re.findall(r"\(\?:([a-z?]+)=\(\?&v\)\)\?", entry)
-    assert names == ["format", "from", "limit", "offset", "region"]  # sorted, as njs sorts them
+    names = re.findall(r"\(\?:([a-z]+)=", entry)
+    assert names == ["region", "limit", "offset", "format", "from", "scale"]  # the canonical order
+    assert "(?:scale=(?: log )(?:&|\\z))?" in entry  # the default is never canonical
 
 
 def test_lenient_and_templated_routes_never_take_the_fast_path() -> None:
@@ -80,17 +99,18 @@ def test_lenient_and_templated_routes_never_take_the_fast_path() -> None:
 
 def test_strict_and_lists_come_from_the_grammars() -> None:
     js = "\n".join(js_block())
-    assert "    return path !== '/api/readiness';" in js
+    assert "    return route !== 'legacy';" in js
     assert "    return name === 'codes' || name === 'fields' || name === 'indicators';" in js
     every_strict = [dataclasses.replace(route, grammar=dataclasses.replace(route.grammar, strict=True))
                     for route in routes.ROUTES]
     assert "    return true;" in "\n".join(js_block(every_strict))
 
 
-def test_code_and_codes_share_one_group_in_the_map() -> None:
+def test_code_alone_is_rewritten_to_codes_by_the_map() -> None:
     table = "\n".join(map_block())
     v1 = table[table.index("^/api/v1/readiness"):table.index("^/api/v1/indicators")]
-    assert "(?:codes?=(?&v))?" in v1 and "(?:code=" not in v1 and "(?:codes=" not in v1
+    assert "(?<edge_country>codes=(?&edge_codes)(?:&|\\z))?" in v1 and "(?:code=" not in v1
+    assert "^/api/v1/readiness \\?code= (?<edge_args>" in v1 and '" /api/v1/readiness?codes=$edge_args;' in v1
 
 
 def test_a_templated_path_is_matched_by_its_fixed_start_and_end() -> None:
@@ -111,3 +131,81 @@ def test_with_block_keeps_what_is_around_the_markers() -> None:
     text = "before\n  # BEGIN ROUTES: here\nold\n  # END ROUTES\nafter"
     expected = "before\n  # BEGIN ROUTES: here\nnew\nlines\n  # END ROUTES\nafter"
     assert with_block(text, ["new", "lines"], "#") == expected
+
+
+def test_every_path_the_edge_keys_is_the_apps_route_it_is_keyed_as() -> None:
+    # The edge keys a path by the grammar of the handler the application routes it to.
+    app = make_app(Settings(), SnapshotStore(Settings().data_dir), access=AccessLog(io.BytesIO()))
+    expected = {"citation": CitationHandler, "document": DocumentHandler}
+    for route in keyed():
+        for path in route.paths:
+            found = app.wildcard_router.find_handler(
+                HTTPServerRequest(start_line=RequestStartLine("GET", path.replace("{id}", "2026-11"), "HTTP/1.0")))
+            handler = getattr(found, "handler_class", None)
+            if path.startswith("/api/v1/query/"):
+                assert handler is QueryMeaningHandler, path
+            elif route.name in expected:
+                assert handler is expected[route.name], path
+            else:
+                delegate = getattr(found, "fallback", found)  # a data route's GET: the hit lane first
+                assert delegate.handler_kwargs["route"].name == route.name, path
+
+
+def test_every_name_is_read_by_code_a_closed_set_or_a_value_kept_as_it_is() -> None:
+    for route in keyed():
+        for parameter in route.grammar.parameters:
+            if parameter.name not in READ_BY_CODE and not parameter.choices:
+                assert kept_pattern(route, parameter.name)
+
+
+@settings(max_examples=50)
+@given(st.data())
+def test_a_value_kept_as_it_is_is_what_the_parser_writes(data: st.DataObject) -> None:
+    # edge-keys.js writes a value of a name neither read by code nor a closed set as it came,
+    # once it matches the declared pattern: the parser must read every such value to itself.
+    kept = [(route, parameter) for route in keyed() for parameter in route.grammar.parameters
+            if parameter.name not in READ_BY_CODE and not parameter.choices]
+    route, parameter = data.draw(st.sampled_from(kept))
+    value = data.draw(st.from_regex(kept_pattern(route, parameter.name), fullmatch=True).filter(bool))
+    assert route.canonical(f"{parameter.name}={value}") == f"{parameter.name}={value}"
+
+
+def test_the_closed_sets_are_read_off_the_parser() -> None:
+    v1, citation = KEYED["v1"], KEYED["citation"]
+    assert choices(v1, "region")["sa"] == choices(v1, "region")["lac"] == "Latin%20America%20%26%20Caribbean"
+    assert choices(v1, "fcv") == {"true": "true", "false": "false", "1": "true", "0": "false"}
+    assert choices(v1, "shortnames")["0"] == choices(v1, "format")["json"] == choices(v1, "level")["global"] == ""
+    assert choices(citation, "format") == {"bibtex": "", "ris": "ris", "csl": "csl", "text": "text"}
+    assert needs_codes(v1, "level") == {"country"} and not needs_codes(v1, "region")
+
+
+def _shade_route(name: str, spellings: tuple[str, ...], blue: str) -> Keyed:
+    """A route whose parser reads ``shade`` red or blue (as ``blue``), declaring ``spellings``."""
+
+    def canonical(raw: str) -> str:
+        value = raw.partition("shade=")[2]
+        if value not in ("", "red", "blue"):
+            raise InvalidParameter("shade", value, "red or blue")
+        return value and f"shade={blue if value == 'blue' else value}"
+
+    return Keyed(name, (f"/{name}",), Grammar((Parameter("shade", "-", choices=spellings),)), ("shade",), canonical)
+
+
+def test_one_table_for_several_routes_is_refused_where_they_read_a_spelling_apart() -> None:
+    def table(route: Keyed) -> dict[str, str]:
+        return choices(route, "shade")
+
+    both = ("red", "blue")
+    assert shared([_shade_route("a", both, "blue"), _shade_route("b", both, "blue")], "shade", table)["blue"] == "blue"
+    with pytest.raises(ValueError, match="'blue' is both"):
+        shared([_shade_route("a", both, "blue"), _shade_route("b", both, "navy")], "shade", table)
+    # b takes blue without declaring it: its table cannot be trusted to be every spelling.
+    with pytest.raises(ValueError, match="b takes shade='blue'"):
+        shared([_shade_route("a", both, "blue"), _shade_route("b", ("red",), "navy")], "shade", table)
+
+
+def test_a_map_entry_longer_than_nginx_reads_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # nginx reads one configuration token into 4,096 bytes: a longer entry would not load.
+    monkeypatch.setattr("readiness.edge_fast_path.MAX_TOKEN", 1000)
+    with pytest.raises(ValueError, match="more than nginx reads"):
+        map_block()
