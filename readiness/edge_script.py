@@ -54,8 +54,12 @@ T = TypeVar("T")
 
 def names_of(route: Keyed) -> str:
     """The names ``route`` takes in its canonical order, one space around each (as ``namesOf``
-    returns them)."""
-    return " " + "".join(f"{name} " for name in route.order)
+    returns them). Raises ValueError unless ``order`` comes right after ``sort``: edge-keys.js
+    writes them as one pair."""
+    names = " " + "".join(f"{name} " for name in route.order)
+    if "sort" in route.order and " sort order " not in names:
+        raise ValueError(f"{route.name}: order does not follow sort in {names!r}")
+    return names
 
 
 def js_block(routes: Sequence[Route] = ROUTES) -> list[str]:

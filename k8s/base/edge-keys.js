@@ -590,8 +590,8 @@ function readPlain(names, args) {
     var pairs = args.split('&');
     for (var i = 0; i < pairs.length; i++) {
         var at = pairs[i].indexOf('=');
-        var name = pairs[i].slice(0, at);
-        if (!takes(names, name) || values[name] !== undefined) {
+        var name = pairs[i].slice(0, at);  // letters (PLAIN): `takes` without its check for spaces
+        if (names.indexOf(' ' + name + ' ') < 0 || values[name] !== undefined) {
             return undefined;
         }
         var value = pairs[i].slice(at + 1);
@@ -807,13 +807,11 @@ function written(route, name, value, country) {
     return kept(route, name).test(value) ? value : null;
 }
 
-// Adds `name=text` to `pairs`, kept in the order of `names` (namesOf): by insertion, cheaper
-// than a sort with a comparator for the few pairs of a query.
+// Adds `name=text` to `pairs`, kept in the order of `names` (namesOf, where `ranks` are their
+// places): by insertion, cheaper than a sort with a comparator for the few pairs of a query.
 function put(names, pairs, ranks, name, text) {
     var rank = names.indexOf(' ' + name + ' ');
     var at = pairs.length;
-    pairs.push(name + '=' + text);
-    ranks.push(rank);
     while (at > 0 && ranks[at - 1] > rank) {
         pairs[at] = pairs[at - 1];
         ranks[at] = ranks[at - 1];
@@ -871,9 +869,8 @@ function canonical(route, names, values) {
     if (order === undefined) {
         return null;
     }
-    if (sort !== DEFAULT_SORT || order !== ASCENDING) {
-        put(names, pairs, ranks, 'sort', sort);
-        put(names, pairs, ranks, 'order', order);
+    if (sort !== DEFAULT_SORT || order !== ASCENDING) {  // `order` right after `sort` (namesOf)
+        put(names, pairs, ranks, 'sort', sort + '&order=' + order);
     }
     return pairs.join('&');
 }
