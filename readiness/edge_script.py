@@ -68,8 +68,8 @@ def js_block(routes: Sequence[Route] = ROUTES) -> list[str]:
     return [
         "// Code and string constants, not tables: njs 0.7 clones the VM for every request, and a global",
         "// object graph such as {route: {name: true}} was copied with it, 5 microseconds a request",
-        "// (docs/PERFORMANCE.md#what-njs-costs-a-hit); a global regular expression costs a twentieth of",
-        "// that, a literal made when asked a quarter of a microsecond (the patterns below are rarely asked).",
+        "// (docs/PERFORMANCE.md#what-njs-costs-a-hit); so was a global string of more than a few characters,",
+        "// or a regular expression (a literal made when asked costs a quarter of a microsecond instead).",
         "",
         *_route_of(keyed_routes),
         *_names_of(keyed_routes),
@@ -121,24 +121,19 @@ def _names_of(routes: Sequence[Keyed]) -> list[str]:
         "// The names `route` takes (its grammar), in the order its canonical query writes them (Query.canonical():",
         "// CANONICAL_ORDER, then the route's own), those it never writes last (`code`, `level`); one string,",
         "// a space around each name.",
-        *_strings("namesOf", "NAMES", {route.name: names_of(route) for route in routes}, " "),
+        *_strings("namesOf", {route.name: names_of(route) for route in routes}, " "),
     ]
 
 
-def _strings(function: str, prefix: str, texts: Mapping[str, str], separator: str) -> list[str]:
+def _strings(function: str, texts: Mapping[str, str], separator: str) -> list[str]:
     """``function(route)``, the text of each route (by a switch), undefined for another. A text
-    too long for one line is a constant of its own, joined once when the module loads: joined in
-    the function, it was joined again on every call (a microsecond for the fields' list)."""
-    constants: list[str] = []
+    too long for one line is still one literal, its lines continued with a backslash: joined
+    with ``+`` in the function, it was joined again on every call (a microsecond for the fields'
+    list), and as a global string njs copied it with the VM for every request."""
     lines = [f"function {function}(route) {{", "    switch (route) {"]
     for text, group in _grouped(texts):
-        returned = f"        return {_js(text)};"
-        if len(returned) > _WIDTH:
-            constant = f"{prefix}_{group[0].upper().replace('-', '_')}"
-            constants += _wrapped(f"var {constant} = ", text, separator, ";")
-            returned = f"        return {constant};"
-        lines += [*(f"    case {_js(name)}:" for name in group), returned]
-    return [*constants, *lines, "    }", "    return undefined;", "}", ""]
+        lines += [*(f"    case {_js(name)}:" for name in group), *_continued("        return ", text, separator, ";")]
+    return [*lines, "    }", "    return undefined;", "}", ""]
 
 
 def _flags(routes: Sequence[Keyed]) -> list[str]:
@@ -235,7 +230,7 @@ def _by_route(tables: Mapping[str, T], render: Callable[[T, int], list[str]]) ->
 
 
 def _sorts(routes: Sequence[Keyed]) -> list[str]:
-    """``sortField``, ``DEFAULT_SORT``, ``orderOf``, ``ASCENDING``, ``DESCENDING``, ``descends`` and
+    """``sortField``, ``defaultSort``, ``orderOf``, ``ASCENDING``, ``DESCENDING``, ``descends`` and
     ``needsWeights``: one for every route that sorts (``shared``)."""
     sorting = [route for route in routes if "sort" in route.grammar]
     table = shared(sorting, "sort", sorts)
@@ -252,7 +247,11 @@ def _sorts(routes: Sequence[Keyed]) -> list[str]:
         "function sortField(key) {",
         *_lookup("key", table, "undefined", 1),
         "}",
-        f"var DEFAULT_SORT = {_js(defaults.pop())};",
+        "// The field a query without `sort` sorts by (a function: njs copies a global string of more than",
+        "// a few characters with the VM for every request).",
+        "function defaultSort() {",
+        f"    return {_js(defaults.pop())};",
+        "}",
         "// The order the spelling `key` (ASCII lower-cased) of `order` writes; undefined for none.",
         "function orderOf(key) {",
         *_lookup("key", order_table, "undefined", 1),
@@ -272,7 +271,7 @@ def _sorts(routes: Sequence[Keyed]) -> list[str]:
 
 
 def _fields(routes: Sequence[Keyed]) -> list[str]:
-    """``field``, ``fieldsOf``, ``DETAILS`` and ``MOST_PIECES``."""
+    """``field``, ``fieldsOf``, ``details`` and ``MOST_PIECES``."""
     listing = [route for route in routes if "fields" in route.grammar]
     table = shared(listing, "fields", fields)
     orders = {route.name: "|" + "".join(f"{field}|" for field in fields_in_order(route)) for route in listing}
@@ -282,11 +281,14 @@ def _fields(routes: Sequence[Keyed]) -> list[str]:
         *_lookup("key", table, "undefined", 1),
         "}",
         "// The fields `fields` may name on `route`, in the order the canonical query lists them, `|` around each.",
-        *_strings("fieldsOf", "FIELDS", orders, "|"),
+        *_strings("fieldsOf", orders, "|"),
     ]
     return [
         *lines,
-        f"var DETAILS = {_js(DETAILS)};",
+        "// The field written only alone (a function, as defaultSort).",
+        "function details() {",
+        f"    return {_js(DETAILS)};",
+        "}",
         f"var MOST_PIECES = {max(most_pieces(route) for route in listing)};",
         "",
     ]
@@ -294,12 +296,11 @@ def _fields(routes: Sequence[Keyed]) -> list[str]:
 
 def _numbers() -> list[str]:
     """The parser's patterns, bounds and dimensions: what codes, lists, years, limits and weights are."""
-    patterns = {"indicators": _list(INDICATOR_PATTERN), "years": _whole(YEARS_PATTERN), "limit": _whole(LIMIT_PATTERN),
-                "offset": _whole(OFFSET_PATTERN), "weight": _whole(WEIGHT_PATTERN)}
+    patterns = {"codes": _list(CODE_PATTERN), "indicators": _list(INDICATOR_PATTERN), "years": _whole(YEARS_PATTERN),
+                "limit": _whole(LIMIT_PATTERN), "offset": _whole(OFFSET_PATTERN), "weight": _whole(WEIGHT_PATTERN)}
     return [
-        f"var CODES = {_js_regex(_list(CODE_PATTERN))};  // in many queries: made once",
-        "// The parser's pattern (readiness/domain/parameters.py) of a list of indicators, of `years`, `limit`,",
-        "// `offset` and one weight, anchored.",
+        "// The parser's pattern (readiness/domain/parameters.py) of a list of codes, of indicators, of `years`,",
+        "// `limit`, `offset` and one weight, anchored.",
         "function pattern(name) {",
         *_lookup("name", {name: _js_regex(regex) for name, regex in patterns.items()}, "undefined", 1, quoted=False),
         "}",
@@ -347,16 +348,17 @@ def _grouped_in_order(table: Mapping[str, str]) -> list[tuple[str, list[str]]]:
     return list(groups.items())
 
 
-def _wrapped(head: str, text: str, separator: str, tail: str) -> list[str]:
-    """``<head>'<text>'<tail>``, the literal cut at ``separator`` into parts joined with ``+``
-    where a line would be too long."""
+def _continued(head: str, text: str, separator: str, tail: str) -> list[str]:
+    """``<head>'<text>'<tail>``, the literal cut before a ``separator`` and continued on the next
+    line (a backslash at the line's end: the next line, from its first column, goes on the
+    string) where a line would be too long."""
     first = head + "'"
     lines: list[str] = []
-    while len(first) + len(text) + 1 + len(tail) > _WIDTH:
+    while len(first) + len(_js(text)) - 1 + len(tail) > _WIDTH:
         cut = text.rindex(separator, 0, _WIDTH - len(first) - 1)
-        lines.append(f"{first}{text[:cut]}'")
-        first, text = "    + '", text[cut:]
-    return [*lines, f"{first}{text}'{tail}"]
+        lines.append(f"{first}{_js(text[:cut])[1:-1]}\\")
+        first, text = "", text[cut:]
+    return [*lines, f"{first}{_js(text)[1:]}{tail}"]
 
 
 def _js(text: str) -> str:

@@ -19,19 +19,20 @@
 //
 // njs 0.7.9 (Debian bookworm) and later: ES5 with a few ES6 forms. It runs on hits too, on
 // every target the template's map does not take as it came (edge.conf.template: most hits
-// are already canonical), and njs 0.7 spends a microsecond or so on a regular expression, half
-// one on a split, a join or an object: a usual request runs one expression (PLAIN; else
-// PRINTABLE too) and one per code list, number or value kept as it is, and otherwise string
-// functions and switches. Every value it writes is encoded already: the vocabulary's as the
-// canonical query writes it, and what the patterns admit needs no escape (make edge-routes
-// checks both).
+// are already canonical). njs 0.7 spends a microsecond or so on a regular expression, half one
+// on a split, a join or an object, and clones the VM for every request, copying every global
+// object and string of more than a few characters: a usual request runs one expression (PLAIN;
+// else the printable test too) and one per code list, number or value kept as it is, the rest
+// string functions and switches, and the module's globals are functions, numbers and PLAIN.
+// Every value it writes is encoded already: the vocabulary's as the canonical query writes it,
+// and what the patterns admit needs no escape (make edge-routes checks both).
 
 // BEGIN ROUTES: generated from the route table (readiness/domain/routes.py) by `make edge-routes`.
 // Edit the table, not these lines: tests/test_edge_routes.py fails when they differ from it.
 // Code and string constants, not tables: njs 0.7 clones the VM for every request, and a global
 // object graph such as {route: {name: true}} was copied with it, 5 microseconds a request
-// (docs/PERFORMANCE.md#what-njs-costs-a-hit); a global regular expression costs a twentieth of
-// that, a literal made when asked a quarter of a microsecond (the patterns below are rarely asked).
+// (docs/PERFORMANCE.md#what-njs-costs-a-hit); so was a global string of more than a few characters,
+// or a regular expression (a literal made when asked costs a quarter of a microsecond instead).
 
 // The route the edge keys `path` as (a trailing slash taken off): a data route's name in the route
 // table (its own path, or /api/v1/query/{route} explaining it), `citation` or `document`;
@@ -75,19 +76,17 @@ function routeOf(path) {
 // The names `route` takes (its grammar), in the order its canonical query writes them (Query.canonical():
 // CANONICAL_ORDER, then the route's own), those it never writes last (`code`, `level`); one string,
 // a space around each name.
-var NAMES_V1 = ' codes region income fcv year snapshot sort order fields shortnames indicators limit offset'
-    + ' weights format code level ';
-var NAMES_LEGACY = ' codes region income fcv year sort order fields shortnames indicators limit format code'
-    + ' level ';
 function namesOf(route) {
     switch (route) {
     case 'snapshots':
     case 'document':
         return ' ';
     case 'v1':
-        return NAMES_V1;
+        return ' codes region income fcv year snapshot sort order fields shortnames indicators limit offset\
+ weights format code level ';
     case 'legacy':
-        return NAMES_LEGACY;
+        return ' codes region income fcv year sort order fields shortnames indicators limit format code\
+ level ';
     case 'indicators':
         return ' codes region income fcv year years snapshot indicators limit offset shape format code ';
     case 'history':
@@ -317,7 +316,11 @@ function sortField(key) {
     }
     return undefined;
 }
-var DEFAULT_SORT = 'Country%20Name';
+// The field a query without `sort` sorts by (a function: njs copies a global string of more than
+// a few characters with the VM for every request).
+function defaultSort() {
+    return 'Country%20Name';
+}
 // The order the spelling `key` (ASCII lower-cased) of `order` writes; undefined for none.
 function orderOf(key) {
     switch (key) {
@@ -402,32 +405,34 @@ function field(key) {
     return undefined;
 }
 // The fields `fields` may name on `route`, in the order the canonical query lists them, `|` around each.
-var FIELDS_V1 = '|Country%20Name|Country%20Code|Region|Income%20Level|Population,%20total'
-    + '|Composite%20Readiness%20Score|Infrastructure%20Score|Human%20Capital%20Score'
-    + '|School%20Access%20and%20Gender%20Parity%20Score|Innovation%20Score|Governance%20Score|FCV%20Status'
-    + '|FCV%20Type|Global%20Rank|Regional%20Rank|Microstate|Last%20Updated|indicator_details|';
-var FIELDS_HISTORY = '|Country%20Name|Country%20Code|Region|Income%20Level|Composite%20Readiness%20Score'
-    + '|Infrastructure%20Score|Human%20Capital%20Score|School%20Access%20and%20Gender%20Parity%20Score'
-    + '|Innovation%20Score|Governance%20Score|FCV%20Status|Global%20Rank|Regional%20Rank|';
 function fieldsOf(route) {
     switch (route) {
     case 'v1':
     case 'legacy':
-        return FIELDS_V1;
+        return '|Country%20Name|Country%20Code|Region|Income%20Level|Population,%20total\
+|Composite%20Readiness%20Score|Infrastructure%20Score|Human%20Capital%20Score\
+|School%20Access%20and%20Gender%20Parity%20Score|Innovation%20Score|Governance%20Score|FCV%20Status\
+|FCV%20Type|Global%20Rank|Regional%20Rank|Microstate|Last%20Updated|indicator_details|';
     case 'history':
-        return FIELDS_HISTORY;
+        return '|Country%20Name|Country%20Code|Region|Income%20Level|Composite%20Readiness%20Score\
+|Infrastructure%20Score|Human%20Capital%20Score|School%20Access%20and%20Gender%20Parity%20Score\
+|Innovation%20Score|Governance%20Score|FCV%20Status|Global%20Rank|Regional%20Rank|';
     }
     return undefined;
 }
 
-var DETAILS = 'indicator_details';
+// The field written only alone (a function, as defaultSort).
+function details() {
+    return 'indicator_details';
+}
 var MOST_PIECES = 2;
 
-var CODES = /^(?:[A-Za-z]{3})(?:,(?:[A-Za-z]{3}))*$/;  // in many queries: made once
-// The parser's pattern (readiness/domain/parameters.py) of a list of indicators, of `years`, `limit`,
-// `offset` and one weight, anchored.
+// The parser's pattern (readiness/domain/parameters.py) of a list of codes, of indicators, of `years`,
+// `limit`, `offset` and one weight, anchored.
 function pattern(name) {
     switch (name) {
+    case 'codes':
+        return /^(?:[A-Za-z]{3})(?:,(?:[A-Za-z]{3}))*$/;
     case 'indicators':
         return /^(?:[A-Za-z0-9._]{1,40})(?:,(?:[A-Za-z0-9._]{1,40}))*$/;
     case 'years':
@@ -477,7 +482,6 @@ function takes(names, name) {
     return name.indexOf(' ') < 0 && names.indexOf(' ' + name + ' ') >= 0;
 }
 
-var PRINTABLE = /^[\x21-\x7e]*$/;
 var SPACES = ' \t\n\r\x0b\x0c';
 
 // A name or value as the API reads it: `+` a space, %XX a byte, the bytes UTF-8. null when
@@ -527,7 +531,7 @@ function folded(text) {
 // (read_query_string, Grammar.values): each name to its value, decoded and trimmed, empty ones
 // left out; null for a value decoded refuses. null when the API refuses a name.
 function read(route, names, args) {
-    if (!PRINTABLE.test(args)) {
+    if (!/^[\x21-\x7e]*$/.test(args)) {  // printable ASCII: what it came as is what the API reads
         return null;
     }
     var values = {};
@@ -664,7 +668,7 @@ function fieldList(route, value) {
             return null;
         }
         named = true;
-        if (found !== DETAILS && chosen.indexOf(found) < 0) {
+        if (found !== details() && chosen.indexOf(found) < 0) {
             chosen.push(found);
         }
         start += width;
@@ -675,7 +679,7 @@ function fieldList(route, value) {
     chosen.sort(function (a, b) {
         return order.indexOf('|' + a + '|') - order.indexOf('|' + b + '|');
     });
-    return chosen.length > 0 ? chosen.join(',') : DETAILS;
+    return chosen.length > 0 ? chosen.join(',') : details();
 }
 
 // `years` as _years reads it: a year, or a range not running backwards; one year when both ends
@@ -835,7 +839,7 @@ function canonical(route, names, values) {
     // `codes` wins over `code`, which is then not read at all; alone, `code` is `codes`.
     var codes = values.codes !== undefined ? values.codes : values.code;
     if (codes !== undefined) {
-        codes = codes === null ? null : codeList(codes, CODES, MAX_CODES);
+        codes = codes === null ? null : codeList(codes, pattern('codes'), MAX_CODES);
         if (codes === null) {
             return null;
         }
@@ -859,7 +863,7 @@ function canonical(route, names, values) {
     }
     // The sort and its order: written together once either differs from the default; without
     // an order, numbers descend; the custom values need weights.
-    var sort = values.sort === undefined ? DEFAULT_SORT
+    var sort = values.sort === undefined ? defaultSort()
         : (values.sort === null ? undefined : sortField(folded(values.sort)));
     if (sort === undefined || (needsWeights(sort) && values.weights === undefined)) {
         return null;
@@ -869,7 +873,7 @@ function canonical(route, names, values) {
     if (order === undefined) {
         return null;
     }
-    if (sort !== DEFAULT_SORT || order !== ASCENDING) {  // `order` right after `sort` (namesOf)
+    if (sort !== defaultSort() || order !== ASCENDING) {  // `order` right after `sort` (namesOf)
         put(names, pairs, ranks, 'sort', sort + '&order=' + order);
     }
     return pairs.join('&');
