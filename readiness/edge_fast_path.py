@@ -28,6 +28,7 @@ from readiness.edge_vocabulary import (
     default_order,
     default_sort,
     fields_in_order,
+    implied_weights,
     orders,
     sorts,
 )
@@ -42,6 +43,11 @@ _WIDTH = 110
 """How long a generated line may get before it is wrapped (the template's own width)."""
 _COUNTRY = "edge_country"
 """The named group of the codes' pair, on which a country-mode-only parameter's depends."""
+CHOOSERS = ("year", "years", "snapshot")
+"""The names that choose the snapshots (Query.parse's ``_chosen``): given together, one is kept
+and the others dropped, so a canonical target holds one at most."""
+_YEAR = "[0-9]{4}"
+"""One year of ``years`` (YEARS_PATTERN's)."""
 _LISTS = {"codes": (CODE_PATTERN, True), "indicators": (INDICATOR_PATTERN, False)}
 """The code lists the map checks: each item's pattern, and whether it checks them whole or by
 their first letter only. A whole check of the indicators' 38 characters would not fit in one
@@ -96,16 +102,26 @@ def _entry(head: str, groups: list[str], tail: str, value: str) -> str:
 
 
 def _groups(route: Keyed, names: Sequence[str], *, country: bool) -> list[str]:
-    """Each name's optional pair, in order; ``country``: the codes are given (the rewritten entry)."""
+    """Each name's optional pair, in order; ``country``: the codes are given (the rewritten entry).
+    A snapshot chooser's pair only where no chooser came before it (``CHOOSERS``)."""
     groups = []
+    choosers: list[str] = []
     for name in names:
         value = _value(route, name)
         if name == "codes":
-            groups.append(f"(?<{_COUNTRY}>codes={value}{END})?")
+            group = f"(?<{_COUNTRY}>codes={value}{END})?"
         elif route.grammar.parameter(name).country_mode_only and not country:
-            groups.append(f"(?(<{_COUNTRY}>)(?:{name}={value}{END})?)")
+            group = f"(?(<{_COUNTRY}>)(?:{name}={value}{END})?)"
+        elif name == "sort":
+            group = f"(?:{value}{END})?"
+        elif name in CHOOSERS:
+            group = f"(?<edge_{name}>{name}={value}{END})?"
+            for earlier in reversed(choosers):
+                group = f"(?(<edge_{earlier}>)|{group})"
+            choosers.append(name)
         else:
-            groups.append(f"(?:{name}={value}{END})?" if name != "sort" else f"(?:{value}{END})?")
+            group = f"(?:{name}={value}{END})?"
+        groups.append(group)
     return groups
 
 
@@ -117,8 +133,8 @@ def _value(route: Keyed, name: str) -> str:
         return _fields(route)
     if name == "sort":
         return _sort(route)
-    if name == "years":  # a year, or a range whose ends differ (YEARS_PATTERN's; one year is written alone)
-        return f"(?!([0-9]{{4}}):\\g{{-1}}{END}){PLAIN}"
+    if name == "years":  # a year, or a range from the earlier year to the later
+        return f"(?: {_YEAR}(?={END}) | (?= {_less('0123456789', ':')} ) {_YEAR}:{_YEAR} )"
     if name in ("limit", "offset"):  # no leading zero, and offset 0 is the default
         return f"(?!0){PLAIN}"
     if name in READ_BY_CODE:
@@ -131,8 +147,9 @@ def _value(route: Keyed, name: str) -> str:
 
 
 def _sort(route: Keyed) -> str:
-    """``sort`` and ``order`` together: a field, then an order, never the default pair."""
-    fields = sorted(set(sorts(route).values()), key=lambda v: (-len(v), v))
+    """``sort`` and ``order`` together: a field, then an order, never the default pair, nor a
+    custom value (without weights it writes the published ones: njs's)."""
+    fields = sorted(set(sorts(route).values()) - set(implied_weights(route)), key=lambda v: (-len(v), v))
     tokens = "|".join(_literal(token) for token in orders(route))
     default = f"{_literal(default_sort(route))}&order={_literal(default_order(route))}{END}"
     return f"sort=(?!{default})(?: " + " | ".join(_literal(field) for field in fields) + f" )&order=(?:{tokens})"
@@ -172,9 +189,8 @@ def _item(pattern: str) -> tuple[str, int, int]:
 def _sorted_item(pattern: str, whole: bool) -> str:
     """One item of a list strictly increasing (as Python sorts: by code point), so upper-cased,
     sorted and deduplicated: unless it is the last, a look ahead checks that the next one is
-    greater. ``whole``: it finds the first character where the two differ (or where the next one
-    goes on) and compares those; else it compares their first characters, letters, and takes
-    only lists whose first letters increase."""
+    greater. ``whole``: it compares the two whole (``_less``); else it compares their first
+    characters, letters, and takes only lists whose first letters increase."""
     characters, shortest, longest = _item(pattern)
     every = _class(characters)
     if not whole:
@@ -183,10 +199,17 @@ def _sorted_item(pattern: str, whole: bool) -> str:
                    for position, letter in enumerate(letters[:-1])]
         return (f"(?= {every}*{END} | " + " | ".join(greater) + " )"
                 f" {_class(letters)}{every}{{{shortest - 1},{longest - 1}}}")
-    greater = [f"{_literal(character)}{every}*,\\g{{-1}}{_class(characters[position + 1:])}"
+    return f"(?= {every}*{END} | {_less(characters, ',')} ) {every}{{{shortest},{longest}}}"
+
+
+def _less(characters: str, separator: str) -> str:
+    """At the start of an item of ``characters``: it is less than the one after ``separator``.
+    It finds the first character where the two differ (or where the next one goes on) and
+    checks that the next one's is greater."""
+    every = _class(characters)
+    greater = [f"{_literal(character)}{every}*{separator}\\g{{-1}}{_class(characters[position + 1:])}"
                for position, character in enumerate(characters[:-1])]
-    return (f"(?= {every}*{END} | ({every}*) (?: " + " | ".join([*greater, f",\\g{{-1}}{every}"]) + " ) )"
-            f" {every}{{{shortest},{longest}}}")
+    return f"({every}*) (?: " + " | ".join([*greater, f"{separator}\\g{{-1}}{every}"]) + " )"
 
 
 def _class(characters: str) -> str:

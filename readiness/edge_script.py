@@ -36,10 +36,10 @@ from readiness.edge_vocabulary import (
     descending_order,
     fields,
     fields_in_order,
+    implied_weights,
     kept_pattern,
     keyed,
     most_pieces,
-    need_weights,
     needs_codes,
     orders,
     shared,
@@ -218,34 +218,36 @@ def _by_name(tables: Mapping[str, Mapping[str, T]], render: Callable[[T, int], l
     return [*lines, "    }"]
 
 
-def _by_route(tables: Mapping[str, T], render: Callable[[T, int], list[str]]) -> list[str]:
-    """``render`` of each route's table (at depth 2), in an ``if`` naming the routes of each but
+def _by_route(tables: Mapping[str, T], render: Callable[[T, int], list[str]], depth: int = 2) -> list[str]:
+    """``render`` of each route's table (at ``depth``), in an ``if`` naming the routes of each but
     the most common one, which comes last, for the others."""
+    indent = "    " * depth
     groups = _grouped(tables)
     lines: list[str] = []
     for table, names in groups[1:]:
         condition = " || ".join(f"route === {_js(name)}" for name in names)
-        lines += ["        if (" + condition + ") {", *render(table, 3), "        }"]
-    return lines + render(groups[0][0], 2)
+        lines += [f"{indent}if ({condition}) {{", *render(table, depth + 1), f"{indent}}}"]
+    return lines + render(groups[0][0], depth)
 
 
 def _sorts(routes: Sequence[Keyed]) -> list[str]:
     """``sortField``, ``defaultSort``, ``orderOf``, ``ASCENDING``, ``DESCENDING``, ``descends`` and
-    ``needsWeights``: one for every route that sorts (``shared``)."""
+    ``impliedWeights``."""
     sorting = [route for route in routes if "sort" in route.grammar]
-    table = shared(sorting, "sort", sorts)
     defaults = {default_sort(route) for route in sorting}
     descends = sorted(set().union(*(descending(route) for route in sorting)))
-    weighted = sorted(set().union(*(need_weights(route) for route in sorting)))
+    implied = _one_table([implied_weights(route) for route in sorting], "implied weights")
     ascending = {default_order(route) for route in sorting}
     descending_orders = {descending_order(route) for route in sorting}
     order_table = shared(sorting, "order", orders)
     if len(defaults) != 1 or len(ascending) != 1 or len(descending_orders) != 1:
         raise ValueError(f"the routes' default sorts differ: {sorted(defaults)} {sorted(ascending)}")
     return [
-        "// The field (encoded) the spelling `key` (ASCII lower-cased) of `sort` sorts by; undefined for none.",
-        "function sortField(key) {",
-        *_lookup("key", table, "undefined", 1),
+        "// The field (encoded) the spelling `key` (ASCII lower-cased) of `sort` sorts by on `route`; undefined",
+        "// for none.",
+        "function sortField(route, key) {",
+        *_by_route({route.name: sorts(route) for route in sorting},
+                   lambda table, depth: _lookup("key", table, "undefined", depth), 1),
         "}",
         "// The field a query without `sort` sorts by (a function: njs copies a global string of more than",
         "// a few characters with the VM for every request).",
@@ -262,12 +264,23 @@ def _sorts(routes: Sequence[Keyed]) -> list[str]:
         "function descends(field) {",
         *_lookup("field", dict.fromkeys(descends, "true"), "false", 1, quoted=False),
         "}",
-        "// Whether the parser sorts by `field` only with weights (the custom values).",
-        "function needsWeights(field) {",
-        "    return " + (" || ".join(f"field === {_js(field)}" for field in weighted) or "false") + ";",
+        "// The weights a sort by `field` writes when none are given (the custom values: the published",
+        "// weights); undefined for another field.",
+        "function impliedWeights(field) {",
+        *_lookup("field", implied, "undefined", 1),
         "}",
         "",
     ]
+
+
+def _one_table(tables: Sequence[Mapping[str, str]], what: str) -> dict[str, str]:
+    """The tables of several routes as one, which must not read a key two ways."""
+    joined: dict[str, str] = {}
+    for table in tables:
+        for key, value in table.items():
+            if joined.setdefault(key, value) != value:
+                raise ValueError(f"{what}: {key!r} is both {joined[key]!r} and {value!r}")
+    return joined
 
 
 def _fields(routes: Sequence[Keyed]) -> list[str]:

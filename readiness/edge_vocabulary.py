@@ -43,9 +43,9 @@ _WRITES_ITSELF = re.compile(r"[\^$()?:|\[\]{}0-9A-Za-z,-]*")
 """A pattern of only these characters (no escape, no `.`, no negated class) matches letters,
 digits, `,`, `-` and `:`, which the canonical query writes as they are."""
 
-CONTEXT = {"codes": "KEN", "weights": "1,1,1,1,1"}
-"""What a spelling may need beside it to be valid: ``level=country`` needs codes, a custom sort
-needs weights."""
+CONTEXT = {"codes": "KEN", "weights": "2,1,1,1,1"}
+"""What a spelling may need beside it to be read alone: ``level=country`` needs codes, a custom
+sort weights (without them it writes the published ones, ``implied_weights``)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,7 +176,7 @@ def default_sort(route: Keyed) -> str:
 def orders(route: Keyed) -> dict[str, str]:
     """Each spelling of ``order`` (lower-cased) to what the canonical query writes for it, beside
     a sort that is not the default."""
-    other = min(set(sorts(route).values()) - {default_sort(route)} - need_weights(route))
+    other = min(set(sorts(route).values()) - {default_sort(route)} - set(implied_weights(route)))
     table: dict[str, str] = {}
     for spelling in route.grammar.parameter("order").choices:
         written = canonical_pairs(route, {"sort": _decoded(other), "order": spelling})["order"]
@@ -201,19 +201,19 @@ def descending(route: Keyed) -> frozenset[str]:
 
 def descending_order(route: Keyed) -> str:
     """What the canonical query writes for the order of a sort that descends by default."""
-    field = min(descending(route) - need_weights(route))
+    field = min(descending(route) - set(implied_weights(route)))
     return canonical_pairs(route, {"sort": _decoded(field)})["order"]
 
 
-def need_weights(route: Keyed) -> frozenset[str]:
-    """The fields (encoded) the parser sorts by only with ``weights`` (the custom values)."""
-    needing = set()
-    for field in set(sorts(route).values()):
-        try:
-            canonical_pairs(route, {"sort": _decoded(field)})
-        except ReadinessError:
-            needing.add(field)
-    return frozenset(needing)
+def implied_weights(route: Keyed) -> dict[str, str]:
+    """The fields (encoded) a sort by which writes ``weights`` when none are given (the custom
+    values, by the published weights), to the weights it writes."""
+    implied = {}
+    for field in sorted(set(sorts(route).values())):
+        written = canonical_pairs(route, {"sort": _decoded(field)})
+        if "weights" in written:
+            implied[field] = written["weights"]
+    return implied
 
 
 def fields(route: Keyed) -> dict[str, str]:

@@ -385,6 +385,19 @@ ONE_MEANING = {
         "/api/v1/readiness?fields=Region,Composite%20Readiness%20Score",
         "/api/v1/readiness?fields=score,region", "/api/v1/readiness?fields=Region&fields=SCORE,indicator_details",
     ],
+    "the snapshot choosers: year, else snapshot, else years": [
+        "/api/v1/indicators?codes=KEN&year=2024",
+        "/api/v1/indicators?codes=KEN&year=2024&snapshot=2024-06",
+        "/api/v1/indicators?years=2023:2025&codes=KEN&snapshot=2024-06&year=2024",
+    ],
+    "a snapshot over a range": [
+        "/api/v1/aggregates?snapshot=2024-06", "/api/v1/aggregates?years=2023:2025&snapshot=2024-06",
+    ],
+    "a range either way": ["/api/v1/history?years=2023:2025", "/api/v1/history?years=2025:2023"],
+    "a custom sort by the published weights": [
+        "/api/v1/readiness?sort=Custom%20Score&order=desc&weights=1,1,1,1,1",
+        "/api/v1/readiness?sort=custom", "/api/v1/readiness?sort=CUSTOM+score&weights=2,2,2,2,2",
+    ],
     "_ on the citation": [
         "/api/v1/citation", "/api/v1/citation?_=1764094800001", "/api/v1/citation?format=bibtex&_=2",
         "/api/v1/citation/?format=BibTeX",
@@ -411,13 +424,12 @@ def test_one_meaning_is_one_key(keys: Keys, targets: list[str]) -> None:
         "/api/v1/readiness?region=atlantis&_=1",
         "/api/v1/readiness?level=country",  # needs codes
         "/api/v1/readiness?level=nation&codes=KEN",
-        "/api/v1/readiness?sort=custom",  # needs weights
-        "/api/readiness?sort=custom",  # the legacy route has none
+        "/api/readiness?sort=custom",  # the legacy route has no custom values
         "/api/v1/readiness?weights=0,0,0,0,0",
         "/api/v1/readiness?weights=human:1,HUMAN:2",
         "/api/v1/readiness?weights=1,1,1,1",
-        "/api/v1/readiness?year=2024&snapshot=2024-06",
-        "/api/v1/history?years=2025:2023",
+        "/api/v1/readiness?year=2024&snapshot=2024-13",  # a snapshot chooser left unread is checked
+        "/api/v1/indicators?years=20x4&snapshot=2024-06",
         "/api/v1/readiness?limit=0", "/api/v1/readiness?limit=1001", "/api/v1/readiness?offset=-1",
         "/api/v1/readiness?codes=,", "/api/v1/readiness?codes=KEN,K3N", "/api/v1/readiness?fields=bogus",
         "/api/v1/readiness?indicators=GE%20EST",  # refused even where it filters nothing
@@ -576,6 +588,10 @@ def test_code_alone_is_rewritten_to_codes_without_njs(keys: Keys, target: str, e
         "/api/v1/readiness?code=KEN&_=1",
         "/api/v1/readiness?year=2024&codes=KEN",
         "/api/v1/history?years=2024:2024",
+        "/api/v1/history?years=2025:2023",
+        "/api/v1/indicators?year=2024&snapshot=2024-06",  # two snapshot choosers: one is dropped
+        "/api/v1/aggregates?years=2024&snapshot=2024-06",
+        "/api/v1/readiness?sort=Custom%20Score&order=desc",  # writes the published weights
         "/api/v1/history?shape=wide",
         "/api/v1/snapshots?format=csv",
         "/api/readiness?code=KEN",

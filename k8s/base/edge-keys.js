@@ -265,8 +265,54 @@ function kept(route, name) {
     return undefined;
 }
 
-// The field (encoded) the spelling `key` (ASCII lower-cased) of `sort` sorts by; undefined for none.
-function sortField(key) {
+// The field (encoded) the spelling `key` (ASCII lower-cased) of `sort` sorts by on `route`; undefined
+// for none.
+function sortField(route, key) {
+    if (route === 'legacy') {
+        switch (key) {
+        case 'country name':
+            return 'Country%20Name';
+        case 'country code':
+            return 'Country%20Code';
+        case 'region':
+            return 'Region';
+        case 'income level':
+            return 'Income%20Level';
+        case 'population, total':
+            return 'Population,%20total';
+        case 'composite readiness score':
+        case 'score':
+            return 'Composite%20Readiness%20Score';
+        case 'infrastructure score':
+        case 'infra':
+            return 'Infrastructure%20Score';
+        case 'human capital score':
+        case 'human':
+            return 'Human%20Capital%20Score';
+        case 'school access and gender parity score':
+        case 'access':
+            return 'School%20Access%20and%20Gender%20Parity%20Score';
+        case 'innovation score':
+        case 'innovation':
+            return 'Innovation%20Score';
+        case 'governance score':
+        case 'governance':
+            return 'Governance%20Score';
+        case 'fcv status':
+            return 'FCV%20Status';
+        case 'fcv type':
+            return 'FCV%20Type';
+        case 'global rank':
+            return 'Global%20Rank';
+        case 'regional rank':
+            return 'Regional%20Rank';
+        case 'microstate':
+            return 'Microstate';
+        case 'last updated':
+            return 'Last%20Updated';
+        }
+        return undefined;
+    }
     switch (key) {
     case 'country name':
         return 'Country%20Name';
@@ -351,9 +397,15 @@ function descends(field) {
     }
     return false;
 }
-// Whether the parser sorts by `field` only with weights (the custom values).
-function needsWeights(field) {
-    return field === 'Custom%20Rank' || field === 'Custom%20Score';
+// The weights a sort by `field` writes when none are given (the custom values: the published
+// weights); undefined for another field.
+function impliedWeights(field) {
+    switch (field) {
+    case 'Custom%20Rank':
+    case 'Custom%20Score':
+        return '1,1,1,1,1';
+    }
+    return undefined;
 }
 
 // The field (encoded) one spelling `key` (ASCII lower-cased) of `fields` names; undefined for none.
@@ -682,8 +734,9 @@ function fieldList(route, value) {
     return chosen.length > 0 ? chosen.join(',') : details();
 }
 
-// `years` as _years reads it: a year, or a range not running backwards; one year when both ends
-// are one. The pattern holds four digits each, written as they are.
+// `years` as _years reads it: a year, or a range, its earlier year first (`2025:2023` is
+// `2023:2025`); one year when both ends are one. The pattern holds four digits each, written as
+// they are.
 function yearRange(value) {
     if (!pattern('years').test(value)) {
         return null;
@@ -692,7 +745,9 @@ function yearRange(value) {
     var first = colon < 0 ? value : value.slice(0, colon);
     var last = colon < 0 ? value : value.slice(colon + 1);
     if (parseInt(first, 10) > parseInt(last, 10)) {
-        return null;
+        var later = first;
+        first = last;
+        last = later;
     }
     return first === last ? first : first + ':' + last;
 }
@@ -831,9 +886,9 @@ function canonical(route, names, values) {
     if (values === null) {
         return null;
     }
-    if ((values.year !== undefined) + (values.years !== undefined) + (values.snapshot !== undefined) > 1) {
-        return null;  // each chooses the snapshots to answer from
-    }
+    // One of `year`, `snapshot` and `years` chooses the snapshots (_chosen): `year`, else `snapshot`,
+    // else `years`; the others are checked, then dropped.
+    var chooser = values.year !== undefined ? 'year' : (values.snapshot !== undefined ? 'snapshot' : 'years');
     var pairs = [];
     var ranks = [];
     // `codes` wins over `code`, which is then not read at all; alone, `code` is `codes`.
@@ -854,7 +909,7 @@ function canonical(route, names, values) {
         if (text === null) {
             return null;
         }
-        if (text !== '') {
+        if (text !== '' && (name === chooser || (name !== 'year' && name !== 'snapshot' && name !== 'years'))) {
             put(names, pairs, ranks, name, text);
         }
     }
@@ -862,11 +917,15 @@ function canonical(route, names, values) {
         return pairs.join('&');
     }
     // The sort and its order: written together once either differs from the default; without
-    // an order, numbers descend; the custom values need weights.
+    // an order, numbers descend.
     var sort = values.sort === undefined ? defaultSort()
-        : (values.sort === null ? undefined : sortField(folded(values.sort)));
-    if (sort === undefined || (needsWeights(sort) && values.weights === undefined)) {
+        : (values.sort === null ? undefined : sortField(route, folded(values.sort)));
+    if (sort === undefined) {
         return null;
+    }
+    var implied = values.weights === undefined ? impliedWeights(sort) : undefined;
+    if (implied !== undefined) {  // a custom sort without weights: by the published ones
+        put(names, pairs, ranks, 'weights', implied);
     }
     var order = values.order === undefined ? (descends(sort) ? DESCENDING : ASCENDING)
         : (values.order === null ? undefined : orderOf(folded(values.order)));
