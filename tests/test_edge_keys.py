@@ -34,6 +34,7 @@ from loaders import DETAILS
 from readiness.domain import routes
 from readiness.domain.errors import ReadinessError
 from readiness.domain.query import DIMENSION_NAMES, Query
+from readiness.domain.vocabulary import CUSTOM_SORT_NAMES
 from readiness.edge_config import TEMPLATE
 from readiness.edge_vocabulary import Keyed, keyed
 from readiness.http.openapi import QUERY_PREFIX
@@ -224,8 +225,13 @@ SPELLINGS: dict[str, st.SearchStrategy[str]] = {
     "limit": mostly(st.sampled_from(["5", "005", "1000"]), st.sampled_from(["1001", "0", "x"])),
     "offset": mostly(st.sampled_from(["0", "000", "7", "0007"]), st.just("x")),
     "weights": mostly(weights(), st.sampled_from(["0,0,0,0,0", "1,1,1,1", "human:1,human:2", "x:1"])),
+    # Every field and alias, and a custom value one time in four (v1 writes the published weights
+    # beside it; the legacy route has none).
+    "sort": st.one_of(*[st.sampled_from(routes.V1.grammar.parameter("sort").choices)] * 3,
+                      st.sampled_from(CUSTOM_SORT_NAMES)).flatmap(cased),
 }
-"""What clients send for the names read by code of their own (edge-keys.js's READ_BY_CODE)."""
+"""What clients send for the names read by code of their own (edge-keys.js's READ_BY_CODE), and
+for ``sort``, whose custom values are rarer among its spellings than among requests."""
 
 
 def spellings(route: Keyed, name: str) -> st.SearchStrategy[str]:

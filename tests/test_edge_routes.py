@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import itertools
 import re
 from pathlib import Path
 
@@ -26,9 +27,19 @@ from readiness.domain.errors import InvalidParameter
 from readiness.domain.parameters import FORMAT, LIMIT, OFFSET, REGION, SNAPSHOT_ANY, Grammar, Parameter
 from readiness.domain.route import FromSummaries, Route
 from readiness.domain.vocabulary import folded
+from readiness.edge_fast_path import CHOOSERS
 from readiness.edge_routes import KEYS_JS, TEMPLATE, MarkersMissing, generated, main, map_block, with_block
 from readiness.edge_script import js_block, names_of
-from readiness.edge_vocabulary import READ_BY_CODE, Keyed, choices, kept_pattern, keyed, needs_codes, shared
+from readiness.edge_vocabulary import (
+    READ_BY_CODE,
+    Keyed,
+    canonical_pairs,
+    choices,
+    kept_pattern,
+    keyed,
+    needs_codes,
+    shared,
+)
 from readiness.http.handlers import CitationHandler, DocumentHandler, QueryMeaningHandler
 from readiness.http.logs import AccessLog
 
@@ -209,3 +220,14 @@ def test_a_map_entry_longer_than_nginx_reads_is_refused(monkeypatch: pytest.Monk
     monkeypatch.setattr("readiness.edge_fast_path.MAX_TOKEN", 1000)
     with pytest.raises(ValueError, match="more than nginx reads"):
         map_block()
+
+
+def test_the_snapshot_choosers_are_the_parsers() -> None:
+    # The fast path takes one of CHOOSERS at most, and edge-keys.js keeps the one the parser keeps:
+    # given two, the parser writes one.
+    samples = {"year": "2024", "years": "2023:2025", "snapshot": "2024-06"}
+    route = KEYED["indicators"]
+    assert set(CHOOSERS) <= set(route.grammar.names)
+    for first, second in itertools.combinations(CHOOSERS, 2):
+        written = canonical_pairs(route, {first: samples[first], second: samples[second]})
+        assert len({first, second} & written.keys()) == 1, (first, second)
