@@ -3,11 +3,12 @@
 The edge (k8s/base/edge-keys.js, and the fast path of k8s/base/edge.conf.template) rewrites a
 query to the canonical query the API would make of it (``Query.canonical()``), so that one
 meaning is one cache key and one request upstream (docs/OPERATIONS.md#one-key-per-answer). The
-rules that join parameters (``codes`` over ``code``, the sort's default order, one of ``year``,
-``years`` and ``snapshot``...) are code in edge-keys.js, beside the parser's they mirror; the
-vocabulary they read is here: which routes are keyed and by which grammar, each name's place in
-the canonical query, every spelling of every closed set and what it canonically is (its default
-left out), the fields and their order, the dimensions ``weights`` names. Each table is made by
+rules that join parameters (``codes`` over ``code``, the sort's default order, which of
+``year``, ``snapshot`` and ``years`` is kept...) are code in edge-keys.js, beside the parser's
+they mirror; the vocabulary they read is here: which routes are keyed and by which grammar,
+each name's place in the canonical query, every spelling of every closed set and what it
+canonically is (its default left out), the fields and their order, the sorts and the weights a
+custom one implies, the dimensions ``weights`` names. Each table is made by
 asking the parser (``canonical_pairs``), never copied from ``readiness/domain/vocabulary.py``,
 so the edge cannot say another thing than the API. ``readiness/edge_routes.py`` writes them into
 the edge's files (``make edge-routes``). Not on the request path.
