@@ -15,6 +15,7 @@ most once every ``LOG_EVERY_SECONDS``.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import resource
@@ -206,7 +207,10 @@ class LimitedHTTPServer(HTTPServer):
         self.open_connections += 1
         if self.send_buffer:
             # The kernel doubles it; fixed, it no longer autotunes (docs/OPERATIONS.md#slow-readers).
-            connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
+            # A socket the kernel refuses it for keeps its own: never a reason to drop a client,
+            # nor to let an exception out of the accept loop.
+            with contextlib.suppress(OSError):
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
         self._handle_connection(connection, address)
 
     def _close_oldest_idle(self) -> bool:
