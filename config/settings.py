@@ -51,9 +51,11 @@ class Settings:
     # A client is an address block (docs/DECISIONS.md#fair-shares): IPv4 by /32, IPv6 by /64.
     client_ipv4_prefix: int = 32
     client_ipv6_prefix: int = 64
-    # Each connection's kernel send buffer (SO_SNDBUF; the kernel doubles it): fixed, a client
-    # that does not read pins 64 KiB of it, not the megabytes autotuning grows to.
-    send_buffer_bytes: int = 32 * 1024
+    # Each connection's kernel send buffer (SO_SNDBUF; the kernel doubles it), 0: the kernel's
+    # autotuning. Fixed at 32 KiB, a client that does not read pins 64 KiB, not megabytes, but
+    # every cached answer over 64 KiB then went at a fifth of the rate or less (loopback,
+    # docs/PERFORMANCE.md#fair-to-every-client-2026-11-28): off until that is understood.
+    send_buffer_bytes: int = 0
     redis_url: str | None = None
     cache_bytes: int = 64 * 1024 * 1024
     archive_slots: int = 8

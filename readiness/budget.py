@@ -78,6 +78,8 @@ class FairBudget:
         """The clients with requests waiting, in the order of their next turn."""
         self._credit: dict[str, int] = {}
         """Deficit round robin's counter of each client in ``_queues``."""
+        self._turn: str | None = None
+        """The client whose turn it is (the first of ``_queues``), once its quantum is added."""
         self._waiting = 0
         self._wake: asyncio.TimerHandle | None = None
 
@@ -138,6 +140,8 @@ class FairBudget:
         if not queue:
             del self._queues[waiter.client]
             del self._credit[waiter.client]
+            if self._turn == waiter.client:
+                self._turn = None
         self._admit_in_turn()  # the head may have changed
 
     def _admit_in_turn(self) -> None:
@@ -146,10 +150,12 @@ class FairBudget:
         self._refill()
         while self._queues:
             client, queue = next(iter(self._queues.items()))
-            head = queue[0]
-            if self._credit[client] < head.charge:
-                # This client's turn is over: its next is worth a quantum more.
+            if self._turn != client:  # its turn begins: worth a quantum more
+                self._turn = client
                 self._credit[client] += self.quantum
+            head = queue[0]
+            if self._credit[client] < head.charge:  # its turn is over: the next client's begins
+                self._turn = None
                 self._queues.move_to_end(client)
                 continue
             if not self._affords(head.charge):
@@ -162,6 +168,7 @@ class FairBudget:
             if not queue:
                 del self._queues[client]
                 del self._credit[client]
+                self._turn = None
             head.admitted.set_result(None)
         self._cancel_wake()
 
