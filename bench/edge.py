@@ -1050,35 +1050,37 @@ def sockstat_tcp_bytes() -> int:
     raise BenchError("/proc/net/sockstat has no TCP line")
 
 
-def socket_queues(pids: list[int], roles: dict[int, str]) -> dict[str, int]:
-    """Bytes queued on the TCP sockets of ``pids``, sent and not yet taken by the peer (Send-Q)
-    and received and not yet read (Recv-Q), by role: the socket's local port's name in
-    ``roles`` ("X out", its Send-Q and Recv-Q) or else its peer port's ("from X"), else
-    "other"."""
-    inodes = set()
-    for pid in pids:
-        try:
-            entries = list(Path(f"/proc/{pid}/fd").iterdir())
-        except OSError:
+def socket_memory(roles: dict[int, str]) -> dict[str, dict[str, int]]:
+    """The kernel's memory of the established TCP sockets with a port named in ``roles`` at
+    either end, by hop (``ss -tmn``): the local port's name ("X out") or else the peer port's
+    ("from X": the socket that receives from X, a client's or the next server's), each with its
+    ``queued`` bytes (Recv-Q + Send-Q) and its ``memory``, what the kernel charges for it (the
+    receive queue's and the send queue's buffers and the memory allocated ahead for them: skmem
+    r + w + f). Only these sockets, so other work on the machine does not count."""
+    try:
+        output = subprocess.run(["ss", "-tmn", "state", "established"], capture_output=True, text=True,
+                                timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError) as error:
+        raise BenchError(f"ss (iproute2) is needed to read the sockets' memory: {error}") from error
+    hops: dict[str, dict[str, int]] = {}
+    lines = output.splitlines()[1:]
+    for head, skmem in zip(lines[::2], lines[1::2], strict=False):
+        fields = head.split()
+        if len(fields) < 4 or "skmem:" not in skmem:
             continue
-        for fd in entries:
-            try:
-                target = os.readlink(fd)
-            except OSError:
-                continue
-            if target.startswith("socket:["):
-                inodes.add(target[8:-1])
-    queued: dict[str, int] = {}
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            if fields[9] not in inodes:
-                continue
-            local, peer = (int(address.rsplit(":", 1)[1], 16) for address in fields[1:3])
-            role = f"{roles[local]} out" if local in roles else f"from {roles[peer]}" if peer in roles else "other"
-            sent, received = fields[4].split(":")
-            queued[role] = queued.get(role, 0) + int(sent, 16) + int(received, 16)
-    return queued
+        local, peer = (int(address.rsplit(":", 1)[1]) for address in fields[2:4])
+        if local in roles:
+            role = f"{roles[local]} out"
+        elif peer in roles:
+            role = f"from {roles[peer]}"
+        else:
+            continue
+        counts = dict(re.findall(r"([a-z]+)(\d+)", skmem.split("skmem:", 1)[1]))
+        hop = hops.setdefault(role, {"sockets": 0, "queued": 0, "memory": 0})
+        hop["sockets"] += 1
+        hop["queued"] += int(fields[0]) + int(fields[1])
+        hop["memory"] += sum(int(counts.get(name, 0)) for name in ("r", "w", "f"))
+    return hops
 
 
 def steady(sample: Callable[[], int], seconds: float = 10.0) -> int:
@@ -1592,10 +1594,7 @@ def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
             roles = {edge.port: "edge", int(edge.settings.gate_listen.rsplit(":", 1)[1]): "gate",
                      **dict.fromkeys(phase.ports, "API")}
 
-            def hops() -> dict[str, int]:
-                return socket_queues([*edge.processes(), *phase.api_pids], roles)
-
-            queued = hops()
+            hops = socket_memory(roles)
             resident = {"edge": edge.resident_bytes(), "api": sum(rss(pid) for pid in phase.api_pids)}
             clients: list[socket.socket] = []
             for _ in range(FAIR_SLOW_READERS):
@@ -1628,20 +1627,26 @@ def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
                 "kernel_tcp_mb_before": round(memory / 2**20, 1),
                 "kernel_tcp_mb_after": round(after / 2**20, 1),
                 "kernel_tcp_mb_held": round((after - memory) / 2**20, 1),
-                "queued_mb": {role: round((value - queued.get(role, 0)) / 2**20, 1)
-                              for role, value in sorted(hops().items())},
+                "hops": {role: {"sockets": hop["sockets"] - hops.get(role, {}).get("sockets", 0),
+                                **{f"{name}_mb": round((hop[name] - hops.get(role, {}).get(name, 0)) / 2**20, 1)
+                                   for name in ("queued", "memory")}}
+                         for role, hop in sorted(socket_memory(roles).items())},
                 "edge_resident_growth_mb": round((edge.resident_bytes() - resident["edge"]) / 2**20, 1),
                 "api_resident_growth_mb": round((sum(rss(pid) for pid in phase.api_pids) - resident["api"])
                                                 / 2**20, 1),
             })
+            held["sockets_mb_held"] = round(sum(hop["memory_mb"] for hop in held["hops"].values()), 1)
             return finish
 
         result = under_attack(phase, attack)
     result.update(held)
     result["fair_share"] = fair_share(result)
     return judged(result, [("kernel TCP memory held by the slow readers, end to end",
-                            f"{held['kernel_tcp_mb_held']} MiB (target <= {SLOW_READER_MEMORY_TARGET / 2**20:.0f} "
-                            f"MiB); queued on each hop's sockets (Send-Q + Recv-Q, MiB): {held['queued_mb']}",
+                            f"{held['kernel_tcp_mb_held']} MiB by /proc/net/sockstat (target <= "
+                            f"{SLOW_READER_MEMORY_TARGET / 2**20:.0f} MiB), {held['sockets_mb_held']} MiB in the "
+                            f"sockets of the phase's ports; each hop's (ss: memory, queued bytes): "
+                            + "; ".join(f"{role} {hop['sockets']}: {hop['memory_mb']}, {hop['queued_mb']} MiB"
+                                        for role, hop in held["hops"].items()),
                             held["kernel_tcp_mb_held"] * 2**20 <= SLOW_READER_MEMORY_TARGET)])
 
 

@@ -100,13 +100,15 @@ def test_the_fair_share_is_max_min() -> None:
     assert not edge.fair_share(result(0, 0), [int(rate * seconds + spare) + 1, 0])["passed"]
 
 
-def test_queued_bytes_are_counted_by_hop() -> None:
+def test_socket_memory_is_counted_by_hop() -> None:
     with socket.create_server(("127.0.0.1", 0)) as listener:
         port = listener.getsockname()[1]
         with socket.create_connection(("127.0.0.1", port)):
             served, _ = listener.accept()
             with served:
                 served.sendall(b"x" * 10_000)  # the client never reads
-                queued = edge.socket_queues([edge.os.getpid()], {port: "API"})
-    assert queued.get("from API", 0) >= 10_000
-    assert set(queued) <= {"API out", "from API", "other"}
+                hops = edge.socket_memory({port: "API"})
+    assert set(hops) == {"API out", "from API"}
+    assert hops["from API"]["sockets"] == 1 and hops["API out"]["sockets"] == 1
+    assert hops["from API"]["queued"] == 10_000
+    assert hops["from API"]["memory"] >= 10_000  # the receive queue's buffers, at least its bytes
