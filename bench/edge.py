@@ -39,7 +39,8 @@ each query new in the run, while an attacker (198.51.100.7) runs one attack:
 - ``ask-twice``: Redis first filled to its ``maxmemory`` (the warm set, then filler values),
   then each query (eight economies) asked twice under two spellings at 100 a second;
 - ``slow-readers``: 64 connections asking for the whole indicator table without gzip that never
-  read;
+  read, first for an answer not yet computed (the first request of each process computes it, the
+  others follow that computation), then 64 more for it once cached;
 - ``cycling``: 40 requests a second, each ``snapshot=`` a random listed id with a new query.
 
 Targets, per phase: at least 95 % of the innocent client's first-time queries answered 200; the
@@ -47,9 +48,10 @@ attacker's computations within its fair share; every cached answer (REFERENCE_PA
 edge and from each API process) unchanged; for ``rotation``, the attacker's requests that reach
 the API within one client's miss budget at the edge; for ``ask-twice``, at least 95 % of the
 Redis keys held before the flood still there after it (and the values of the answers kept
-unchanged); for ``slow-readers``, at most 32 MiB of kernel TCP memory held, end to end
-(/proc/net/sockstat's ``TCP ... mem``, before and once steady: the clients', the edge's, the
-gate's and the API's sockets alike).
+unchanged); for ``slow-readers``, at most 32 MiB held by each set, end to end: the kernel's TCP
+memory (/proc/net/sockstat's ``TCP ... mem``, before and once steady: the clients', the edge's,
+the gate's and the API's sockets alike) and what the API processes and nginx grew by (bytes the
+kernel no longer holds because a send buffer is small wait in the server's own buffers).
 
 The fair share. Each API process's budget admits at most R T + B + O bytes of priced misses in
 T seconds (R the rate, B the bucket, one second of R, O one overdraft, 250 ms of R), shared by
@@ -875,6 +877,8 @@ and names itself in X-Forwarded-For; the edge passes the client on in X-Real-IP,
 believes from loopback (READINESS_TRUSTED_PROXIES' default)."""
 INNOCENT = "203.0.113.10"
 ATTACKER = "198.51.100.7"
+ATTACKER_2 = "198.51.100.8"
+"""The same attacker's second address (the slow readers' second set)."""
 ROTATING = ipaddress.IPv6Network("2001:db8:1:2::/64")
 """The /64 whose random addresses the rotation phase's attacker sends from."""
 FAIR_INNOCENT_RATE = 5.0
@@ -1030,7 +1034,7 @@ def client_of(address: str) -> str:
     ``innocent``, or ``other`` (the benchmark itself, from loopback)."""
     if address == INNOCENT:
         return "innocent"
-    if address == ATTACKER:
+    if address in (ATTACKER, ATTACKER_2):
         return "attacker"
     try:
         if ipaddress.ip_address(address) in ROTATING:
@@ -1575,29 +1579,35 @@ def phase_ask_twice(ctx: FairContext) -> dict[str, Any]:
     ])
 
 
+SLOW_READER_SETS = (("new answer", ATTACKER), ("cached answer", ATTACKER_2))
+"""The slow readers' two sets, one after the other, each from an address of its own (the edge
+may not have noticed the first set's connections closing): 64 asking at once for an answer the
+API processes have not computed (the first request of each process computes it, the others follow
+that computation), then 64 asking for it once it is cached there."""
+
+
 def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
-    """FAIR_SLOW_READERS connections from ATTACKER (through PROXY), each asking for the whole
-    indicator table without gzip (2.7 MB, too large for the edge to store), its codes in another
-    order each time (another key at the edge, one answer at the API), that never read, each with
-    a 4 KiB receive buffer so that what is sent waits on the servers' side. The kernel's TCP
-    memory (all of it: clients, edge, gate and API) before them and once steady."""
+    """SLOW_READER_SETS of FAIR_SLOW_READERS connections (through PROXY), each asking for the
+    whole indicator table without gzip (2.7 MB, too large for the edge to store), its codes in
+    another order each time (another key at the edge, one answer at the API), that never read,
+    each with a 4 KiB receive buffer so that what is sent waits on the servers' side. For each
+    set, what it holds once steady: the kernel's TCP memory (/proc/net/sockstat: all of it,
+    clients, edge, gate and API), the memory of the sockets on the phase's ports by hop (ss),
+    and the growth of the API processes and of nginx (what the servers hold in their own
+    buffers). The innocent client runs meanwhile, and the second set stays open until it ends."""
     chooser = random.Random(ctx.chooser.random())
-    held: dict[str, Any] = {}
+    sets: dict[str, dict[str, Any]] = {}
 
     with FairPhase(ctx, "slow-readers") as phase:
         assert phase.edge is not None
         edge = phase.edge
+        # Each hop's sockets: the edge's to the clients and from the gate, the gate's to the edge
+        # and from the API processes, the API's to the gate.
+        roles = {edge.port: "edge", int(edge.settings.gate_listen.rsplit(":", 1)[1]): "gate",
+                 **dict.fromkeys(phase.ports, "API")}
 
-        def attack() -> Callable[[], dict[str, Any]]:
-            memory = steady(sockstat_tcp_bytes, 3.0)
-            # Each hop's sockets: the edge's to the clients and from the gate, the gate's to the
-            # edge and from the API processes, the API's to the gate.
-            roles = {edge.port: "edge", int(edge.settings.gate_listen.rsplit(":", 1)[1]): "gate",
-                     **dict.fromkeys(phase.ports, "API")}
-
-            hops = socket_memory(roles)
-            resident = {"edge": edge.resident_bytes(), "api": sum(rss(pid) for pid in phase.api_pids)}
-            clients: list[socket.socket] = []
+        def readers(address: str) -> list[socket.socket]:
+            clients = []
             for _ in range(FAIR_SLOW_READERS):
                 codes = list(ctx.codes)
                 chooser.shuffle(codes)
@@ -1605,50 +1615,84 @@ def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
                 client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
                 client.connect((PROXY, edge.port))
                 client.sendall(f"GET /api/v1/indicators?codes={','.join(codes)} HTTP/1.1\r\nHost: edge\r\n"
-                               f"X-Forwarded-For: {ATTACKER}\r\n\r\n".encode())
+                               f"X-Forwarded-For: {address}\r\n\r\n".encode())
                 clients.append(client)
-            opened = time.monotonic()
+            return clients
 
-            def finish() -> dict[str, Any]:
-                statuses: dict[str, int] = {}
-                for client in clients:
-                    client.setblocking(False)
-                    try:
-                        status = client.recv(12, socket.MSG_PEEK)[9:12].decode()
-                    except BlockingIOError:
-                        status = "nothing yet"
-                    statuses[status] = statuses.get(status, 0) + 1
-                    client.close()
-                return {"connections": len(clients), "statuses": statuses,
-                        "held_seconds": round(time.monotonic() - opened, 1)}
+        def statuses(clients: list[socket.socket]) -> dict[str, int]:
+            got: dict[str, int] = {}
+            for client in clients:
+                client.setblocking(False)
+                try:
+                    status = client.recv(12, socket.MSG_PEEK)[9:12].decode()
+                except BlockingIOError:
+                    status = "nothing yet"
+                got[status] = got.get(status, 0) + 1
+            return got
 
+        def held(address: str) -> list[socket.socket]:
+            """One set opened, and what it holds once steady."""
+            kernel = steady(sockstat_tcp_bytes, 3.0)
+            hops = socket_memory(roles)
+            resident = {"edge": edge.resident_bytes(), "api": sum(rss(pid) for pid in phase.api_pids)}
+            clients = readers(address)
             time.sleep(2.0)
             after = steady(sockstat_tcp_bytes)
-            held.update({
-                "kernel_tcp_mb_before": round(memory / 2**20, 1),
-                "kernel_tcp_mb_after": round(after / 2**20, 1),
-                "kernel_tcp_mb_held": round((after - memory) / 2**20, 1),
+            grown = {"edge": edge.resident_bytes() - resident["edge"],
+                     "api": sum(rss(pid) for pid in phase.api_pids) - resident["api"]}
+            found = {
+                "kernel_tcp_mb_before": round(kernel / 2**20, 1),
+                "kernel_tcp_mb_held": round((after - kernel) / 2**20, 1),
                 "hops": {role: {"sockets": hop["sockets"] - hops.get(role, {}).get("sockets", 0),
                                 **{f"{name}_mb": round((hop[name] - hops.get(role, {}).get(name, 0)) / 2**20, 1)
                                    for name in ("queued", "memory")}}
                          for role, hop in sorted(socket_memory(roles).items())},
-                "edge_resident_growth_mb": round((edge.resident_bytes() - resident["edge"]) / 2**20, 1),
-                "api_resident_growth_mb": round((sum(rss(pid) for pid in phase.api_pids) - resident["api"])
-                                                / 2**20, 1),
-            })
-            held["sockets_mb_held"] = round(sum(hop["memory_mb"] for hop in held["hops"].values()), 1)
+                "edge_resident_growth_mb": round(grown["edge"] / 2**20, 1),
+                "api_resident_growth_mb": round(grown["api"] / 2**20, 1),
+                "statuses": statuses(clients),
+            }
+            found["sockets_mb_held"] = round(sum(hop["memory_mb"] for hop in found["hops"].values()), 1)
+            found["held_mb"] = round((after - kernel + max(0, grown["edge"]) + max(0, grown["api"])) / 2**20, 1)
+            sets[address] = found
+            return clients
+
+        def attack() -> Callable[[], dict[str, Any]]:
+            opened: list[socket.socket] = []
+
+            def hold() -> None:
+                for number, (_, address) in enumerate(SLOW_READER_SETS):
+                    clients = held(address)
+                    if number + 1 < len(SLOW_READER_SETS):
+                        for client in clients:
+                            client.close()
+                    else:
+                        opened.extend(clients)
+
+            holder = threading.Thread(target=hold)
+            holder.start()
+
+            def finish() -> dict[str, Any]:
+                holder.join()
+                for client in opened:
+                    client.close()
+                return {"sets": {name: sets.get(address, {}).get("statuses") for name, address in SLOW_READER_SETS}}
+
             return finish
 
         result = under_attack(phase, attack)
-    result.update(held)
+    result["slow_readers"] = {name: sets[address] for name, address in SLOW_READER_SETS}
     result["fair_share"] = fair_share(result)
-    return judged(result, [("kernel TCP memory held by the slow readers, end to end",
-                            f"{held['kernel_tcp_mb_held']} MiB by /proc/net/sockstat (target <= "
-                            f"{SLOW_READER_MEMORY_TARGET / 2**20:.0f} MiB), {held['sockets_mb_held']} MiB in the "
-                            f"sockets of the phase's ports; each hop's (ss: memory, queued bytes): "
-                            + "; ".join(f"{role} {hop['sockets']}: {hop['memory_mb']}, {hop['queued_mb']} MiB"
-                                        for role, hop in held["hops"].items()),
-                            held["kernel_tcp_mb_held"] * 2**20 <= SLOW_READER_MEMORY_TARGET)])
+    return judged(result, [
+        (f"memory held by {FAIR_SLOW_READERS} slow readers of a {name}, end to end",
+         f"{found['held_mb']} MiB (target <= {SLOW_READER_MEMORY_TARGET / 2**20:.0f} MiB): kernel TCP "
+         f"{found['kernel_tcp_mb_held']} MiB by /proc/net/sockstat ({found['sockets_mb_held']} MiB in the sockets "
+         f"of the phase's ports), the API processes' growth {found['api_resident_growth_mb']} MiB, nginx's "
+         f"{found['edge_resident_growth_mb']} MiB; each hop's sockets (ss: memory, queued bytes): "
+         + "; ".join(f"{role} {hop['sockets']}: {hop['memory_mb']}, {hop['queued_mb']} MiB"
+                     for role, hop in found["hops"].items()),
+         found["held_mb"] * 2**20 <= SLOW_READER_MEMORY_TARGET)
+        for name, found in result["slow_readers"].items()
+    ])
 
 
 def phase_cycling(ctx: FairContext) -> dict[str, Any]:
