@@ -1160,11 +1160,21 @@ class FairPhase:
     def __enter__(self) -> FairPhase:
         ctx = self.ctx
         try:
-            self.ports = start_proxied(
-                [f"{self.name}-api-1", f"{self.name}-api-2"], ctx.data, ctx.redis_port, ctx.workdir,
-                self.processes, root=ctx.api_root, READINESS_LOG_LEVEL="INFO",
-                READINESS_COMPUTE_BYTES_PER_SECOND=str(BUDGET_RATE), **ctx.api_env,
-            )
+            for attempt in range(3):
+                try:
+                    self.ports = start_proxied(
+                        [f"{self.name}-api-1", f"{self.name}-api-2"], ctx.data, ctx.redis_port, ctx.workdir,
+                        self.processes, root=ctx.api_root, READINESS_LOG_LEVEL="INFO",
+                        READINESS_COMPUTE_BYTES_PER_SECOND=str(BUDGET_RATE), **ctx.api_env,
+                    )
+                    break
+                except BenchError as error:
+                    # A free port taken meanwhile by another program on the machine: again.
+                    for process in self.processes:
+                        process.stop()
+                    self.processes.clear()
+                    if "already in use" not in str(error) or attempt == 2:
+                        raise
             for port in self.ports:  # every snapshot's summary read: no start-up work left in the phase
                 status, _, body = fetch(port, "/api/v1/snapshots", timeout=60)
                 if status != 200:
