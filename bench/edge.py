@@ -1621,8 +1621,11 @@ def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
                  **dict.fromkeys(phase.ports, "API")}
 
         def readers(address: str) -> list[socket.socket]:
-            # Connected first, then asked all within a millisecond or two: for an answer not
-            # yet computed, every request but each process's first arrives while it computes.
+            # Connected first, then asked all within a millisecond or two, so that for an answer
+            # not yet computed every request but each process's first is a follower. Whose: run
+            # to run, they followed the leader's computation (access lines: ``miss``; each
+            # answered with a copy of the body, left in the process by a small send buffer) or
+            # its Redis lookup (``redis``; no such copy): the report gives each client's outcomes.
             clients = []
             for _ in range(FAIR_SLOW_READERS):
                 client = socket.socket()
