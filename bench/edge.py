@@ -70,7 +70,7 @@ sharing is fair is what the innocent client's 200s show beside it.
 
 ``--api-root DIR`` runs another checkout's server.py (and its warm-up) as the API processes,
 ``--api-env VAR=VALUE`` gives them a setting, ``--edge-ipv6-prefix N`` keys the edge's IPv6
-clients by N bits: "before" runs (docs/PERFORMANCE.md).
+clients by N bits: "before" runs (docs/PERFORMANCE.md#fair-to-every-client-2026-11-28).
 
 The traffic mix (weights out of 100; every request gzip unless said):
 
@@ -900,7 +900,7 @@ COSTLY_CONNECTIONS, COSTLY_RATE = 2, 2.4
 the edge's miss rate), as the issue measured it."""
 COSTLY_BURST_CONNECTIONS, COSTLY_BURST_RATE = 16, 128.0
 """The costly flood at full speed: 16 connections (bench/flood.py's costly flood) at 8 a second
-each, 30 MB/s of priced pages against 16 MiB/s of budget in the two processes, until the edge's
+each, 28 MiB/s of priced pages against 16 MiB/s of budget in the two processes, until the edge's
 miss burst (700) is spent, about 6 s; then the edge's 10 a second."""
 ROTATION_PROCESSES, ROTATION_RATE = 3, 150.0
 """The /64 rotation: 450 requests a second in all, more than the edge's ceiling for all clients
@@ -1400,9 +1400,9 @@ def judged(result: dict[str, Any], checks: list[tuple[str, str, bool]]) -> dict[
          f"({result['innocent_ok']:.1%}; target >= {FAIR_INNOCENT_TARGET:.0%})",
          result["innocent_ok"] >= FAIR_INNOCENT_TARGET),
         ("attacker's computations within its fair share",
-         f"{share['attacker_priced_mb']} MB priced per API process in {result['attack_seconds']:.1f} s, "
-         f"{share['attacker_mb_per_second']} MB/s (half the rate: {share['half_rate_mb_per_second']:g}); fair "
-         f"share {share['fair_share_mb']} MB (the innocent's: {share['innocent_priced_mb']} MB)", share["passed"]),
+         f"{share['attacker_priced_mb']} MiB priced per API process in {result['attack_seconds']:.1f} s, "
+         f"{share['attacker_mb_per_second']} MiB/s (half the rate: {share['half_rate_mb_per_second']:g}); fair "
+         f"share {share['fair_share_mb']} MiB (the innocent's: {share['innocent_priced_mb']} MiB)", share["passed"]),
         ("cached answers unchanged",
          f"{result['cached_answers'] - len(result['cached_answers_changed'])} of {result['cached_answers']} "
          f"unchanged{': ' + ', '.join(result['cached_answers_changed']) if result['cached_answers_changed'] else ''}",
@@ -1818,7 +1818,7 @@ def print_fair_report(report: dict[str, Any]) -> None:
             print(f"  API {number}: " + "; ".join(
                 f"{who} {entry['requests']} requests {entry['statuses']} {entry.get('caches', {})}, "
                 f"{entry['computed']} computed, "
-                f"{entry['priced_bytes'] / 2**20:.2f} MB priced" for who, entry in sorted(clients.items())))
+                f"{entry['priced_bytes'] / 2**20:.2f} MiB priced" for who, entry in sorted(clients.items())))
         print(f"  counters per API process: {result['counters']}; API CPU {result['api_cpu_seconds']} s; "
               f"misses waiting at most {result['compute_waiting_max']:.0f}")
         print(f"  innocent: {result['innocent_statuses']}, p50 {result['innocent_p50_ms']:.1f} ms, "
