@@ -21,6 +21,57 @@ Targets (issue "Internet scale"), all on 127.0.0.1 with Debian's nginx and wrk:
 - refresh (``refresh_phase``): a snapshot published during a replay is served by the edge
   within ``max-age`` plus one revalidation, and no answer mixes two snapshots.
 
+Fairness (issue 30, "Fair to every client"; ``--fairness``, or ``--phase NAME``), run apart
+from the above: each phase starts two API processes (log at INFO, so each request's client is
+in their access lines; READINESS_COMPUTE_BYTES_PER_SECOND 8 MiB/s) and the shipped edge in
+front of them, trusting 127.0.0.1's X-Forwarded-For (``--real-ip-from 127.0.0.1``, as behind
+the ingress), one Redis at the shipped ``maxmemory`` and policy with the warm set. Every client
+connects from 127.0.0.1 and names itself in X-Forwarded-For: an innocent client (203.0.113.10)
+sends first-time ``/api/v1/history?codes=<two random>&fields=score`` at 5 a second throughout,
+each query new in the run, while an attacker (198.51.100.7) runs one attack:
+
+- ``costly``: two connections, 2.4 requests a second in all, each a 1,000-row page of the long
+  indicator table over 2022:2026 at a random offset; ``costly-burst`` (beyond the issue's five):
+  the same pages on 16 connections at 128 a second, more than the compute budget while the
+  edge's miss burst lasts;
+- ``rotation``: 450 requests a second, each from a random address of 2001:db8:1:2::/64, each a
+  distinct small miss;
+- ``ask-twice``: Redis first filled to its ``maxmemory`` (the warm set, then filler values),
+  then each query (eight economies) asked twice under two spellings at 100 a second;
+- ``slow-readers``: 64 connections asking for the whole indicator table without gzip that never
+  read, first for an answer not yet computed (the first request of each process computes it, the
+  others follow that computation), then 64 more for it once cached;
+- ``cycling``: 40 requests a second, each ``snapshot=`` a random listed id with a new query.
+
+Targets, per phase: at least 95 % of the innocent client's first-time queries answered 200; the
+attacker's computations within its fair share; every cached answer (REFERENCE_PATHS, through the
+edge and from each API process) unchanged; for ``rotation``, the attacker's requests that reach
+the API within one client's miss budget at the edge; for ``ask-twice``, at least 95 % of the
+Redis keys held before the flood still there after it (and the values of the answers kept
+unchanged); for ``slow-readers``, at most 32 MiB held by each set, end to end: the kernel's memory
+of the TCP sockets on the phase's ports (``ss``: the clients', the edge's, the gate's and the
+API's alike; /proc/net/sockstat's ``TCP ... mem`` before and once steady, the issue's measure,
+is printed beside it: it counts the whole machine's sockets) and what the API processes and
+nginx grew by (bytes the kernel no longer holds because a send buffer is small wait in the
+servers' own buffers).
+
+The fair share. Each API process's budget admits at most R T + B + O bytes of priced misses in
+T seconds (R the rate, B the bucket, one second of R, O one overdraft, 250 ms of R), shared by
+deficit round robin: a client that asks for less than an equal share gets all it asks for, and
+another takes the rest (max-min fairness). With two clients asking, the attacker's fair share
+over an attack of T seconds is therefore R T - min(I, R T / 2) + B + O on each process, I the
+bytes the innocent client's computations were priced at there: half the budget when both ask
+for more than half, all the innocent leaves otherwise. Each client's computations are read from
+the API processes' access lines (a miss answered 200, a key once per process: followers of one
+computation are not counted again), priced as the budget prices them (``Pricer``: this
+checkout's route cost functions, also when ``--api-root`` runs another tree), plus 256 KiB per
+archive read in ``cycling``. The fair share is met by the budget holding at all; that the
+sharing is fair is what the innocent client's 200s show beside it.
+
+``--api-root DIR`` runs another checkout's server.py (and its warm-up) as the API processes,
+``--api-env VAR=VALUE`` gives them a setting, ``--edge-ipv6-prefix N`` keys the edge's IPv6
+clients by N bits: "before" runs (docs/PERFORMANCE.md#fair-to-every-client-2026-11-28).
+
 The traffic mix (weights out of 100; every request gzip unless said):
 
 - 45: one country, ``?code=XXX``, for the 30 most-populous economies (the explorer's
@@ -43,6 +94,8 @@ Run from the repository root (``make bench-edge`` installs nginx, wrk and redis-
 missing):
 
     .venv/bin/python bench/edge.py [--quick] [--json]
+    .venv/bin/python bench/edge.py --fairness [--quick] [--json] [--api-root DIR] [--api-env VAR=VALUE]
+    .venv/bin/python bench/edge.py --phase costly --phase slow-readers [--quick]
 
 Exit status: 0 when every target passes, 1 when one fails, 2 when the benchmark cannot run.
 """
@@ -52,11 +105,13 @@ from __future__ import annotations
 import argparse
 import gzip
 import http.client
+import ipaddress
 import json
 import multiprocessing
 import multiprocessing.queues
 import os
 import random
+import re
 import shutil
 import socket
 import statistics
@@ -65,11 +120,16 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from support import (  # first: it puts the repository root on sys.path
+BENCH = Path(__file__).resolve().parent
+if str(BENCH) not in sys.path:  # imported by tests/test_bench_edge.py rather than run
+    sys.path.insert(0, str(BENCH))
+
+from support import (  # noqa: E402 (first: it puts the repository root on sys.path)
     REPO_ROOT,
     BenchError,
     Process,
@@ -77,6 +137,7 @@ from support import (  # first: it puts the repository root on sys.path
     free_port,
     machine,
     make_data_dir,
+    metrics,
     nginx_worker,
     process_cpu,
     report_exit,
@@ -90,7 +151,7 @@ from support import (  # first: it puts the repository root on sys.path
     wrk_result,
 )
 
-from tests.edge_nginx import Nginx
+from tests.edge_nginx import Nginx  # noqa: E402
 
 if TYPE_CHECKING:
     from loaders import Snapshot
@@ -358,9 +419,10 @@ def redis_answer_keys(redis_port: int) -> set[bytes]:
         client.close()
 
 
-def warm_redis(redis_port: int, data: Path) -> tuple[set[bytes], str]:
+def warm_redis(redis_port: int, data: Path, root: Path = REPO_ROOT) -> tuple[set[bytes], str]:
     """Give the benchmark's Redis the shipped ``maxmemory`` and policy (k8s/base/redis.conf),
-    run the warm-up command into it, and return the answer keys then in Redis, and the limit."""
+    run the warm-up command (``root``'s) into it, and return the answer keys then in Redis,
+    and the limit."""
     import redis
 
     settings = dict(line.split(None, 1) for line in SHIPPED_REDIS_CONF.read_text().splitlines()
@@ -374,7 +436,7 @@ def warm_redis(redis_port: int, data: Path) -> tuple[set[bytes], str]:
     warmed = subprocess.run(
         [sys.executable, "-m", "readiness.freshness.warm", "--data-dir", str(data),
          "--redis-url", f"redis://127.0.0.1:{redis_port}/0"],
-        cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+        cwd=root, capture_output=True, text=True, timeout=300,
     )
     if warmed.returncode != 0:
         raise BenchError(f"the warm-up failed:\n{warmed.stderr[-2000:]}")
@@ -394,10 +456,11 @@ def rss(pid: int) -> int:
 
 def paced_get(port: int, paths: list[str], rate: float, seconds: float, source: str,
               latencies: list[float], statuses: dict[int, int], stop: threading.Event,
-              caches: dict[str, int] | None = None) -> None:
+              caches: dict[str, int] | None = None, headers: dict[str, str] | None = None) -> None:
     """GET ``paths`` in turn at ``rate`` per second from ``source`` (an address on 127/8, so
-    the edge sees another client), each on a keep-alive connection; record what came back
-    (and, given ``caches``, the X-Edge-Cache of each answer)."""
+    the edge sees another client), each on a keep-alive connection, with ``headers`` (an
+    X-Forwarded-For naming the client, through a trusted proxy); record what came back (and,
+    given ``caches``, the X-Edge-Cache of each answer)."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=(source, 0))
     began = time.monotonic()
     for number in range(int(rate * seconds)):
@@ -409,7 +472,8 @@ def paced_get(port: int, paths: list[str], rate: float, seconds: float, source: 
         sent = time.monotonic()
         cache = ""
         try:
-            connection.request("GET", paths[number % len(paths)], headers={"Accept-Encoding": "gzip"})
+            connection.request("GET", paths[number % len(paths)],
+                               headers={"Accept-Encoding": "gzip", **(headers or {})})
             response = connection.getresponse()
             response.read()
             status, cache = response.status, response.getheader("X-Edge-Cache", "")
@@ -803,6 +867,967 @@ def refresh_phase(
     return result
 
 
+# --- fairness: the attacks of issue 30, "Fair to every client" ------------------------------
+
+FAIR_PHASES = ("costly", "costly-burst", "rotation", "ask-twice", "slow-readers", "cycling")
+"""The fairness phases (``--fairness``, ``--phase NAME``): the issue's five in its order, and the
+costly flood at the edge's whole miss budget beside the first."""
+PROXY = "127.0.0.1"
+"""Every client of the fairness phases connects from here, a proxy the edge trusts
+(``real_ip_from``, as ``python -m readiness.edge_config --real-ip-from`` behind the ingress),
+and names itself in X-Forwarded-For; the edge passes the client on in X-Real-IP, which the API
+believes from loopback (READINESS_TRUSTED_PROXIES' default)."""
+INNOCENT = "203.0.113.10"
+ATTACKER = "198.51.100.7"
+ATTACKER_2 = "198.51.100.8"
+"""The same attacker's second address (the slow readers' second set)."""
+ROTATING = ipaddress.IPv6Network("2001:db8:1:2::/64")
+"""The /64 whose random addresses the rotation phase's attacker sends from."""
+FAIR_INNOCENT_RATE = 5.0
+FAIR_INNOCENT_TARGET = 0.95
+BUDGET_RATE = 8 * 2**20
+"""READINESS_COMPUTE_BYTES_PER_SECOND of the fairness phases' API processes: the default, given
+explicitly, as in the issue's measurements (the tree before the issue had the budget off)."""
+BUDGET_BUCKET = BUDGET_RATE
+"""The bucket holds one second of the rate (readiness/budget.py)."""
+BUDGET_OVERDRAFT = BUDGET_RATE // 4
+"""READINESS_COMPUTE_OVERDRAFT_MS (250 ms) of the rate."""
+ARCHIVE_READ_CHARGE = 256 * 1024
+"""What reading an archive the store does not hold takes from its client's share
+(``readiness.service.ARCHIVE_READ_BYTES``)."""
+COSTLY_CONNECTIONS, COSTLY_RATE = 2, 2.4
+"""The costly paged flood: two connections, 2.4 requests a second between them (a quarter of
+the edge's miss rate), as the issue measured it."""
+COSTLY_BURST_CONNECTIONS, COSTLY_BURST_RATE = 16, 128.0
+"""The costly flood at full speed: 16 connections (bench/flood.py's costly flood) at 8 a second
+each, 28 MiB/s of priced pages against 16 MiB/s of budget in the two processes, until the edge's
+miss burst (700) is spent, about 6 s; then the edge's 10 a second."""
+ROTATION_PROCESSES, ROTATION_RATE = 3, 150.0
+"""The /64 rotation: 450 requests a second in all, more than the edge's ceiling for all clients
+(200 a second after a burst of 1,000) lets through, as in the issue (3,029 requests, another
+client's misses refused at the ceiling)."""
+ASK_TWICE_RATE, ASK_TWICE_CODES = 100.0, 8
+"""The ask-twice flood: 100 requests a second (the edge's burst of 700 lasts about 8 s), each
+query eight economies with their details (about 65 KB and its gzip copy: under the 128 KiB a
+server writes to Redis, and a larger bite of it than the issue's four)."""
+CYCLING_RATE = 40.0
+"""The snapshot cycling: 40 requests a second, bench/archives.py --cycling's rate."""
+FAIR_SLOW_READERS = 64
+"""Connections of one client that never read: EDGE_CONNECTIONS, all the edge lets one client hold."""
+SLOW_READER_MEMORY_TARGET = 32 * 2**20
+REDIS_KEPT_TARGET = 0.95
+REDIS_FILLER_BYTES = 100_000
+"""The size of the values that fill Redis to its ``maxmemory`` before the ask-twice flood."""
+REDIS_FILLER_PREFIX = "readiness:bench-filler:"
+REFERENCE_PATHS = (
+    "/api/v1/readiness?code=KEN",
+    "/api/v1/readiness",
+    "/api/v1/readiness?order=desc&region=LAC&sort=score",
+    "/api/v1/readiness?codes=BRA&year=2024",
+    "/api/v1/history?code=KEN",
+    "/api/v1/indicators?code=KEN",
+    "/api/v1/snapshots",
+)
+"""Cached answers read before and after each attack, through the edge and from each API
+process directly: the bytes must not change."""
+
+
+class Pricer:
+    """Prices a query as the API's compute budget does (its route's cost function over the
+    snapshots it reads, ``readiness.service``), from the benchmark's own copy of the data: the
+    bytes each client's computations took from the budget. Always this checkout's prices,
+    also when ``--api-root`` runs another tree's servers, so runs compare like with like."""
+
+    def __init__(self, data: Path) -> None:
+        from loaders import read_snapshot
+        from loaders.summary import summarize
+
+        self.snapshots = {}
+        self.summaries = []
+        for directory in sorted((data / "snapshots").iterdir()):
+            snapshot, problems = read_snapshot(directory)
+            if snapshot is None:
+                raise BenchError(f"{directory} does not load: {problems[:3]}")
+            self.snapshots[snapshot.id] = snapshot
+            self.summaries.append(summarize(snapshot, "", directory))
+        self.current = self.snapshots[(data / "CURRENT").read_text().strip()]
+
+    def canonical(self, path: str, query: str) -> str:
+        """The API's key for ``path?query`` (its canonical query), or the query as it is."""
+        from readiness.domain.errors import ReadinessError
+        from readiness.domain.query import parse_query_string
+        from readiness.domain.routes import ROUTES
+
+        route = next((route for route in ROUTES if route.path == path), None)
+        try:
+            return query if route is None else f"{path}?{parse_query_string(query, route.grammar).canonical()}"
+        except ReadinessError:
+            return f"{path}?{query}"
+
+    def price(self, path: str, query: str) -> int:
+        """The estimated bytes of the answer to ``path?query`` (0 for one it would refuse)."""
+        from readiness.domain.errors import ReadinessError
+        from readiness.domain.query import parse_query_string
+        from readiness.domain.route import FromSnapshots, FromSummaries
+        from readiness.domain.routes import ROUTES
+        from readiness.domain.tables import snapshots_in_years
+
+        route = next((route for route in ROUTES if route.path == path), None)
+        if route is None:
+            return 0
+        try:
+            parsed = parse_query_string(query, route.grammar)
+            if isinstance(route.source, FromSummaries):
+                return route.source.cost(self.summaries, self.current, parsed)
+            if not isinstance(route.source, FromSnapshots):
+                return 0
+            if parsed.years is not None:
+                chosen = [self.snapshots[series.id]
+                          for series in snapshots_in_years(self.summaries, self.current.id, parsed.years)]
+            else:
+                chosen = [self.snapshots[parsed.snapshot_id or self.current.id]]
+            return route.source.cost(chosen, parsed)
+        except (ReadinessError, KeyError):
+            return 0
+
+    def long_rows(self, first: int, last: int) -> int:
+        """Rows of the long indicator table over ``first:last``."""
+        from readiness.domain.tables import snapshots_in_years
+
+        chosen = snapshots_in_years(self.summaries, self.current.id, (first, last))
+        return 4 * sum(len(country.details) for series in chosen
+                       for country in self.snapshots[series.id].countries.values())
+
+
+@dataclass
+class FairContext:
+    """What every fairness phase of one run shares."""
+
+    executable: str
+    workdir: Path
+    data: Path
+    redis_port: int
+    codes: list[str]
+    snapshot_ids: list[str]
+    seconds: float
+    api_root: Path
+    api_env: dict[str, str]
+    edge_ipv6_prefix: int
+    pricer: Pricer
+    chooser: random.Random
+    used: set[str]
+    """Every query the innocent client has asked in this run: each of its queries is new."""
+
+    def innocent_paths(self, count: int) -> list[str]:
+        """``count`` history queries for two economies never asked before in this run (the
+        issue's ``/api/v1/history?codes=<two random>&fields=score``)."""
+        paths: list[str] = []
+        while len(paths) < count:
+            first, second = sorted(self.chooser.sample(self.codes, 2))
+            path = f"/api/v1/history?codes={first},{second}&fields=score"
+            if path not in self.used:
+                self.used.add(path)
+                paths.append(path)
+        return paths
+
+
+def client_of(address: str) -> str:
+    """Who an address in a log is: ``attacker`` (its address, or any of the rotating /64),
+    ``innocent``, or ``other`` (the benchmark itself, from loopback)."""
+    if address == INNOCENT:
+        return "innocent"
+    if address in (ATTACKER, ATTACKER_2):
+        return "attacker"
+    try:
+        if ipaddress.ip_address(address) in ROTATING:
+            return "attacker"
+    except ValueError:
+        pass
+    return "other"
+
+
+def sockstat_tcp_bytes() -> int:
+    """The kernel's memory for TCP sockets, all of this network namespace's: /proc/net/sockstat's
+    ``TCP: ... mem`` in pages, as bytes."""
+    for line in Path("/proc/net/sockstat").read_text().splitlines():
+        if line.startswith("TCP:"):
+            fields = line.split()
+            return int(fields[fields.index("mem") + 1]) * os.sysconf("SC_PAGE_SIZE")
+    raise BenchError("/proc/net/sockstat has no TCP line")
+
+
+def socket_memory(roles: dict[int, str]) -> dict[str, dict[str, int]]:
+    """The kernel's memory of the established TCP sockets with a port named in ``roles`` at
+    either end, by hop (``ss -tmn``): the local port's name ("X out") or else the peer port's
+    ("from X": the socket that receives from X, a client's or the next server's), each with its
+    ``queued`` bytes (Recv-Q + Send-Q) and its ``memory``, what the kernel charges for it (the
+    receive queue's and the send queue's buffers and the memory allocated ahead for them: skmem
+    r + w + f). Only these sockets, so other work on the machine does not count."""
+    try:
+        output = subprocess.run(["ss", "-tmn", "state", "established"], capture_output=True, text=True,
+                                timeout=30, check=True).stdout
+    except (OSError, subprocess.SubprocessError) as error:
+        raise BenchError(f"ss (iproute2) is needed to read the sockets' memory: {error}") from error
+    hops: dict[str, dict[str, int]] = {}
+    lines = output.splitlines()[1:]
+    for head, skmem in zip(lines[::2], lines[1::2], strict=False):
+        fields = head.split()
+        if len(fields) < 4 or "skmem:" not in skmem:
+            continue
+        local, peer = (int(address.rsplit(":", 1)[1]) for address in fields[2:4])
+        if local in roles:
+            role = f"{roles[local]} out"
+        elif peer in roles:
+            role = f"from {roles[peer]}"
+        else:
+            continue
+        counts = dict(re.findall(r"([a-z]+)(\d+)", skmem.split("skmem:", 1)[1]))
+        hop = hops.setdefault(role, {"sockets": 0, "queued": 0, "memory": 0})
+        hop["sockets"] += 1
+        hop["queued"] += int(fields[0]) + int(fields[1])
+        hop["memory"] += sum(int(counts.get(name, 0)) for name in ("r", "w", "f"))
+    return hops
+
+
+def steady(sample: Callable[[], int], seconds: float = 10.0) -> int:
+    """``sample()`` once it has held within 2 % over the last second (4 samples, 0.25 s apart),
+    or after ``seconds``: the median of the last four."""
+    values: list[int] = []
+    deadline = time.monotonic() + seconds
+    while True:
+        values.append(sample())
+        last = values[-4:]
+        if len(last) == 4 and (max(last) - min(last) <= 0.02 * max(max(last), 1) or time.monotonic() > deadline):
+            return int(statistics.median(last))
+        time.sleep(0.25)
+
+
+EDGE_LINE = re.compile(r'^(\S+) \[[^\]]*\] "\S+ (\S+)[^"]*" (\d+) \d+ cache=(\S*) upstream=(\S*) '
+                       r'upstream_status=(\S*) ')
+
+
+def edge_lines(log: Path, skip: int) -> list[tuple[str, str, int, str, str, str]]:
+    """The edge's access log lines after its first ``skip``: client address, target, status,
+    cache status, upstream and upstream status."""
+    found = []
+    for line in log.read_text().splitlines()[skip:]:
+        match = EDGE_LINE.match(line)
+        if match:
+            remote, target, status, cache, upstream, upstream_status = match.groups()
+            found.append((remote, target, int(status), cache, upstream, upstream_status))
+    return found
+
+
+def access_lines(log: Path, offset: int) -> list[dict[str, Any]]:
+    """The API's access lines (``readiness.access``, at INFO) written after byte ``offset`` of
+    its output."""
+    with log.open("rb") as output:
+        output.seek(offset)
+        text = output.read().decode(errors="replace")
+    lines = []
+    for line in text.splitlines():
+        if '"readiness.access"' in line:
+            try:
+                lines.append(json.loads(line))
+            except ValueError:
+                pass
+    return lines
+
+
+COUNTED = {
+    "computed": "readiness_answers_computed_total",
+    "over_budget": "readiness_compute_over_budget_total",
+    "shed": "readiness_compute_shed_total",
+    "redis_deferred": "readiness_redis_deferred_total",
+    "redis_written": 'readiness_redis_writes_total{outcome="written"}',
+    "archive_reads": 'readiness_snapshot_loads_total{kind="archive",outcome="disk"}',
+    "archive_revivals": 'readiness_snapshot_loads_total{kind="archive",outcome="packed"}',
+}
+"""The API's /metrics counted over an attack, per process (a name the tree lacks counts 0)."""
+
+
+class FairPhase:
+    """One fairness phase's two API processes (log at INFO: one access line per request, with
+    the client each counts against) behind the shipped edge, which trusts PROXY's
+    X-Forwarded-For; started on entry, stopped on exit. Its methods read what the phase is
+    judged by."""
+
+    def __init__(self, ctx: FairContext, name: str) -> None:
+        self.ctx = ctx
+        self.name = name
+        self.processes: list[Process] = []
+        self.ports: list[int] = []
+        self.edge: Nginx | None = None
+
+    def __enter__(self) -> FairPhase:
+        ctx = self.ctx
+        try:
+            for attempt in range(3):
+                try:
+                    self.ports = start_proxied(
+                        [f"{self.name}-api-1", f"{self.name}-api-2"], ctx.data, ctx.redis_port, ctx.workdir,
+                        self.processes, root=ctx.api_root, READINESS_LOG_LEVEL="INFO",
+                        READINESS_COMPUTE_BYTES_PER_SECOND=str(BUDGET_RATE), **ctx.api_env,
+                    )
+                    break
+                except BenchError as error:
+                    # A free port taken meanwhile by another program on the machine: again.
+                    for process in self.processes:
+                        process.stop()
+                    self.processes.clear()
+                    if "already in use" not in str(error) or attempt == 2:
+                        raise
+            for port in self.ports:  # every snapshot's summary read: no start-up work left in the phase
+                status, _, body = fetch(port, "/api/v1/snapshots", timeout=60)
+                if status != 200:
+                    raise BenchError(f"{self.name}: the catalogue answered {status}: {body[:200]!r}")
+            self.edge = Nginx(self.ctx.executable, tuple(f"127.0.0.1:{port}" for port in self.ports),
+                              real_ip_from=(PROXY,), ipv6_prefix=ctx.edge_ipv6_prefix)
+            self.edge.start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self.edge is not None:
+            self.edge.__exit__(None, None, None)
+        for process in reversed(self.processes):
+            process.stop()
+
+    @property
+    def port(self) -> int:
+        assert self.edge is not None
+        return self.edge.port
+
+    @property
+    def api_pids(self) -> list[int]:
+        return [process.popen.pid for process in self.processes]
+
+    def mark(self) -> dict[str, Any]:
+        """Where the counters and logs are now (once the API processes have written the access
+        lines of what came before: they write them each second)."""
+        assert self.edge is not None
+        time.sleep(1.2)
+        return {
+            "time": time.monotonic(),
+            "metrics": [metrics(process.admin_port) for process in self.processes],
+            "offsets": [process.log_path.stat().st_size for process in self.processes],
+            "edge_lines": len(self.edge.access_log.read_text().splitlines()),
+            "cpu": [process_cpu(pid) for pid in self.api_pids],
+        }
+
+    def answers(self) -> dict[str, bytes]:
+        """REFERENCE_PATHS' bodies through the edge (gzip) and from each API process."""
+        bodies = {}
+        for path in REFERENCE_PATHS:
+            for name, port in [("edge", self.port), *((f"api-{n}", port) for n, port in enumerate(self.ports, 1))]:
+                status, _, body = fetch(port, path, {"Accept-Encoding": "gzip"})
+                bodies[f"{name} {path}"] = body if status == 200 else f"status {status}".encode()
+        return bodies
+
+    def cached_answers(self) -> dict[str, bytes]:
+        """REFERENCE_PATHS' answers once cached everywhere (asked twice, the second kept)."""
+        self.answers()
+        return self.answers()
+
+    def innocent(self, seconds: float, statuses: dict[int, int], latencies: list[float]) -> None:
+        """The innocent client: first-time history queries at FAIR_INNOCENT_RATE for ``seconds``
+        through the edge, from INNOCENT (through PROXY)."""
+        paths = self.ctx.innocent_paths(int(FAIR_INNOCENT_RATE * seconds))
+        paced_get(self.port, paths, FAIR_INNOCENT_RATE, seconds, PROXY, latencies, statuses, threading.Event(),
+                  headers={"X-Forwarded-For": INNOCENT})
+
+    def waiting_sampler(self) -> tuple[threading.Event, threading.Thread, list[float]]:
+        """A thread sampling the processes' readiness_compute_waiting (summed) every 0.25 s
+        until the event is set."""
+        stop = threading.Event()
+        samples: list[float] = []
+
+        def sample() -> None:
+            while not stop.wait(0.25):
+                try:
+                    samples.append(sum(metrics(process.admin_port).get("readiness_compute_waiting", 0.0)
+                                       for process in self.processes))
+                except (OSError, http.client.HTTPException):
+                    pass
+
+        thread = threading.Thread(target=sample, daemon=True)
+        thread.start()
+        return stop, thread, samples
+
+    def measured(self, mark: dict[str, Any], seconds: float) -> dict[str, Any]:
+        """Everything since ``mark`` (after waiting for the API's access lines, written each
+        second): the counters' growth and each client's requests at the edge and at each API
+        process, with the bytes its computations were priced at; ``seconds``: how long the
+        attack lasted, for the fair share."""
+        assert self.edge is not None
+        time.sleep(1.6)
+        after = [metrics(process.admin_port) for process in self.processes]
+        counted = [{name: after[n].get(metric, 0.0) - mark["metrics"][n].get(metric, 0.0)
+                    for name, metric in COUNTED.items()} for n in range(len(self.processes))]
+        per_api = []
+        pricer = self.ctx.pricer
+        for process, offset in zip(self.processes, mark["offsets"], strict=True):
+            clients: dict[str, dict[str, Any]] = {}
+            computed: set[str] = set()
+            for line in access_lines(process.log_path, offset):
+                who = client_of(str(line.get("remote")))
+                entry = clients.setdefault(who, {"requests": 0, "statuses": {}, "caches": {}, "computed": 0,
+                                                 "priced_bytes": 0})
+                entry["requests"] += 1
+                status, cache = str(line.get("status")), str(line.get("cache"))
+                entry["statuses"][status] = entry["statuses"].get(status, 0) + 1
+                entry["caches"][cache] = entry["caches"].get(cache, 0) + 1
+                path, query = str(line.get("path")), str(line.get("query", ""))
+                key = pricer.canonical(path, query)
+                # A miss answered 200 computed its answer, unless it was a follower of the same
+                # computation (single-flight: one key computed once per process meanwhile).
+                if line.get("status") == 200 and line.get("cache") == "miss" and key not in computed:
+                    computed.add(key)
+                    entry["computed"] += 1
+                    entry["priced_bytes"] += min(BUDGET_RATE, pricer.price(path, query))
+            per_api.append(clients)
+        at_edge: dict[str, dict[str, Any]] = {}
+        for remote, _, code, _, upstream, upstream_status in edge_lines(self.edge.access_log, mark["edge_lines"]):
+            entry = at_edge.setdefault(client_of(remote), {"requests": 0, "statuses": {}, "reached_api": 0})
+            entry["requests"] += 1
+            entry["statuses"][str(code)] = entry["statuses"].get(str(code), 0) + 1
+            if upstream.startswith("127.0.0.1:") and upstream_status != "429":
+                entry["reached_api"] += 1
+        return {
+            "counters": counted,
+            "api_clients": per_api,
+            "edge_clients": at_edge,
+            "api_cpu_seconds": [round(process_cpu(pid) - cpu, 2) for pid, cpu in zip(self.api_pids, mark["cpu"],
+                                                                                       strict=True)],
+            "attack_seconds": seconds,
+        }
+
+
+Outcomes = multiprocessing.queues.Queue  # of dict[str, int]: what each attacker got
+
+
+def start_attackers(port: int, lists: list[list[tuple[str, dict[str, str]]]], rate: float,
+                    seconds: float) -> tuple[list[Any], Outcomes[dict[str, int]]]:
+    """One process per list of requests (``_flood``: from PROXY, at ``rate`` each, for ``seconds``)."""
+    context = multiprocessing.get_context("fork")
+    results: Outcomes[dict[str, int]] = context.Queue()
+    processes = [context.Process(target=_flood, args=(port, requests, rate, seconds, results)) for requests in lists]
+    for process in processes:
+        process.start()
+    return processes, results
+
+
+def finish_attackers(processes: list[Any], results: Outcomes[dict[str, int]]) -> dict[str, int]:
+    """The attackers' outcomes, summed, once each has ended."""
+    outcomes: dict[str, int] = {}
+    for _ in processes:
+        for outcome, number in results.get(timeout=120).items():
+            outcomes[outcome] = outcomes.get(outcome, 0) + number
+    for process in processes:
+        process.join(30)
+    return outcomes
+
+
+def under_attack(phase: FairPhase, attack: Callable[[], Callable[[], dict[str, Any]]]) -> dict[str, Any]:
+    """The common part of a fairness phase: cached answers read, then ``attack()`` started (it
+    returns what waits for its end and says what it got), the innocent client for the phase's
+    seconds meanwhile, then what was measured, what the innocent got, and the cached answers
+    compared with those before."""
+    seconds = phase.ctx.seconds
+    before = phase.cached_answers()
+    mark = phase.mark()
+    stop, sampler, waiting = phase.waiting_sampler()
+    began = time.monotonic()
+    finish = attack()
+    time.sleep(1.0)  # the attack is under way before the innocent client starts
+    statuses: dict[int, int] = {}
+    latencies: list[float] = []
+    phase.innocent(seconds, statuses, latencies)
+    attacked = finish()
+    elapsed = time.monotonic() - began
+    stop.set()
+    sampler.join()
+    result = phase.measured(mark, elapsed)
+    after = phase.answers()
+    changed = sorted(name for name, body in before.items() if after.get(name) != body)
+    answered = statuses.get(200, 0)
+    result.update({
+        "attacker": attacked,
+        "innocent_statuses": {str(status): count for status, count in sorted(statuses.items())},
+        "innocent_ok": answered / max(1, sum(statuses.values())),
+        "innocent_p50_ms": statistics.median(latencies) * 1000 if latencies else 0.0,
+        "innocent_p90_ms": statistics.quantiles(latencies, n=10)[8] * 1000 if len(latencies) > 1 else 0.0,
+        "innocent_max_ms": max(latencies, default=0.0) * 1000,
+        "compute_waiting_max": max(waiting, default=0.0),
+        "cached_answers": len(before),
+        "cached_answers_changed": changed,
+    })
+    return result
+
+
+def fair_share(result: dict[str, Any], extra_bytes: list[int] | None = None) -> dict[str, Any]:
+    """The attacker's computations against its fair share (the module docstring), per API
+    process: the bytes its computations were priced at (plus ``extra_bytes``, its archive reads)
+    over the attack's seconds T, against what max-min fairness leaves it, R T - min(I, R T / 2)
+    + B + O: the rate R over T less what the innocent client's computations took (I; at most
+    half, its share when both ask for more), plus the bucket B and one overdraft O."""
+    seconds = result["attack_seconds"]
+    over = BUDGET_RATE * seconds
+    taken = [clients.get("attacker", {}).get("priced_bytes", 0) + (extra_bytes[n] if extra_bytes else 0)
+             for n, clients in enumerate(result["api_clients"])]
+    innocent = [clients.get("innocent", {}).get("priced_bytes", 0) for clients in result["api_clients"]]
+    bounds = [over - min(used, over / 2) + BUDGET_BUCKET + BUDGET_OVERDRAFT for used in innocent]
+    return {
+        "attacker_priced_mb": [round(value / 2**20, 2) for value in taken],
+        "attacker_mb_per_second": [round(value / 2**20 / seconds, 2) for value in taken],
+        "half_rate_mb_per_second": BUDGET_RATE / 2 / 2**20,
+        "innocent_priced_mb": [round(value / 2**20, 2) for value in innocent],
+        "fair_share_mb": [round(bound / 2**20, 1) for bound in bounds],
+        "passed": all(value <= bound for value, bound in zip(taken, bounds, strict=True)),
+    }
+
+
+def judged(result: dict[str, Any], checks: list[tuple[str, str, bool]]) -> dict[str, Any]:
+    """``result`` with the checks every phase has (the innocent client's 200s, the attacker's
+    fair share, cached answers unchanged) and the phase's own ``checks``: (name, measured vs
+    target, passed)."""
+    share = result["fair_share"]
+    every = [
+        ("innocent first-time queries answered 200",
+         f"{result['innocent_statuses'].get('200', 0)} of {sum(result['innocent_statuses'].values())} "
+         f"({result['innocent_ok']:.1%}; target >= {FAIR_INNOCENT_TARGET:.0%})",
+         result["innocent_ok"] >= FAIR_INNOCENT_TARGET),
+        ("attacker's computations within its fair share",
+         f"{share['attacker_priced_mb']} MiB priced per API process in {result['attack_seconds']:.1f} s, "
+         f"{share['attacker_mb_per_second']} MiB/s (half the rate: {share['half_rate_mb_per_second']:g}); fair "
+         f"share {share['fair_share_mb']} MiB (the innocent's: {share['innocent_priced_mb']} MiB)", share["passed"]),
+        ("cached answers unchanged",
+         f"{result['cached_answers'] - len(result['cached_answers_changed'])} of {result['cached_answers']} "
+         f"unchanged{': ' + ', '.join(result['cached_answers_changed']) if result['cached_answers_changed'] else ''}",
+         not result["cached_answers_changed"]),
+        *checks,
+    ]
+    result["checks"] = [{"check": name, "measured": measured, "passed": passed} for name, measured, passed in every]
+    result["passed"] = all(passed for _, _, passed in every)
+    return result
+
+
+def phase_costly(ctx: FairContext, name: str = "costly", connections: int = COSTLY_CONNECTIONS,
+                 rate: float = COSTLY_RATE) -> dict[str, Any]:
+    """``connections`` connections from ATTACKER at ``rate`` requests a second in all, each a
+    page of 1,000 rows of the long indicator table over 2022:2026 at a random offset (each a
+    miss)."""
+    rows = ctx.pricer.long_rows(2022, 2026)
+    seconds = ctx.seconds + 1.5
+    per = rate / connections
+    lists = [[(f"/api/v1/indicators?years=2022:2026&shape=long&limit=1000&offset={ctx.chooser.randrange(rows)}",
+               {"Accept-Encoding": "gzip", "X-Forwarded-For": ATTACKER}) for _ in range(int(per * seconds) + 5)]
+             for _ in range(connections)]
+    with FairPhase(ctx, name) as phase:
+        def attack() -> Callable[[], dict[str, Any]]:
+            processes, results = start_attackers(phase.port, lists, per, seconds)
+            return lambda: {"outcomes": finish_attackers(processes, results)}
+
+        result = under_attack(phase, attack)
+    result["fair_share"] = fair_share(result)
+    return judged(result, [])
+
+
+def phase_rotation(ctx: FairContext) -> dict[str, Any]:
+    """ROTATION_PROCESSES connections through PROXY, each request from a random address of
+    ROTATING (X-Forwarded-For), each a distinct small miss (three economies' scores)."""
+    seconds = ctx.seconds + 1.5
+
+    def requests(number: int) -> list[tuple[str, dict[str, str]]]:
+        chooser = random.Random(ctx.chooser.random() + number)
+        return [(f"/api/v1/readiness?codes={','.join(sorted(chooser.sample(ctx.codes, 3)))}&fields=score,Region",
+                 {"Accept-Encoding": "gzip",
+                  "X-Forwarded-For": str(ROTATING[chooser.randrange(1, 2**64)])})
+                for _ in range(int(ROTATION_RATE * seconds) + 10)]
+
+    with FairPhase(ctx, "rotation") as phase:
+        assert phase.edge is not None
+        settings = phase.edge.settings
+
+        def attack() -> Callable[[], dict[str, Any]]:
+            processes, results = start_attackers(phase.port, [requests(n) for n in range(ROTATION_PROCESSES)],
+                                                 ROTATION_RATE, seconds)
+            return lambda: {"outcomes": finish_attackers(processes, results)}
+
+        result = under_attack(phase, attack)
+    reached = result["edge_clients"].get("attacker", {}).get("reached_api", 0)
+    budget = settings.miss_burst + 1 + float(settings.miss_rate.removesuffix("r/s")) * result["attack_seconds"]
+    result["attacker_reached_api"] = reached
+    result["miss_budget_requests"] = round(budget)
+    result["fair_share"] = fair_share(result)
+    return judged(result, [("attacker's requests that reached the API within one client's miss budget",
+                            f"{reached} (budget {budget:.0f}: burst {settings.miss_burst} + "
+                            f"{settings.miss_rate} over {result['attack_seconds']:.1f} s)", reached <= budget)])
+
+
+def redis_client(ctx: FairContext) -> Any:
+    import redis
+
+    return redis.Redis(host="127.0.0.1", port=ctx.redis_port)
+
+
+def ensure_warm(ctx: FairContext) -> None:
+    """Redis with the shipped maxmemory and policy and the current snapshot's warm set (the
+    warm-up command of the API's tree), so that no server re-warms during a phase; no filler."""
+    client = redis_client(ctx)
+    try:
+        fillers = list(client.scan_iter(match=REDIS_FILLER_PREFIX + "*", count=1000))
+        for start in range(0, len(fillers), 1000):
+            client.delete(*fillers[start:start + 1000])
+        warmed = any(True for _ in client.scan_iter(match="readiness:warmed:*", count=1000))
+        if not warmed:
+            client.flushall()
+    finally:
+        client.close()
+    if not warmed:
+        warm_redis(ctx.redis_port, ctx.data, ctx.api_root)
+
+
+def fill_redis(ctx: FairContext) -> int:
+    """Write filler values until Redis evicts (it is at its maxmemory); their count."""
+    client = redis_client(ctx)
+    payload = os.urandom(REDIS_FILLER_BYTES)
+    written = 0
+    try:
+        evicted = int(client.info("stats")["evicted_keys"])
+        while int(client.info("stats")["evicted_keys"]) == evicted:
+            pipe = client.pipeline(transaction=False)
+            for _ in range(50):
+                pipe.set(f"{REDIS_FILLER_PREFIX}{written}", payload)
+                written += 1
+            pipe.execute()
+            if written > 100_000:
+                raise BenchError("Redis never evicted: has it a maxmemory?")
+    finally:
+        client.close()
+    return written
+
+
+def redis_values(ctx: FairContext, keys: set[bytes]) -> dict[bytes, bytes]:
+    """The BLAKE2b digest of each of ``keys``' values still in Redis."""
+    import hashlib
+
+    client = redis_client(ctx)
+    try:
+        ordered = sorted(keys)
+        values = client.mget(ordered) if ordered else []
+    finally:
+        client.close()
+    return {key: hashlib.blake2b(value).digest() for key, value in zip(ordered, values, strict=True)
+            if value is not None}
+
+
+def phase_ask_twice(ctx: FairContext) -> dict[str, Any]:
+    """Redis filled to its maxmemory (the warm set, then filler values), then ATTACKER asks
+    each of its queries (ASK_TWICE_CODES economies, a new set each time) twice under two
+    spellings, codes in order then reversed, two queries interleaved (A, B, A', B'): the edge's
+    round robin over the two processes then takes a query's second ask to the process that
+    computed its first (asked back to back, every second ask would reach the other process, a
+    first computation there)."""
+    seconds = ctx.seconds + 1.5
+    requests: list[tuple[str, dict[str, str]]] = []
+    headers = {"Accept-Encoding": "gzip", "X-Forwarded-For": ATTACKER}
+    while len(requests) < ASK_TWICE_RATE * seconds + 10:
+        pair = [sorted(ctx.chooser.sample(ctx.codes, ASK_TWICE_CODES)) for _ in range(2)]
+        requests += [(f"/api/v1/readiness?codes={','.join(codes)}", headers) for codes in pair]
+        requests += [(f"/api/v1/readiness?codes={','.join(reversed(codes))}", headers) for codes in pair]
+    fillers = fill_redis(ctx)
+    state: dict[str, Any] = {}
+    with FairPhase(ctx, "ask-twice") as phase:
+        def attack() -> Callable[[], dict[str, Any]]:
+            # What Redis holds as the flood begins (the servers' start-up and the reference
+            # answers may have written a few keys since it was filled).
+            client = redis_client(ctx)
+            try:
+                state["held"] = set(client.scan_iter(count=1000))
+                state["evicted"] = int(client.info("stats")["evicted_keys"])
+                state["memory"] = client.info("memory")
+            finally:
+                client.close()
+            state["answers"] = {key for key in state["held"] if key.startswith(b"readiness:answer:")}
+            state["digests"] = redis_values(ctx, state["answers"])
+            processes, results = start_attackers(phase.port, [requests], ASK_TWICE_RATE, seconds)
+            return lambda: {"outcomes": finish_attackers(processes, results)}
+
+        result = under_attack(phase, attack)
+        time.sleep(1.0)  # writes to Redis are made in the background
+        client = redis_client(ctx)
+        try:
+            now = set(client.scan_iter(count=1000))
+            evicted = int(client.info("stats")["evicted_keys"]) - state["evicted"]
+        finally:
+            client.close()
+    held, answers_held, digests, used = state["held"], state["answers"], state["digests"], state["memory"]
+    kept = held & now
+    answers_kept = answers_held & now
+    digests_after = redis_values(ctx, answers_kept)
+    changed = sum(1 for key, digest in digests_after.items() if digests.get(key) != digest)
+    share = len(kept) / max(1, len(held))
+    result.update({
+        "redis_fillers": fillers,
+        "redis_used_mb_before": round(int(used["used_memory"]) / 2**20, 1),
+        "redis_maxmemory_mb": round(int(used["maxmemory"]) / 2**20, 1),
+        "redis_keys_held": len(held),
+        "redis_keys_kept": len(kept),
+        "redis_answer_keys_held": len(answers_held),
+        "redis_answer_keys_kept": len(answers_kept),
+        "redis_values_changed": changed,
+        "redis_evicted": evicted,
+        "redis_written": sum(counter["redis_written"] for counter in result["counters"]),
+    })
+    result["fair_share"] = fair_share(result)
+    ensure_warm(ctx)  # the fillers out, the warm set back if the flood evicted its marker
+    return judged(result, [
+        ("Redis keys held before the flood still there after it",
+         f"{len(kept)} of {len(held)} ({share:.1%}; target >= {REDIS_KEPT_TARGET:.0%}); "
+         f"{result['redis_written']:.0f} answers written during the flood, {evicted} keys evicted",
+         share >= REDIS_KEPT_TARGET),
+        ("Redis values of the answers kept unchanged", f"{changed} of {len(answers_kept)} changed", changed == 0),
+    ])
+
+
+SLOW_READER_SETS = (("new answer", ATTACKER), ("cached answer", ATTACKER_2))
+"""The slow readers' two sets, one after the other, each from an address of its own (the edge
+may not have noticed the first set's connections closing): 64 asking at once for an answer the
+API processes have not computed (the first request of each process computes it, the others follow
+that computation), then 64 asking for it once it is cached there."""
+
+
+def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
+    """SLOW_READER_SETS of FAIR_SLOW_READERS connections (through PROXY), each asking for the
+    whole indicator table without gzip (2.7 MB, too large for the edge to store), its codes in
+    another order each time (another key at the edge, one answer at the API), that never read,
+    each with a 4 KiB receive buffer so that what is sent waits on the servers' side. For each
+    set, what it holds once steady: the kernel's TCP memory (/proc/net/sockstat: all of it,
+    clients, edge, gate and API), the memory of the sockets on the phase's ports by hop (ss),
+    and the growth of the API processes and of nginx (what the servers hold in their own
+    buffers). The innocent client runs meanwhile, and the second set stays open until it ends."""
+    chooser = random.Random(ctx.chooser.random())
+    sets: dict[str, dict[str, Any]] = {}
+
+    with FairPhase(ctx, "slow-readers") as phase:
+        assert phase.edge is not None
+        edge = phase.edge
+        # Each hop's sockets: the edge's to the clients and from the gate, the gate's to the edge
+        # and from the API processes, the API's to the gate.
+        roles = {edge.port: "edge", int(edge.settings.gate_listen.rsplit(":", 1)[1]): "gate",
+                 **dict.fromkeys(phase.ports, "API")}
+
+        def readers(address: str) -> list[socket.socket]:
+            # Connected first, then asked all within a millisecond or two, so that for an answer
+            # not yet computed every request but each process's first is a follower. Whose: run
+            # to run, they followed the leader's computation (access lines: ``miss``; each
+            # answered with a copy of the body, left in the process by a small send buffer) or
+            # its Redis lookup (``redis``; no such copy): the report gives each client's outcomes.
+            clients = []
+            for _ in range(FAIR_SLOW_READERS):
+                client = socket.socket()
+                client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+                client.connect((PROXY, edge.port))
+                clients.append(client)
+            requests = []
+            for _ in clients:
+                codes = list(ctx.codes)
+                chooser.shuffle(codes)
+                requests.append(f"GET /api/v1/indicators?codes={','.join(codes)} HTTP/1.1\r\nHost: edge\r\n"
+                                f"X-Forwarded-For: {address}\r\n\r\n".encode())
+            for client, request in zip(clients, requests, strict=True):
+                client.sendall(request)
+            return clients
+
+        def statuses(clients: list[socket.socket]) -> dict[str, int]:
+            got: dict[str, int] = {}
+            for client in clients:
+                client.setblocking(False)
+                try:
+                    status = client.recv(12, socket.MSG_PEEK)[9:12].decode()
+                except BlockingIOError:
+                    status = "nothing yet"
+                got[status] = got.get(status, 0) + 1
+            return got
+
+        def held(address: str) -> list[socket.socket]:
+            """One set opened, and what it holds once steady."""
+            kernel = steady(sockstat_tcp_bytes, 3.0)
+            hops = socket_memory(roles)
+            resident = {"edge": edge.resident_bytes(), "api": sum(rss(pid) for pid in phase.api_pids)}
+            clients = readers(address)
+            time.sleep(2.0)
+            after = steady(sockstat_tcp_bytes)
+            grown = {"edge": edge.resident_bytes() - resident["edge"],
+                     "api": sum(rss(pid) for pid in phase.api_pids) - resident["api"]}
+            found = {
+                "kernel_tcp_mb_before": round(kernel / 2**20, 1),
+                "kernel_tcp_mb_held": round((after - kernel) / 2**20, 1),
+                "hops": {role: {"sockets": hop["sockets"] - hops.get(role, {}).get("sockets", 0),
+                                **{f"{name}_mb": round((hop[name] - hops.get(role, {}).get(name, 0)) / 2**20, 1)
+                                   for name in ("queued", "memory")}}
+                         for role, hop in sorted(socket_memory(roles).items())},
+                "edge_resident_growth_mb": round(grown["edge"] / 2**20, 1),
+                "api_resident_growth_mb": round(grown["api"] / 2**20, 1),
+                "statuses": statuses(clients),
+            }
+            found["sockets_mb_held"] = round(sum(hop["memory_mb"] for hop in found["hops"].values()), 1)
+            # Judged by the sockets of the phase's ports: /proc/net/sockstat counts every socket
+            # of the machine, and other work opening or closing connections meanwhile moves it
+            # (on a quiet machine the two agree within 2 MiB).
+            found["held_mb"] = round(found["sockets_mb_held"] + max(0, grown["edge"]) / 2**20
+                                     + max(0, grown["api"]) / 2**20, 1)
+            sets[address] = found
+            return clients
+
+        def attack() -> Callable[[], dict[str, Any]]:
+            opened: list[socket.socket] = []
+
+            def hold() -> None:
+                for number, (_, address) in enumerate(SLOW_READER_SETS):
+                    clients = held(address)
+                    if number + 1 < len(SLOW_READER_SETS):
+                        for client in clients:
+                            client.close()
+                    else:
+                        opened.extend(clients)
+
+            holder = threading.Thread(target=hold)
+            holder.start()
+
+            def finish() -> dict[str, Any]:
+                holder.join()
+                for client in opened:
+                    client.close()
+                return {"sets": {name: sets.get(address, {}).get("statuses") for name, address in SLOW_READER_SETS}}
+
+            return finish
+
+        result = under_attack(phase, attack)
+    result["slow_readers"] = {name: sets[address] for name, address in SLOW_READER_SETS}
+    result["fair_share"] = fair_share(result)
+    return judged(result, [
+        (f"memory held by {FAIR_SLOW_READERS} slow readers of a {name}, end to end",
+         f"{found['held_mb']} MiB (target <= {SLOW_READER_MEMORY_TARGET / 2**20:.0f} MiB): the kernel's memory "
+         f"of the sockets on the phase's ports {found['sockets_mb_held']} MiB (by /proc/net/sockstat, all the "
+         f"machine's: {found['kernel_tcp_mb_held']} MiB), the API processes' growth "
+         f"{found['api_resident_growth_mb']} MiB, nginx's "
+         f"{found['edge_resident_growth_mb']} MiB; each hop's sockets (ss: memory, queued bytes): "
+         + "; ".join(f"{role} {hop['sockets']}: {hop['memory_mb']}, {hop['queued_mb']} MiB"
+                     for role, hop in found["hops"].items()),
+         found["held_mb"] * 2**20 <= SLOW_READER_MEMORY_TARGET)
+        for name, found in result["slow_readers"].items()
+    ])
+
+
+def phase_cycling(ctx: FairContext) -> dict[str, Any]:
+    """ATTACKER at CYCLING_RATE, each request ``snapshot=`` a random one of the listed ids with
+    a new query (three random economies)."""
+    seconds = ctx.seconds + 1.5
+    headers = {"Accept-Encoding": "gzip", "X-Forwarded-For": ATTACKER}
+    requests = [(f"/api/v1/readiness?codes={','.join(sorted(ctx.chooser.sample(ctx.codes, 3)))}"
+                 f"&snapshot={ctx.chooser.choice(ctx.snapshot_ids)}", headers)
+                for _ in range(int(CYCLING_RATE * seconds) + 10)]
+    with FairPhase(ctx, "cycling") as phase:
+        def attack() -> Callable[[], dict[str, Any]]:
+            processes, results = start_attackers(phase.port, [requests], CYCLING_RATE, seconds)
+            return lambda: {"outcomes": finish_attackers(processes, results)}
+
+        result = under_attack(phase, attack)
+    reads = [int(counter["archive_reads"] + counter["archive_revivals"]) for counter in result["counters"]]
+    result["archive_loads"] = reads
+    result["fair_share"] = fair_share(result, [number * ARCHIVE_READ_CHARGE for number in reads])
+    return judged(result, [])
+
+
+def phase_costly_burst(ctx: FairContext) -> dict[str, Any]:
+    """The costly paged flood at the edge's whole miss budget: COSTLY_BURST_CONNECTIONS
+    connections at COSTLY_BURST_RATE in all, more than the compute budget while the edge's
+    burst lasts."""
+    return phase_costly(ctx, "costly-burst", COSTLY_BURST_CONNECTIONS, COSTLY_BURST_RATE)
+
+
+FAIR_RUNNERS: dict[str, Callable[[FairContext], dict[str, Any]]] = {
+    "costly": phase_costly, "costly-burst": phase_costly_burst, "rotation": phase_rotation,
+    "ask-twice": phase_ask_twice, "slow-readers": phase_slow_readers, "cycling": phase_cycling,
+}
+
+
+def run_fair(phases: list[str], quick: bool, api_root: Path, api_env: dict[str, str],
+             edge_ipv6_prefix: int) -> dict[str, Any]:
+    """The fairness phases asked for, each with API processes and an edge of its own, one
+    Redis for all (the shipped maxmemory and policy, warmed)."""
+    executable = require_nginx()
+    if not (api_root / "server.py").is_file():
+        raise BenchError(f"--api-root {api_root}: no server.py there")
+    workdir = Path(tempfile.mkdtemp(prefix="bench-fair-"))
+    processes: list[Process] = []
+    results: dict[str, Any] = {}
+    load = [os.getloadavg()[0]]
+    try:
+        data, snapshot, data_note = make_data_dir(workdir / "data")
+        redis_process, redis_port = start_redis(workdir)
+        processes.append(redis_process)
+        ctx = FairContext(
+            executable, workdir, data, redis_port, sorted(snapshot.countries),
+            sorted(path.name for path in (data / "snapshots").iterdir()), 8.0 if quick else 20.0,
+            api_root, api_env, edge_ipv6_prefix, Pricer(data), random.Random(30), set(),
+        )
+        for name in phases:
+            ensure_warm(ctx)
+            print(f"fairness: {name} ...", file=sys.stderr)
+            results[name] = FAIR_RUNNERS[name](ctx)
+            load.append(os.getloadavg()[0])
+            print(f"fairness: {name}: " + "; ".join(f"{check['check']}: {check['measured']} "
+                                                     f"{'PASS' if check['passed'] else 'FAIL'}"
+                                                     for check in results[name]["checks"]), file=sys.stderr)
+    finally:
+        for process in reversed(processes):
+            process.stop()
+        if os.environ.get("BENCH_KEEP"):
+            print(f"fairness: kept {workdir}", file=sys.stderr)
+        else:
+            shutil.rmtree(workdir, ignore_errors=True)
+    return {
+        "machine": machine(),
+        "nginx": subprocess.run([executable, "-v"], capture_output=True, text=True).stderr.strip(),
+        "data": data_note,
+        "api_root": str(api_root),
+        "api_env": api_env,
+        "edge_ipv6_prefix": edge_ipv6_prefix,
+        "seconds": ctx.seconds,
+        "load_average": [round(value, 2) for value in load],
+        "phases": results,
+        "passed": all(result["passed"] for result in results.values()),
+    }
+
+
+def print_fair_report(report: dict[str, Any]) -> None:
+    """The fairness phases' report as text, PASS or FAIL last."""
+    print(f"nginx: {report['nginx']}; API processes from {report['api_root']}"
+          f"{' with ' + ' '.join(f'{k}={v}' for k, v in report['api_env'].items()) if report['api_env'] else ''}; "
+          f"edge IPv6 client prefix /{report['edge_ipv6_prefix']}; {report['seconds']:g} s of the innocent "
+          f"client per phase; load average (1 min) {report['load_average']}")
+    for name, result in report["phases"].items():
+        print(f"{name}:")
+        print(f"  attacker: {result['attacker']}; at the edge {result['edge_clients'].get('attacker', {})}")
+        for number, clients in enumerate(result["api_clients"], 1):
+            print(f"  API {number}: " + "; ".join(
+                f"{who} {entry['requests']} requests {entry['statuses']} {entry.get('caches', {})}, "
+                f"{entry['computed']} computed, "
+                f"{entry['priced_bytes'] / 2**20:.2f} MiB priced" for who, entry in sorted(clients.items())))
+        print(f"  counters per API process: {result['counters']}; API CPU {result['api_cpu_seconds']} s; "
+              f"misses waiting at most {result['compute_waiting_max']:.0f}")
+        print(f"  innocent: {result['innocent_statuses']}, p50 {result['innocent_p50_ms']:.1f} ms, "
+              f"p90 {result.get('innocent_p90_ms', 0.0):.1f} ms, slowest {result['innocent_max_ms']:.0f} ms")
+        for check in result["checks"]:
+            print(f"  {'PASS' if check['passed'] else 'FAIL'}  {check['check']}: {check['measured']}")
+    print("PASS" if report["passed"] else "FAIL")
+
+
 def _wait_for_log(log: Path, lines: int) -> None:
     """nginx writes its buffered log lines within a moment of the run's end (flush on buffer
     full, or at the next request): wait until the run's lines are all in."""
@@ -813,9 +1838,27 @@ def _wait_for_log(log: Path, lines: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="2 rounds of 3 s instead of 5 of 8 s")
+    parser.add_argument("--quick", action="store_true",
+                        help="2 rounds of 3 s instead of 5 of 8 s; fairness phases of 8 s instead of 20")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--fairness", action="store_true",
+                        help=f"run the fairness phases ({', '.join(FAIR_PHASES)}) instead of the others")
+    parser.add_argument("--phase", action="append", choices=FAIR_PHASES, default=[],
+                        help="run this fairness phase (repeat for more)")
+    parser.add_argument("--api-root", type=Path, default=REPO_ROOT,
+                        help="fairness phases: the checkout whose server.py the API processes run "
+                             "(e.g. the tree before a change; its own warm-up fills Redis)")
+    parser.add_argument("--api-env", action="append", default=[], metavar="VAR=VALUE",
+                        help="fairness phases: a READINESS_* setting of the API processes (repeat)")
+    parser.add_argument("--edge-ipv6-prefix", type=int, default=64, choices=range(16, 129), metavar="16-128",
+                        help="fairness phases: the edge's IPv6 client block (EDGE_IPV6_PREFIX; 128: each address)")
     args = parser.parse_args(argv)
+    phases = [name for name in FAIR_PHASES if args.fairness or name in args.phase]
+    if phases:
+        api_env = dict(setting.split("=", 1) for setting in args.api_env)
+        return report_exit(lambda: run_fair(phases, args.quick, args.api_root.resolve(), api_env,
+                                            args.edge_ipv6_prefix),
+                           args.json, print_fair_report, "bench-edge cannot run")
     return report_exit(lambda: run(args.quick), args.json, print_report, "bench-edge cannot run")
 
 

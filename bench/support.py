@@ -228,23 +228,26 @@ def server_argv(
 
 def start_proxied(
     names: Sequence[str], data_dir: Path, redis_port: int, workdir: Path, processes: list[Process],
-    **settings: str,
+    root: Path = REPO_ROOT, **settings: str,
 ) -> list[int]:
     """One server.py per name as the edge benchmarks run it, behind nginx
-    (READINESS_BEHIND_PROXY), each on a free port with its own operations port, log level
-    WARNING, no shutdown delay, Redis database 0 at ``redis_port``, its output in
-    ``workdir/NAME.log``; this process's environment (READINESS_* included) under them and
-    ``settings`` over them. Each is added to ``processes`` as it starts (the caller stops
-    them); returns their ports once every one answers."""
+    (READINESS_BEHIND_PROXY), each on a free port with its own operations port (the
+    Process's ``admin_port``), log level WARNING, no shutdown delay, Redis database 0 at
+    ``redis_port``, its output in ``workdir/NAME.log``; this process's environment (READINESS_*
+    included) under them and ``settings`` over them. ``root``: the checkout whose server.py
+    runs (another one's, e.g. the tree before a change, runs its own packages). Each is added
+    to ``processes`` as it starts (the caller stops them); returns their ports once every one
+    answers."""
     ports = []
     for name in names:
-        port = free_port()
-        env = {**os.environ, "READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(free_port()),
+        port, admin_port = free_port(), free_port()
+        env = {**os.environ, "READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(admin_port),
                "READINESS_DATA_DIR": str(data_dir),
                "READINESS_REDIS_URL": f"redis://{HOST}:{redis_port}/0",
                "READINESS_BEHIND_PROXY": "true", "READINESS_LOG_LEVEL": "WARNING",
                "READINESS_SHUTDOWN_DELAY_SECONDS": "0", **settings}
-        processes.append(Process(name, [sys.executable, "server.py"], env, workdir / f"{name}.log"))
+        processes.append(Process(name, [sys.executable, str(root / "server.py")], env, workdir / f"{name}.log",
+                                 admin_port))
         ports.append(port)
     for process, port in zip(processes[-len(names):], ports, strict=True):
         answering(process, port)
