@@ -6,30 +6,14 @@ fair share is the max-min share of the module docstring."""
 
 from __future__ import annotations
 
-import importlib.util
 import socket
-import sys
 from pathlib import Path
-from types import ModuleType
 
 from readiness.edge_config import TEMPLATE
+from tests.bench_scripts import bench_module
 from tests.conftest import SAMPLE
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-def _bench_module(name: str) -> ModuleType:
-    """A bench script as a module (bench/ is not a package; the script puts bench/ on the path
-    for its own imports)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-edge = _bench_module("edge")
+edge = bench_module("edge")
 
 
 def test_the_edge_log_is_read_in_the_templates_format(tmp_path: Path) -> None:

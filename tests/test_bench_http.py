@@ -5,35 +5,17 @@ docs/TESTING.md#the-suite-is-deterministic-on-a-machine-twice-as-slow)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 from tornado.httpclient import AsyncHTTPClient
 from tornado.httpserver import HTTPServer
 from tornado.testing import bind_unused_port
 from tornado.web import Application
 
 from readiness.domain.answer import Answer
+from tests.bench_scripts import bench_module
 from tests.conftest import SAMPLE, access_lines, gen_test
 
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-def _bench_module(name: str) -> ModuleType:
-    """A bench script as a module (bench/ is not a package; the script puts bench/ on the path
-    for its own imports)."""
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-http_cache = _bench_module("http_cache")
-baseline_server = _bench_module("baseline_server")
+http_cache = bench_module("http_cache")
+baseline_server = bench_module("baseline_server")
 
 
 def test_every_case_is_compared_with_a_case_of_the_same_answer() -> None:
