@@ -538,6 +538,20 @@ def _flood(port: int, requests: list[tuple[str, dict[str, str]]], rate: float, s
     results.put(outcomes)
 
 
+def peeked_statuses(clients: list[socket.socket]) -> dict[str, int]:
+    """How many of ``clients`` (connections that never read) were sent each status, read
+    without consuming it; "nothing yet" for those sent nothing."""
+    got: dict[str, int] = {}
+    for client in clients:
+        client.setblocking(False)
+        try:
+            status = client.recv(12, socket.MSG_PEEK)[9:12].decode()
+        except BlockingIOError:
+            status = "nothing yet"
+        got[status] = got.get(status, 0) + 1
+    return got
+
+
 def slow_readers(edge: Nginx, codes: list[str]) -> dict[str, Any]:
     """SLOW_READERS connections from 127.0.0.1, each asking for a distinct large answer (never
     stored: each goes through the gate) and never reading, with a 4 KiB receive buffer so that
@@ -557,14 +571,7 @@ def slow_readers(edge: Nginx, codes: list[str]) -> dict[str, Any]:
         time.sleep(2)
         kernel = edge.queued_bytes() - queued
         grown = edge.resident_bytes() - resident
-        statuses: dict[str, int] = {}
-        for client in clients:
-            client.setblocking(False)
-            try:
-                status = client.recv(12, socket.MSG_PEEK)[9:12].decode()
-            except BlockingIOError:
-                status = "nothing yet"
-            statuses[status] = statuses.get(status, 0) + 1
+        statuses = peeked_statuses(clients)
     finally:
         for client in clients:
             client.close()
@@ -1642,17 +1649,6 @@ def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
                 client.sendall(request)
             return clients
 
-        def statuses(clients: list[socket.socket]) -> dict[str, int]:
-            got: dict[str, int] = {}
-            for client in clients:
-                client.setblocking(False)
-                try:
-                    status = client.recv(12, socket.MSG_PEEK)[9:12].decode()
-                except BlockingIOError:
-                    status = "nothing yet"
-                got[status] = got.get(status, 0) + 1
-            return got
-
         def held(address: str) -> list[socket.socket]:
             """One set opened, and what it holds once steady."""
             kernel = steady(sockstat_tcp_bytes, 3.0)
@@ -1672,7 +1668,7 @@ def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
                          for role, hop in sorted(socket_memory(roles).items())},
                 "edge_resident_growth_mb": round(grown["edge"] / 2**20, 1),
                 "api_resident_growth_mb": round(grown["api"] / 2**20, 1),
-                "statuses": statuses(clients),
+                "statuses": peeked_statuses(clients),
             }
             found["sockets_mb_held"] = round(sum(hop["memory_mb"] for hop in found["hops"].values()), 1)
             # Judged by the sockets of the phase's ports: /proc/net/sockstat counts every socket
