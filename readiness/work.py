@@ -121,11 +121,7 @@ class ComputePool:
         full, so every valid query can be answered by an idle server.
         """
         inline = self.limits.threads == 0 or cost <= self.limits.inline_bytes
-        if self.budget is not None:
-            try:
-                await self.budget.take(client, cost)
-            except Overloaded:
-                await self._refuse(over_budget=True, pause=0.0 if inline else self.limits.shed_pause)
+        await self.charge(cost, client, pause=0.0 if inline else self.limits.shed_pause)
         if inline:
             return job()
         if self.admitted and self.admitted_bytes + cost > self.limits.queue_bytes:
@@ -142,14 +138,15 @@ class ComputePool:
         # given back when it ends, not before, so the bound always holds for real threads.
         return await asyncio.shield(running)
 
-    async def charge(self, cost: int, client: str) -> None:
-        """Take ``cost`` from ``client``'s share of the budget for work that is not a
-        computation (reading an archive), waiting its turn; Overloaded as ``run`` refuses."""
+    async def charge(self, cost: int, client: str, pause: float = 0.0) -> None:
+        """Take ``cost`` from ``client``'s share of the budget, waiting its turn: before a
+        computation (``run``), or for work that is not one (reading an archive). Raises
+        Overloaded, after ``pause`` seconds, when the budget refuses it."""
         if self.budget is not None:
             try:
                 await self.budget.take(client, cost)
             except Overloaded:
-                await self._refuse(over_budget=True, pause=0.0)
+                await self._refuse(over_budget=True, pause=pause)
 
     async def _refuse(self, *, over_budget: bool, pause: float) -> NoReturn:
         """Count a refused miss and raise Overloaded, after ``pause`` seconds.
