@@ -20,6 +20,12 @@ COPY requirements.lock /tmp/requirements.lock
 RUN pip --python /venv/bin/python install --require-hashes --no-deps --only-binary=:all: \
         --requirement /tmp/requirements.lock
 
+# The share previews' text (readiness/pages/preview_svg.py): resvg draws with fonts found on the
+# machine, and the slim base has none: DejaVu Sans, and WenQuanYi Micro Hei (5 MB) for the
+# Chinese previews (as `make fonts` installs for the tests). Installed here, copied into the service below.
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core fonts-wqy-microhei \
+    && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /app
 COPY server.py ./
 COPY config/ config/
@@ -37,6 +43,8 @@ RUN groupadd --system --gid 10001 readiness \
     && useradd --system --uid 10001 --gid readiness --no-create-home \
         --home-dir /nonexistent --shell /usr/sbin/nologin readiness
 COPY --from=build /venv /venv
+COPY --from=build /usr/share/fonts/truetype/dejavu/ /usr/share/fonts/truetype/dejavu/
+COPY --from=build /usr/share/fonts/truetype/wqy/ /usr/share/fonts/truetype/wqy/
 COPY --from=build /app /app
 ENV PATH=/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \

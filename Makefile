@@ -1,5 +1,6 @@
 # make run: serve the bundled (synthetic) sample data on 127.0.0.1:8080.
 # make test: lint, then run the test suite in parallel. Both create .venv on first use (Python 3.11+).
+# make i18n: extract the pages' messages, merge them into each language's catalogue, compile it.
 # make lock: re-pin the whole dependency tree, with hashes, after editing requirements*.txt.
 PYTHON ?= python3
 VENV := .venv
@@ -10,7 +11,7 @@ UV_VERSION := 0.13.9
 TOOLS := .venv-tools
 LOCK_FLAGS := --universal --python-version 3.11 --generate-hashes --custom-compile-command 'make lock' --quiet
 
-.PHONY: run test lint typecheck lock bench bench-http bench-edge nginx redis redis-sentinel clean chromium promtool pin-images
+.PHONY: i18n run test lint typecheck lock bench bench-http bench-edge nginx redis redis-sentinel clean chromium fonts promtool pin-images
 
 # The lock files, not the requirements they are compiled from: every package, direct or not,
 # at one version with its hashes (pip then refuses anything else: docs/OPERATIONS.md).
@@ -29,6 +30,20 @@ lock:
 	$(TOOLS)/bin/uv pip compile $(LOCK_FLAGS) requirements-dev.txt -c requirements.lock \
 		-o requirements-dev.lock
 
+# The pages' catalogues (readiness/pages/translations.py, docs/PAGES.md#languages): messages are
+# extracted from the templates, modules and scripts (babel.cfg) into a template (not kept), merged
+# into each language's .po (kept: translators edit it), and compiled to the .mo the service reads
+# (kept too, so a clone, CI and the image need no build step; tests/test_pages_translations.py
+# fails when a .mo is not the compiled .po). python -m: the templates' extractor is scripts/'s.
+LOCALE_DIR := readiness/pages/locale
+BABEL := $(BIN)/python -m babel.messages.frontend
+i18n: $(STAMP)
+	$(BABEL) extract -F babel.cfg -k t -k N_ --sort-by-file --width 100 --project "Readiness Index" \
+		--msgid-bugs-address "" -o $(LOCALE_DIR)/messages.pot .
+	$(BABEL) update --no-fuzzy-matching --width 100 -i $(LOCALE_DIR)/messages.pot -d $(LOCALE_DIR) -D messages
+	$(BABEL) compile --statistics -d $(LOCALE_DIR) -D messages
+	rm $(LOCALE_DIR)/messages.pot
+
 run: $(STAMP)
 	$(BIN)/python server.py $(ARGS)
 
@@ -41,7 +56,7 @@ run: $(STAMP)
 # module's asserts from source, 9 CPU-seconds a process for collection alone.
 TEST_WORKERS ?= 6
 
-test: lint nginx redis redis-sentinel chromium promtool
+test: lint nginx redis redis-sentinel chromium fonts promtool
 	env -u PYTHONDONTWRITEBYTECODE $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # $(call debian_package,<check that it is there>,<package>,<what skips without it>): when the
@@ -70,9 +85,17 @@ redis-sentinel:
 	@$(call debian_package,command -v redis-sentinel >/dev/null,redis-sentinel,the Sentinel tests)
 
 # The browser tests (tests/browser.py) drive Debian's Chromium through Playwright, never a
-# browser of Playwright's own (it downloads one, which cannot work offline).
-chromium:
+# browser of Playwright's own (it downloads one, which cannot work offline); with the fonts below,
+# so the Chinese pages' screenshots show characters, not boxes.
+chromium: fonts
 	@$(call debian_package,command -v chromium >/dev/null,chromium,the browser tests)
+
+# The Chinese font the share previews are drawn with (readiness/pages/preview_svg.py: resvg finds
+# fonts on the machine), as the image installs it (Dockerfile): WenQuanYi Micro Hei, 5 MB, also
+# what the Chinese pages' screenshots show. Without it tests/test_preview_svg.py skips its glyph
+# check, and the pictures show boxes.
+fonts:
+	@$(call debian_package,test -f /usr/share/fonts/truetype/wqy/wqy-microhei.ttc,fonts-wqy-microhei,the Chinese previews' glyph check)
 
 # promtool, from Debian's prometheus package, checks the alert rules and runs their unit tests
 # (tests/test_alerts.py). Only the tool is used: no Prometheus server is started.
