@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import math
 import statistics
 from collections.abc import Iterator
 from fractions import Fraction
@@ -51,6 +52,7 @@ from tests.conftest import (
     country,
     flip,
     gen_test,
+    links,
     place_snapshot,
     snapshot,
     summarized_sample,
@@ -167,6 +169,17 @@ def test_aggregates_sample_equal_a_hand_recomputation_with_statistics(
 def test_quantile_is_numpys_linear_interpolation_to_the_last_bit(values: list[float], fraction: float) -> None:
     ordered = sorted(values)
     assert quantile(ordered, fraction) == float(numpy.quantile(numpy.array(ordered), fraction))
+
+
+SOUTH_ASIA_2026_11 = [26.53, 50.22, 41.43, 41.78, 41.92, 57.54, 42.96, 47.82]
+"""The sample's South Asian composites of 2026-11: a true mean of 43.775, halfway (docs/METHOD.md)."""
+
+
+def test_aggregates_mean_halfway_rounds_the_double_as_python_does() -> None:
+    assert statistics.mean(Fraction(str(value)) for value in SOUTH_ASIA_2026_11) == Fraction("43.775")
+    assert describe(SOUTH_ASIA_2026_11)["mean"] == 43.77 == round(math.fsum(SOUTH_ASIA_2026_11) / 8, 2)
+    assert numpy.round(math.fsum(SOUTH_ASIA_2026_11) / 8, 2) == 43.78  # numpy's (pandas') rounding, the doc's warning
+    assert round(float(pandas.Series(SOUTH_ASIA_2026_11).mean()), 2) == 43.78  # a plain sum: 43.775000000000006
 
 
 def test_describe_leaves_out_nulls_and_gives_nulls_without_values() -> None:
@@ -286,9 +299,11 @@ def test_aggregates_csv_has_the_columns_and_the_json_rows(summaries: tuple[Summa
     query = parse_query_string("by=region&format=csv", routes.AGGREGATES.grammar)
     answer = compute_aggregates(summaries, summaries[-1].series, query, routes.AGGREGATES)
     table = list(csv.reader(io.StringIO(answer.body.decode("utf-8-sig"))))
-    assert tuple(table[0]) == AGGREGATE_COLUMNS
+    assert tuple(table[0]) == (*AGGREGATE_COLUMNS, "snapshot_id", "notice")
     rows = aggregates(summaries, "by=region")["data"]
-    assert table[1:] == [["" if row[name] is None else str(row[name]) for name in AGGREGATE_COLUMNS] for row in rows]
+    assert [line[:-2] for line in table[1:]] == [
+        ["" if row[name] is None else str(row[name]) for name in AGGREGATE_COLUMNS] for row in rows]
+    assert [line[-2] for line in table[1:]] == [row["snapshot"] for row in rows]
     assert answer.meta.total == len(rows) == 42
 
 
@@ -325,6 +340,8 @@ async def test_aggregates_http_csv(
     assert response.code == 200 and response.headers["Content-Type"] == "text/csv; charset=utf-8"
     assert response.headers["Content-Disposition"].startswith('attachment; filename="aggregates-2026-11')
     frame = pandas.read_csv(io.BytesIO(response.body))
+    assert frame.pop("notice").str.startswith("SYNTHETIC").all()
+    assert (frame.pop("snapshot_id") == frame["snapshot"]).all()
     assert tuple(frame.columns) == AGGREGATE_COLUMNS and len(frame) == 2 * 2 * len(MEASURES)
     rows = aggregates(summaries, "years=2025:2026&by=fcv")["data"]
     assert frame.to_dict("records") == rows
@@ -364,11 +381,11 @@ async def test_aggregates_pages_with_limit_offset_and_link(http_client: AsyncHTT
         page = await get(http_client, base_url, target)
         assert page.headers["X-Total-Count"] == str(len(rows))
         collected += orjson.loads(page.body)["data"]
-        if "Link" not in page.headers:
+        following = links(page.headers.get("Link")).get("next")
+        if following is None:
             break
-        link = page.headers["Link"]
-        assert link.endswith('>; rel="next"') and "offset=" in link
-        target = link[1:link.index(">")]
+        assert "offset=" in following
+        target = following
     assert collected == rows
 
 
@@ -451,3 +468,18 @@ async def test_aggregates_bad_input_and_no_snapshot(
     http_client: AsyncHTTPClient, base_url: str, query: str, status: int, fragment: str
 ) -> None:
     assert_error_envelope(await get(http_client, base_url, f"/api/v1/aggregates?{query}"), status, fragment)
+
+
+@gen_test
+async def test_aggregates_south_asia_from_the_published_scores_of_the_csv(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    """The route computes from the scores the readiness CSV serves (no unrounded ones exist):
+    South Asia's mean is theirs, rounded by Python's ``round`` (docs/METHOD.md#group-statistics-apiv1aggregates)."""
+    economies = await get(http_client, base_url, "/api/v1/readiness?region=SAS&fields=score&format=csv")
+    scores = list(pandas.read_csv(io.BytesIO(economies.body))["Composite Readiness Score"])
+    assert sorted(scores) == sorted(SOUTH_ASIA_2026_11)
+    table = body(await get(http_client, base_url, "/api/v1/aggregates?by=region&region=SAS"))["data"]
+    row = next(row for row in table if row["measure"] == "Composite Readiness Score")
+    assert row["group"] == "South Asia" and row["count"] == 8
+    assert row["mean"] == round(math.fsum(scores) / len(scores), 2) == 43.77

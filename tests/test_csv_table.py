@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from config import Settings
 from loaders import COUNTRY_FIELDS, Country, JsonValue, Snapshot, SnapshotStore
 from readiness.app import make_app
-from readiness.domain.csv_table import to_csv
+from readiness.domain.csv_table import Provenance, to_csv
 from tests.openapi_server import serving
 
 BOM = b"\xef\xbb\xbf"
@@ -207,6 +207,11 @@ def test_pandas_read_csv_equals_read_json_on_the_sample(sample_server: str, quer
         io.StringIO(orjson.dumps(rows).decode()), orient="records", dtype=False, precise_float=True
     )
     from_json = from_json.drop(columns=["indicator_details"], errors="ignore")
+    # Each row also says its snapshot and the sample's notice, last (docs/API.md#csv).
+    snapshot = envelope["snapshot"] if envelope["snapshot"] != "current" else "2026-11"
+    assert list(from_csv.columns[-2:]) == ["snapshot_id", "notice"]
+    assert set(from_csv.pop("snapshot_id")) == ({snapshot} if envelope["count"] else set())
+    assert set(from_csv.pop("notice")) == ({envelope["notice"]} if envelope["count"] else set())
     assert list(from_csv.columns) == list(from_json.columns)
     assert len(from_csv) == len(from_json) == envelope["count"]
     for name in from_csv.columns:
@@ -221,7 +226,8 @@ def test_pandas_read_csv_keeps_accented_names_intact(sample_server: str) -> None
     frame = pandas.read_csv(f"{sample_server}/api/v1/readiness?format=csv")
     names = set(frame["Country Name"])
     assert set(ACCENTED.values()) <= names
-    assert list(frame.columns) == [field.name for field in COUNTRY_FIELDS]  # the BOM is not in the first name
+    # The BOM is not in the first name; the provenance columns come last.
+    assert list(frame.columns) == [*(field.name for field in COUNTRY_FIELDS), "snapshot_id", "notice"]
     assert len(frame) == 217
     assert frame["Population, total"].dtype.kind == "i" or frame["Population, total"].isna().any()
 
@@ -234,7 +240,9 @@ def test_pandas_read_json_of_the_same_url_without_format(sample_server: str) -> 
 
 def test_csv_bytes_are_utf8_with_a_bom_for_spreadsheets(sample_server: str) -> None:
     document = _get(f"{sample_server}/api/v1/readiness?codes=CIV,CUW&format=csv&fields=Country%20Name")
-    assert document == BOM + "Country Name\r\nCôte d'Ivoire\r\nCuraçao\r\n".encode()
+    notice = orjson.loads(_get(f"{sample_server}/api/v1/snapshots"))["notice"]
+    assert document == BOM + (f"Country Name,snapshot_id,notice\r\nCôte d'Ivoire,2026-11,{notice}\r\n"
+                              f"Curaçao,2026-11,{notice}\r\n").encode()
 
 
 def _get(url: str) -> bytes:
@@ -253,3 +261,22 @@ def _same(got: Any, want: Any) -> bool:
     if isinstance(want, (int, float)):
         return float(got) == float(want)
     return bool(got == want)
+
+
+def test_to_csv_provenance_ends_every_row_with_its_snapshot_and_notice() -> None:
+    rows = [{"a": 1, "snapshot": "2025-12"}, {"a": 2, "snapshot": "2026-11"}, {"a": 3, "snapshot": "2025-12"}]
+    over_two = Provenance(notices={"2025-12": "SYNTHETIC, not real"})
+    assert read_back(to_csv(["a"], rows, over_two)) == [
+        ["a", "snapshot_id", "notice"],
+        ["1", "2025-12", "SYNTHETIC, not real"], ["2", "2026-11", ""], ["3", "2025-12", "SYNTHETIC, not real"],
+    ]
+    one = to_csv(["a"], rows[:1], Provenance.of("2026-11", None))
+    assert one == BOM + b"a,snapshot_id\r\n1,2026-11\r\n"
+
+
+@pytest.mark.parametrize("notice", ['say "synthetic"', "=1+1", "line\nbreak", "back\\slash"])
+def test_to_csv_provenance_notice_is_written_as_any_text_cell(notice: str) -> None:
+    """The notice goes through the same rules as every cell: quoted, escaped, defused."""
+    document = to_csv(["a", "b"], [{"a": 1, "b": "x"}], Provenance.of("2026-11", notice))
+    expected = notice if not notice.startswith("=") else "'" + notice
+    assert read_back(document) == [["a", "b", "snapshot_id", "notice"], ["1", "x", "2026-11", expected]]

@@ -20,7 +20,7 @@ from readiness.app import make_app
 from readiness.domain.shapes import HISTORY_LONG_COLUMNS, INDICATOR_LONG_COLUMNS, INDICATOR_MEASURES
 from readiness.domain.tables import HISTORY_DEFAULT, INDICATOR_COLUMNS
 from readiness.http.logs import AccessLog
-from tests.conftest import access_lines, assert_error_envelope, body, gen_test
+from tests.conftest import access_lines, assert_error_envelope, body, gen_test, links
 from tests.test_data_routes import EVERY, csv_rows, data_directory, get, rows
 
 LISTED = ("2023-12", "2024-06", "2025-12", "2026-11")
@@ -138,7 +138,21 @@ async def test_indicator_rows_carry_the_percentiles_as_numbers_after_specs_keys(
             assert row[number] == (None if text is None else int(re.fullmatch(r"([0-9]+)(st|nd|rd|th)", str(text))[1]))
     assert any(isinstance(row["global_percentile_value"], int) for row in table)
     header = csv_rows(await get(http_client, base_url, "/api/v1/indicators?format=csv&limit=1"))[0]
-    assert header[-3:] == ["notes", "global_percentile_value", "regional_percentile_value"]
+    assert header[-6:] == [
+        "notes", "global_percentile_value", "regional_percentile_value", "observed_year", "snapshot_id", "notice"
+    ]
+
+
+@gen_test
+async def test_indicator_rows_observed_year_is_the_deprecated_year_renamed(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    table = rows(await get(http_client, base_url, "/api/v1/indicators?snapshot=2024-06"))
+    assert table and all(row["observed_year"] == row["year"] for row in table)
+    assert any(isinstance(row["observed_year"], int) for row in table)
+    csv_table = csv_rows(await get(http_client, base_url, "/api/v1/indicators?snapshot=2024-06&format=csv"))
+    header = csv_table[0]
+    assert all(line[header.index("observed_year")] == line[header.index("year")] for line in csv_table[1:])
 
 
 @gen_test
@@ -247,14 +261,14 @@ async def test_long_limit_offset_and_total_count_long_rows_json_and_csv_alike(
     page = await get(http_client, base_url, "/api/v1/indicators?shape=long&limit=5&offset=3")
     assert rows(page) == every[3:8]
     assert page.headers["X-Total-Count"] == str(len(every))
-    assert page.headers["Link"] == '</api/v1/indicators?limit=5&offset=8&shape=long>; rel="next"'
+    assert links(page.headers["Link"])["next"] == "/api/v1/indicators?limit=5&offset=8&shape=long"
     table = csv_rows(await get(http_client, base_url, "/api/v1/indicators?shape=long&limit=5&offset=3&format=csv"))
-    assert table[0] == list(INDICATOR_LONG_COLUMNS)
+    assert table[0] == [*INDICATOR_LONG_COLUMNS, "snapshot_id", "notice"]
     assert [line[:7] for line in table[1:]] == [
         [str(row[name]) for name in INDICATOR_LONG_COLUMNS[:7]] for row in every[3:8]
     ]
     history = csv_rows(await get(http_client, base_url, "/api/v1/history?shape=long&format=csv&code=AAA&years=2026"))
-    assert history[0] == list(HISTORY_LONG_COLUMNS)
+    assert history[0] == [*HISTORY_LONG_COLUMNS, "snapshot_id", "notice"]
     assert [line[5] for line in history[1:]] == list(HISTORY_DEFAULT)
 
 
@@ -274,3 +288,18 @@ async def test_indicators_long_over_years_and_on_an_archive(http_client: AsyncHT
 async def test_shape_unknown_is_400(http_client: AsyncHTTPClient, base_url: str) -> None:
     assert_error_envelope(await get(http_client, base_url, "/api/v1/history?shape=tall"), 400, "shape='tall'",
                           "wide or long")
+
+
+@gen_test
+async def test_history_long_keeps_value_numeric_text_fields_in_text_value(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    mixed = rows(await get(http_client, base_url, "/api/v1/history?fields=Region,FCV%20Status,score&shape=long"))
+    assert mixed and all(row["value"] is None or type(row["value"]) in (int, float) for row in mixed)
+    assert {row["measure"] for row in mixed if row["text_value"] is not None} <= {"Region", "FCV Status"}
+    assert all(isinstance(row["text_value"], str) for row in mixed if row["measure"] == "Region")
+    assert all(row["value"] is None for row in mixed if row["measure"] in ("Region", "FCV Status"))
+    numeric = rows(await get(http_client, base_url, "/api/v1/history?fields=score,Global%20Rank&shape=long"))
+    assert numeric and all("text_value" not in row for row in numeric)  # the column only when asked for
+    table = csv_rows(await get(http_client, base_url, "/api/v1/history?fields=Region,score&shape=long&format=csv"))
+    assert table[0] == [*HISTORY_LONG_COLUMNS, "text_value", "snapshot_id", "notice"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from readiness.domain.envelope import answer_body, error_body
+from readiness.domain.envelope import answer_body, error_body, page_fields, resolved
 from readiness.domain.errors import ArchiveNotFound, CountryNotFound, InvalidParameter
 from readiness.domain.query import Query
 
@@ -62,3 +62,28 @@ def test_answer_notice_and_unmatched_follow_specs_members_only_when_present() ->
     assert (full["data"], full["unmatched"], full["notice"]) == (
         {"Country Code": "KEN"}, {"codes": ["XXX"]}, "SYNTHETIC"
     )
+
+
+def test_page_fields_only_when_the_query_pages() -> None:
+    assert page_fields(Query(), 217) == {}  # the specification's envelope, unchanged
+    assert page_fields(Query(limit=10, offset=30), 42) == {"page": 4, "pages": 5, "per_page": 10, "total": 42}
+    assert page_fields(Query(limit=10, offset=35), 42)["page"] == 4  # rounded down
+    assert page_fields(Query(limit=10), 0) == {"page": 1, "pages": 0, "per_page": 10, "total": 0}
+    assert page_fields(Query(offset=5), 42) == {"page": 1, "pages": 1, "per_page": 42, "total": 42}  # one page
+    assert page_fields(Query(offset=5), 0) == {"page": 1, "pages": 0, "per_page": 0, "total": 0}
+
+
+def test_paging_fields_follow_data_and_precede_the_notice() -> None:
+    body = orjson.loads(answer_body(Query(limit=1), "current", [{"a": 1}], 3, notice="n",
+                                    identity=resolved("2026-11", "2026-11"), paging=page_fields(Query(limit=1), 3)))
+    assert list(body) == ["apiVersion", "level", "snapshot", "snapshot_id", "current", "count", "data", "page",
+                          "pages", "per_page", "total", "notice"]
+
+
+def test_resolved_names_the_snapshot_and_whether_it_is_current_after_snapshot() -> None:
+    assert resolved("2026-11", "2026-11") == {"snapshot_id": "2026-11", "current": True}
+    assert resolved("2025-12", "2026-11") == {"snapshot_id": "2025-12", "current": False}
+    assert resolved(None, "2026-11") == {"snapshot_id": None, "current": False}
+    body = orjson.loads(answer_body(Query(), "current", [], identity=resolved("2026-11", "2026-11")))
+    assert list(body) == ["apiVersion", "level", "snapshot", "snapshot_id", "current", "count", "data"]
+    assert (body["snapshot"], body["snapshot_id"], body["current"]) == ("current", "2026-11", True)

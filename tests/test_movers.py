@@ -21,7 +21,7 @@ from readiness.domain.meta import Format
 from readiness.domain.movers import COLUMN_NAMES, compared, compute_movers, mover_rows, movers_cost
 from readiness.domain.query import Query
 from readiness.http.openapi import openapi_document
-from tests.conftest import assert_error_envelope, body, country, gen_test, snapshot
+from tests.conftest import assert_error_envelope, body, country, gen_test, links, snapshot
 from tests.test_openapi import assert_conforms
 
 ROUTE = routes.RANKING_CHANGES
@@ -135,9 +135,11 @@ def test_answer_pages_with_a_link_and_totals_and_says_its_snapshots() -> None:
     answer = compute_movers(SUMMARIES, NOW, _query("limit=2"), ROUTE)
     document = orjson.loads(answer.body)
     assert (document["snapshot"], document["count"], answer.meta.total) == ("2026-11", 2, 3)
-    assert answer.meta.next == f"{PATH}?limit=2&offset=2"
+    assert links(answer.meta.links) == {"next": f"{PATH}?limit=2&offset=2", "last": f"{PATH}?limit=2&offset=2"}
+    assert (document["page"], document["pages"], document["per_page"], document["total"]) == (1, 2, 2, 3)
     last = compute_movers(SUMMARIES, NOW, _query("limit=2&offset=2"), ROUTE)
-    assert last.meta.next is None and [row["Country Code"] for row in orjson.loads(last.body)["data"]] == ["SOM"]
+    assert links(last.meta.links) == {"first": f"{PATH}?limit=2", "prev": f"{PATH}?limit=2"}
+    assert [row["Country Code"] for row in orjson.loads(last.body)["data"]] == ["SOM"]
 
 
 def test_answer_names_codes_neither_snapshot_has() -> None:
@@ -147,7 +149,8 @@ def test_answer_names_codes_neither_snapshot_has() -> None:
 
 def test_csv_has_the_columns_in_order() -> None:
     answer = compute_movers(SUMMARIES, NOW, Query(format=Format.CSV), ROUTE)
-    assert answer.body.decode("utf-8-sig").splitlines()[0] == ",".join(COLUMN_NAMES)
+    header = answer.body.decode("utf-8-sig").splitlines()[0]
+    assert header.startswith(",".join(COLUMN_NAMES) + ",snapshot_id")  # then notice, where the snapshots have one
     assert answer.meta.download == "movers"
 
 
@@ -162,7 +165,8 @@ async def test_http_answer_is_the_current_snapshot_against_the_previous_one(http
     assert {(row["from"], row["to"]) for row in document["data"]} == {("2025-12", "2026-11")}  # type: ignore[index]
     changes = [abs(row["score_change"]) for row in document["data"]]  # type: ignore[index]
     assert changes == sorted(changes, reverse=True)
-    assert response.headers["Link"] == f'<{PATH}?limit=5&offset=5>; rel="next"'
+    assert links(response.headers["Link"]) == {"next": f"{PATH}?limit=5&offset=5", "last": f"{PATH}?limit=5&offset=215"}
+    assert document["total"] == 217 and document["pages"] == 44
     assert document["notice"]  # the sample says it is synthetic
     assert_conforms("GET", PATH, 200, response.headers, response.body)
 
@@ -174,7 +178,8 @@ async def test_http_csv_read_by_pandas_is_the_json_rows(http_client: Any, base_u
     response: HTTPResponse = await http_client.fetch(f"{base_url}{PATH}?{query}&format=csv")
     assert response.headers["Content-Disposition"] == 'attachment; filename="movers-2026-11-synthetic.csv"'
     table = pd.read_csv(io.BytesIO(response.body), encoding="utf-8-sig", keep_default_na=False, na_values=[""])
-    assert list(table.columns) == list(COLUMN_NAMES)
+    assert list(table.columns) == [*COLUMN_NAMES, "snapshot_id", "notice"]
+    assert set(table["snapshot_id"]) == {"2026-11"}  # the later snapshot compared
     assert list(table["Country Code"]) == [row["Country Code"] for row in rows]  # type: ignore[index]
     read = [None if pd.isna(change) else int(change) for change in table["rank_change"]]  # unranked: empty
     assert read == [row["rank_change"] for row in rows]  # type: ignore[index]

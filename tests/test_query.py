@@ -78,6 +78,21 @@ def test_parse_year_selects_december_archive() -> None:
     assert archive_id(query.year) == "2024-12"
 
 
+@pytest.mark.parametrize(("params", "current", "chosen"), [
+    ({"year": "2026"}, "2026-11", "2026-11"),  # the current snapshot's year: the current snapshot
+    ({"year": "2026"}, "2026-12", "2026-12"),
+    ({"year": "2026"}, "2027-01", "2026-12"),  # a past year: its December
+    ({"year": "2025"}, "2026-11", "2025-12"),
+    ({"year": "2027"}, "2026-11", "2027-12"),  # a later year: its December, which the store has not
+    ({"snapshot": "2026-06"}, "2026-11", "2026-06"),
+    ({}, "2026-11", None),
+])
+def test_snapshot_in_year_of_the_current_snapshot_is_the_current_one(
+    params: dict[str, str], current: str, chosen: str | None
+) -> None:
+    assert Query.parse(params).snapshot_in(current) == chosen
+
+
 @pytest.mark.parametrize(
     ("params", "sort", "descending"),
     [
@@ -247,7 +262,7 @@ def test_parse_unknown_name_on_v1_is_400_with_nearest_and_accepted(name: str, su
         assert "Did you mean" not in message
     else:
         assert f"Did you mean '{suggestion}'?" in message
-    assert message.endswith("Accepted parameters: " + ", ".join(routes.V1.grammar.names) + ".")
+    assert message.endswith("Accepted parameters: " + ", ".join(routes.V1.grammar.accepted) + ".")
 
 
 def test_parse_unknown_name_message_is_the_contract_text() -> None:
@@ -291,17 +306,18 @@ def test_route_parameters_are_the_contract() -> None:
         "code codes level region income fcv year snapshot sort order fields shortnames indicators limit weights offset "
         "format".split()
     )
+    assert routes.V1.grammar.accepted == (*routes.V1.grammar.names, "country", "per_page", "page")
     assert routes.LEGACY.grammar.names == tuple(
         "code codes level region income fcv year sort order fields shortnames indicators limit format".split()
     )
     assert set(routes.INDICATORS.grammar.names) == set(
-        "code codes region income fcv indicators year years snapshot shape limit offset format".split()
+        "code codes region income fcv indicators year years mrv snapshot fields shape limit offset format".split()
     )
     assert set(routes.HISTORY.grammar.names) == set(
-        "code codes region income fcv fields years shape limit offset format".split()
+        "code codes region income fcv fields years mrv snapshot shape limit offset format".split()
     )
     assert set(routes.AGGREGATES.grammar.names) == set(
-        "by region income fcv year years snapshot limit offset format".split()
+        "by region income fcv year years mrv snapshot limit offset format".split()
     )
     assert routes.SNAPSHOTS.grammar.names == ()
     assert routes.CHANGES.grammar.names == ("format",)

@@ -69,7 +69,7 @@ def test_indicator_rows_by_code_then_details_order_with_identity_first() -> None
                        "Income Level": "Lower middle income", "snapshot": "2026-11",
                        "indicator_code": "GE.EST", "indicator_name": "Government Effectiveness",
                        "data_source": "WDI", "notes": "", "global_percentile_value": None,
-                       "regional_percentile_value": None}
+                       "regional_percentile_value": None, "observed_year": None}
     assert rows[2]["Income Level"] is None  # absent from the record: null, the column stays
 
 
@@ -125,10 +125,10 @@ def test_indicator_json_rows_held_are_bounded() -> None:
     assert 0 < len(_held_json) <= COUNTRY_JSON_HELD
 
 
-def test_indicator_columns_are_identity_then_detail_keys_then_percentile_numbers() -> None:
+def test_indicator_columns_are_identity_then_detail_keys_then_percentile_numbers_then_observed_year() -> None:
     assert INDICATOR_COLUMNS[:5] == ("Country Code", "Country Name", "Region", "Income Level", "snapshot")
-    assert INDICATOR_COLUMNS[5:-2] == tuple(INDICATOR_FIELDS)  # the element's keys, in place
-    assert INDICATOR_COLUMNS[-2:] == ("global_percentile_value", "regional_percentile_value")
+    assert INDICATOR_COLUMNS[5:-3] == tuple(INDICATOR_FIELDS)  # the element's keys, in place
+    assert INDICATOR_COLUMNS[-3:] == ("global_percentile_value", "regional_percentile_value", "observed_year")
 
 
 @pytest.mark.parametrize(
@@ -250,7 +250,7 @@ def test_catalogue_newest_first_with_facts_links_and_current_catalogue() -> None
     document = catalogue_document(summaries, "2026-11", "1")
     assert document["apiVersion"] == "1" and document["snapshot"] == "2026-11" and document["count"] == 2
     assert document["data"] == [
-        {"id": "2026-11", "year": 2026, "month": 11, "current": True, "selectable": False,
+        {"id": "2026-11", "year": 2026, "month": 11, "current": True, "selectable": True,
          "published": "2026-11-05", "economies": 3, "ranked_economies": 2, "synthetic": True,
          "notice": "SYNTHETIC: test", "changes": "/api/v1/snapshots/2026-11/changes", "forced": None},
         {"id": "2024-12", "year": 2024, "month": 12, "current": False, "selectable": True,

@@ -195,7 +195,9 @@ async def test_readiness_weights_add_custom_values_and_echo_the_weights(fetch: A
     response = await fetch(V1 + "?code=KEN&weights=infrastructure:2,human:1,governance:1")
     assert response.code == 200
     envelope = body(response)
-    assert list(envelope)[:6] == ["apiVersion", "level", "snapshot", "count", "weights", "weights_note"]
+    assert list(envelope)[:8] == [
+        "apiVersion", "level", "snapshot", "snapshot_id", "current", "count", "weights", "weights_note"
+    ]
     assert envelope["weights"] == {"infrastructure": 0.5, "human": 0.25, "access": 0.0, "innovation": 0.0,
                                    "governance": 0.25}
     assert envelope["weights_note"] == WEIGHTS_NOTE
@@ -227,7 +229,7 @@ async def test_readiness_sort_custom_ranks_from_one(fetch: Any) -> None:
 async def test_readiness_csv_with_weights_has_the_custom_columns(fetch: Any) -> None:
     query = "?weights=2,1,0,0,1&sort=custom&fields=Country%20Code,score&limit=20"
     table = pandas.read_csv(io.BytesIO((await fetch(V1 + query + "&format=csv")).body), encoding="utf-8-sig")
-    assert list(table.columns) == ["Country Code", COMPOSITE, "Custom Score", "Custom Rank"]
+    assert list(table.columns) == ["Country Code", COMPOSITE, "Custom Score", "Custom Rank", "snapshot_id", "notice"]
     rows = body(await fetch(V1 + query))["data"]
     assert isinstance(rows, list)
     assert list(table["Country Code"]) == [row["Country Code"] for row in rows]

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from loaders import COMPOSITE, DIMENSIONS, REGION_SHORT, Country, JsonValue, Snapshot, Summary
 from readiness.domain.errors import ArchiveNotFound, SnapshotNotFound
 from readiness.domain.query import Grouping, Query
-from readiness.domain.tables import Record, snapshots_in_years
+from readiness.domain.tables import Record, snapshots_over_time
 from readiness.domain.vocabulary import INCOME_GROUPS
 
 MEASURES: tuple[str, ...] = (COMPOSITE, *(f"{dimension} Score" for dimension in DIMENSIONS))
@@ -130,13 +130,14 @@ def aggregate_rows(selected: Iterable[tuple[Snapshot, Iterable[Country]]], by: G
 
 def aggregate_snapshots(summaries: Sequence[Summary], current_id: str, query: Query) -> list[Snapshot]:
     """The series ``query`` aggregates, oldest first: the current snapshot by default, the
-    December of ``year``, the listed snapshot ``snapshot`` (a June too), or with ``years`` every
-    December and the current snapshot in that range, as history chooses them.
+    December of ``year`` (the current snapshot for its year: ``Query.snapshot_in``), the listed
+    snapshot ``snapshot`` (a June too), or with ``years`` every December and the current snapshot
+    in that range, as history chooses them (the ``mrv`` newest of them with ``mrv``).
 
     Raises ArchiveNotFound, SnapshotNotFound or NoSnapshotInYears when they select none."""
-    if query.years is not None:
-        return snapshots_in_years(summaries, current_id, query.years)
-    wanted = query.snapshot_id or current_id
+    if query.over_time:
+        return snapshots_over_time(summaries, current_id, query.years, query.recent)
+    wanted = query.snapshot_in(current_id) or current_id
     found = next((summary.series for summary in summaries if summary.id == wanted), None)
     if found is None:
         raise ArchiveNotFound(query.year) if query.year is not None else SnapshotNotFound(wanted)

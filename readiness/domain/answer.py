@@ -60,8 +60,11 @@ class Answer:
     @classmethod
     def of(cls, body: bytes, meta: AnswerMeta = JSON_META, download: tuple[str, str] | None = None) -> Answer:
         """Wrap a serialized body, computing its ETag and (if worth it) its gzip copy;
-        ``download``: a file's content type and name (``Answer.download``)."""
-        compressed = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0) if len(body) >= GZIP_MIN_BYTES else None
+        ``download``: a file's content type and name (``Answer.download``). A file already
+        compressed (``Format.binary``: Parquet, zip) gets no gzip copy: it would not be smaller,
+        and its byte ranges are the identity body's."""
+        worth = len(body) >= GZIP_MIN_BYTES and not meta.format.binary
+        compressed = gzip.compress(body, compresslevel=GZIP_LEVEL, mtime=0) if worth else None
         return cls(body, etag_of(body), compressed, meta, download)
 
     @property

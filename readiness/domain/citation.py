@@ -3,17 +3,21 @@
 
 Everything comes from the snapshot's manifest (``publisher``, ``license``, ``published``,
 ``synthetic``: docs/DATA.md#manifestjson), so the citation names whoever published the data,
-not whoever runs this service. ``url`` is relative (``/api/v1/readiness?snapshot=2026-11``):
-the answers are cached and shared by every host name the service is reached under, and no
-setting names a public address
+not whoever runs this service. The downloads are retrieved (``Retrieval``): their URL is
+absolute, from the service's public address (``READINESS_PUBLIC_URL``, else the request's
+own scheme and host: ``request_base``), and they carry the access date (BibTeX ``urldate``, RIS
+``Y2``, CSL ``accessed``, the text's "Accessed"). The catalogue's ``citation`` object, an answer
+cached and shared by every host name the service is reached under, keeps the relative URL
+(``/api/v1/readiness?snapshot=2026-11``) and no access date
 (docs/DECISIONS.md#the-data-routes-indicators-history-the-catalogue-change-reports).
-Pure: no I/O, no clock.
+Pure: no I/O, no clock (the handler passes the date).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from enum import Enum
 from urllib.parse import quote, urlencode
 
@@ -43,6 +47,11 @@ NO_LICENSE = "No licence stated."
 """The citation text's words for a manifest whose ``license`` is null or absent."""
 
 _SNAPSHOT_ID = re.compile(r"[0-9]{4}-(?:0[1-9]|1[0-2])")
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_HOST = re.compile(rf"(?=[^:]{{1,253}}(?::|$))(?:{_LABEL}(?:\.{_LABEL})*|\[[0-9a-f:.]{{2,45}}\])(?::[0-9]{{1,5}})?")
+"""A ``Host`` header the downloads' URLs may be built from (lower-cased first): a host name or a
+bracketed IPv6 address, and an optional port; nothing a BibTeX, RIS or CSL field would have to
+escape, and nothing that is not a host (``evil.org/x``, ``a b``, ``{``)."""
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 """BibTeX's month macros, unquoted in the ``month`` field."""
 
@@ -78,6 +87,12 @@ _EXTENSIONS = {
 ACCEPTED_FORMATS = ", ".join(item.value for item in CitationFormat)
 
 
+_CITATION_SNAPSHOT = Parameter(
+    "snapshot",
+    "A snapshot id `YYYY-MM` that `/api/v1/snapshots` lists. Omitted: the current snapshot. An id not listed "
+    "gives 404.",
+    pattern=SNAPSHOT_ANY,
+)
 CITATION_QUERY = Grammar((
     Parameter(
         "format",
@@ -86,14 +101,16 @@ CITATION_QUERY = Grammar((
         "`text`); any case. Another value gives 400.",
         choices=tuple(item.value for item in CitationFormat), default=CitationFormat.BIBTEX.value,
     ),
-    Parameter(
-        "snapshot",
-        "A snapshot id `YYYY-MM` that `/api/v1/snapshots` lists. Omitted: the current snapshot. An id not listed "
-        "gives 404.",
-        pattern=SNAPSHOT_ANY,
-    ),
+    _CITATION_SNAPSHOT,
 ))
 """What ``/api/v1/citation``'s query string may say (by the v1 rules: ``Grammar.values``)."""
+CITATION_FILE_QUERY = Grammar((_CITATION_SNAPSHOT,))
+"""What a citation's download path (``/api/v1/citation.bib``) takes: the path names the format."""
+
+
+def citation_file_path(chosen: CitationFormat) -> str:
+    """The download path of the citation in ``chosen``: ``/api/v1/citation`` with its file extension."""
+    return CITATION_PATH + chosen.extension
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,17 +122,18 @@ class CitationRequest:
     snapshot: str | None = None
 
     @classmethod
-    def parse(cls, raw: str) -> CitationRequest:
+    def parse(cls, raw: str, chosen: CitationFormat | None = None) -> CitationRequest:
         """Parse a URL query string by the v1 rules, as every route reads one
         (``read_query_string``, ``Grammar.values``: docs/DECISIONS.md#parameter-rules): names
         beginning with ``_`` ignored, any other unknown name refused, the last value of a
         repeated name kept, values trimmed and an empty one absent, ``format`` in any case.
 
         Raises UnknownParameter for a name it does not take, InvalidParameter naming ``format``
-        or ``snapshot`` and what each accepts.
+        or ``snapshot`` and what each accepts. ``chosen``: the format a download path names,
+        which then takes no ``format`` (``CITATION_FILE_QUERY``).
         """
-        params = CITATION_QUERY.values(read_query_string(raw))
-        chosen = CitationFormat.BIBTEX
+        params = (CITATION_QUERY if chosen is None else CITATION_FILE_QUERY).values(read_query_string(raw))
+        chosen = chosen or CitationFormat.BIBTEX
         if "format" in params:
             found = {item.value: item for item in CitationFormat}.get(folded(params["format"]))
             if found is None:
@@ -136,6 +154,42 @@ class CitationRequest:
         if self.snapshot is not None:
             pairs.append(("snapshot", self.snapshot))
         return urlencode(pairs, quote_via=quote, safe=",:")
+
+
+def request_base(scheme: str, host: str) -> str:
+    """The service's address as a request reached it: ``https://readiness.example.org``, from its
+    scheme (``http`` or ``https``: the edge's, through a trusted proxy) and ``Host`` header; "" (a
+    relative URL, as before) when either is anything else, so a client's odd ``Host`` never
+    reaches a citation. Used only without ``READINESS_PUBLIC_URL``, which wins."""
+    host = host.strip().lower()
+    if scheme not in ("http", "https") or not host.isascii() or not _HOST.fullmatch(host):
+        return ""
+    return f"{scheme}://{host}"
+
+
+DAY_SECONDS = 86400
+"""A UTC day in POSIX time (which counts no leap seconds)."""
+
+
+def access_date(now: float) -> date:
+    """The UTC day of ``now`` (seconds since the epoch): a download's access date."""
+    return date.fromordinal(date(1970, 1, 1).toordinal() + int(now // DAY_SECONDS))
+
+
+def until_next_day(now: float) -> int:
+    """Whole seconds from ``now`` to the next UTC midnight (1 to 86400), when a download's access
+    date changes: how long any cache may keep it (docs/CACHING.md)."""
+    return DAY_SECONDS - int(now) % DAY_SECONDS
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieval:
+    """Where and when a citation download was retrieved: ``base`` the service's public address,
+    no trailing slash ("" keeps the URL relative), and ``accessed`` the day, in UTC, the file was
+    served, which every format states (docs/API.md#get-apiv1citation-the-citation-as-a-file)."""
+
+    base: str
+    accessed: date
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,10 +244,22 @@ class Citation:
         ``Publisher (2026). Readiness Index, snapshot 2026-11 [Data set]. Published 2026-11-05.
         Licence: CC-BY-4.0. /api/v1/readiness?snapshot=2026-11.`` The publisher part is left
         out when the manifest names none; the URL is relative: put the service's address before
-        it. No retrieval date: the snapshot id and its publication date name the data.
+        it. No access date: the catalogue's answer is shared by every day and host
+        (``retrieved_text`` has both).
         """
+        return self._text(self.url, "")
+
+    def retrieved_url(self, retrieval: Retrieval) -> str:
+        """``url`` after the service's address: ``https://…/api/v1/readiness?snapshot=2026-11``."""
+        return retrieval.base + self.url
+
+    def retrieved_text(self, retrieval: Retrieval) -> str:
+        """``text`` with the absolute URL and ``Accessed 2026-11-28.`` after it."""
+        return self._text(self.retrieved_url(retrieval), f" Accessed {retrieval.accessed.isoformat()}.")
+
+    def _text(self, url: str, accessed: str) -> str:
         author = f"{self.publisher} ({self.year}). " if self.publisher is not None else ""
-        text = f"{author}{self.title} [Data set]. Published {self.published}. {self.license_text} {self.url}."
+        text = f"{author}{self.title} [Data set]. Published {self.published}. {self.license_text} {url}.{accessed}"
         return f"{text} {DO_NOT_CITE}" if self.synthetic else text
 
     def document(self) -> dict[str, JsonValue]:
@@ -234,11 +300,12 @@ _BIBTEX_ESCAPES = {
 }
 
 
-def to_bibtex(citation: Citation) -> str:
-    """The citation as one BibTeX ``@misc`` entry (biblatex reads ``date`` and ``url`` too).
+def to_bibtex(citation: Citation, retrieval: Retrieval) -> str:
+    """The citation as one BibTeX ``@misc`` entry (biblatex reads ``date``, ``url`` and
+    ``urldate``, the access date, too).
 
     The publisher is a corporate author: doubly braced, so BibTeX does not split it into
-    names. ``url`` is left as it is: it is built from a validated snapshot id."""
+    names. ``url`` is left as it is: it is built from a validated address and snapshot id."""
     fields: list[tuple[str, str]] = []
     if citation.publisher is not None:
         publisher = bibtex_escaped(citation.publisher)
@@ -250,22 +317,27 @@ def to_bibtex(citation: Citation) -> str:
         ("date", f"{{{citation.published}}}"),
         ("version", f"{{{citation.snapshot}}}"),
         ("howpublished", "{Data set}"),
-        ("url", f"{{{citation.url}}}"),
+        ("url", f"{{{citation.retrieved_url(retrieval)}}}"),
+        ("urldate", f"{{{retrieval.accessed.isoformat()}}}"),
         ("note", f"{{{bibtex_escaped(citation.note)}}}"),
     ]
     body = ",\n".join(f"  {name} = {value}" for name, value in fields)
     return f"@misc{{{citation.key},\n{body}\n}}\n"
 
 
-def to_ris(citation: Citation) -> str:
-    """The citation as one RIS record (``TY  - DATA`` ... ``ER  - ``), CRLF line ends."""
+def to_ris(citation: Citation, retrieval: Retrieval) -> str:
+    """The citation as one RIS record (``TY  - DATA`` ... ``ER  - ``), CRLF line ends; ``Y2`` the
+    access date (``2026/11/28``, as Zotero and EndNote read it)."""
     lines = [("TY", "DATA")]
     if citation.publisher is not None:
         lines.append(("AU", citation.publisher))
     lines += [("TI", citation.title), ("PY", str(citation.year)), ("DA", citation.published.replace("-", "/"))]
     if citation.publisher is not None:
         lines.append(("PB", citation.publisher))
-    lines += [("ET", citation.snapshot), ("UR", citation.url), ("N1", citation.note), ("ER", "")]
+    lines += [
+        ("ET", citation.snapshot), ("UR", citation.retrieved_url(retrieval)),
+        ("Y2", retrieval.accessed.strftime("%Y/%m/%d")), ("N1", citation.note), ("ER", ""),
+    ]
     return "".join(f"{tag}  - {_one_line(value)}\r\n" for tag, value in lines)
 
 
@@ -274,8 +346,9 @@ def _one_line(value: str) -> str:
     return " ".join(value.split())
 
 
-def to_csl(citation: Citation) -> bytes:
-    """The citation as CSL-JSON: an array of one item of type ``dataset``."""
+def to_csl(citation: Citation, retrieval: Retrieval) -> bytes:
+    """The citation as CSL-JSON: an array of one item of type ``dataset``, ``accessed`` the
+    access date."""
     item: dict[str, JsonValue] = {"id": citation.key, "type": "dataset", "title": citation.title}
     if citation.publisher is not None:
         item["author"] = [{"literal": citation.publisher}]
@@ -285,7 +358,8 @@ def to_csl(citation: Citation) -> bytes:
         {
             "issued": {"date-parts": [[year, month, day]]},
             "version": citation.snapshot,
-            "URL": citation.url,
+            "URL": citation.retrieved_url(retrieval),
+            "accessed": {"date-parts": [[retrieval.accessed.year, retrieval.accessed.month, retrieval.accessed.day]]},
             "note": citation.note,
         }
     )
@@ -294,22 +368,23 @@ def to_csl(citation: Citation) -> bytes:
     return orjson.dumps([item], option=orjson.OPT_INDENT_2) + b"\n"
 
 
-def rendered(citation: Citation, chosen: CitationFormat) -> bytes:
-    """The download's bytes in ``chosen`` format, UTF-8."""
+def rendered(citation: Citation, chosen: CitationFormat, retrieval: Retrieval) -> bytes:
+    """The download's bytes in ``chosen`` format, UTF-8, retrieved as ``retrieval`` says."""
     if chosen is CitationFormat.BIBTEX:
-        return to_bibtex(citation).encode()
+        return to_bibtex(citation, retrieval).encode()
     if chosen is CitationFormat.RIS:
-        return to_ris(citation).encode()
+        return to_ris(citation, retrieval).encode()
     if chosen is CitationFormat.TEXT:  # the catalogue's ready-to-paste text, for a page showing any snapshot
-        return f"{citation.text}\n".encode()
-    return to_csl(citation)
+        return f"{citation.retrieved_text(retrieval)}\n".encode()
+    return to_csl(citation, retrieval)
 
 
-def citation_answer(citation: Citation, chosen: CitationFormat) -> Answer:
+def citation_answer(citation: Citation, chosen: CitationFormat, retrieval: Retrieval) -> Answer:
     """The download as an ``Answer``: ETag, Last-Modified and X-Readiness-Snapshot of its
-    snapshot, ``chosen.content_type`` and the attachment's file name (``readiness-2026-11.bib``)."""
+    snapshot, ``chosen.content_type`` and the attachment's file name (``readiness-2026-11.bib``).
+    The bytes, and so the ETag, change with the address and the access date."""
     return Answer.of(
-        rendered(citation, chosen),
+        rendered(citation, chosen, retrieval),
         AnswerMeta(snapshot=citation.snapshot, published=citation.published),
         download=(chosen.content_type, f"{citation.filename}{chosen.extension}"),
     )

@@ -16,8 +16,8 @@ import orjson
 from loaders import JsonValue, Snapshot, Summary
 from readiness.domain.aggregates import AGGREGATE_COLUMNS, aggregate_rows, aggregate_snapshots
 from readiness.domain.answer import Answer
-from readiness.domain.csv_table import to_csv
-from readiness.domain.envelope import API_VERSION, answer_body, with_extras
+from readiness.domain.csv_table import Provenance, to_csv
+from readiness.domain.envelope import API_VERSION, answer_body, page_fields, resolved, with_extras
 from readiness.domain.errors import (
     ChangeReportNotFound,
     CountryNotFound,
@@ -29,23 +29,31 @@ from readiness.domain.parameters import HISTORY_ROW_FIELDS
 from readiness.domain.query import Query, Shape
 from readiness.domain.route import FromSnapshots, Route
 from readiness.domain.select import columns, limited, missing_codes, project, select, unmatched
-from readiness.domain.shapes import INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES, LONG_KEYS, long_page
+from readiness.domain.shapes import (
+    INDICATOR_LONG_IDENTITY,
+    INDICATOR_MEASURES,
+    LONG_KEYS,
+    TEXT_VALUE,
+    long_page,
+    text_measures,
+)
 from readiness.domain.tables import (
     HISTORY_DEFAULT,
     HISTORY_IDENTITY,
     INDICATOR_COLUMNS,
+    INDICATOR_KEY,
     MOVER_COLUMNS,
     Record,
     catalogue_document,
     held_history_rows,
     history_columns,
     history_rows,
-    history_snapshots,
     indicator_json_rows,
     indicator_rows_between,
     invalid_history_fields,
+    listed_snapshots,
     mover_rows,
-    snapshots_in_years,
+    snapshots_over_time,
     valid_report,
     with_directions,
 )
@@ -83,46 +91,81 @@ whose records are 98 KB; docs/PERFORMANCE.md#aggregates-one-snapshots-statistics
 
 
 def answer_meta(
-    snapshot: Snapshot, query: Query, download: str, total: int | None, next_page: str | None = None
+    snapshot: Snapshot, query: Query, download: str, total: int | None, links: str | None = None
 ) -> AnswerMeta:
     """What an answer from ``snapshot`` says in its headers (docs/API.md#headers): the
     query's format, the snapshot's id and publication date, ``total`` rows before ``limit``,
-    ``download`` (the route's name) to name a CSV file, and the ``next_page`` URL; a synthetic
+    ``download`` (the route's name) to name a CSV file, and the ``links`` to other pages; a synthetic
     snapshot's CSV file name says so."""
-    return AnswerMeta(query.format, snapshot.id, snapshot.published, total, download, next_page, snapshot.synthetic)
+    return AnswerMeta(query.format, snapshot.id, snapshot.published, total, download, links, snapshot.synthetic)
 
 
-def next_page(query: Query, route: Route, shown: int, total: int) -> str | None:
-    """The relative URL of the page after the ``shown`` rows ``query`` served on a paged
-    route (``Route.paged``), while rows remain: the canonical query with ``offset`` advanced
-    past them, so the next page's cache key is the canonical one. None on the last page and on
-    routes that do not page (the legacy route keeps its headers)."""
-    if not route.paged or query.offset + shown >= total or not shown:
+def page_links(query: Query, route: Route, shown: int, total: int) -> str | None:
+    """The ``Link`` header of the page of ``shown`` rows ``query`` served of ``total`` on a paged
+    route (``Route.paged``), as GitHub's API writes it: ``first`` and ``prev`` past the first
+    page, ``next`` and ``last`` while rows remain; each the canonical query with ``offset`` moved,
+    so every page's cache key is the canonical one (docs/API.md#paging). ``prev`` and ``last``
+    count pages of ``limit`` rows from this page's ``offset``, so following ``next`` reaches
+    ``last``. None for a page with no other page, and on routes that do not page (the legacy
+    route keeps its headers)."""
+    if not route.paged:
         return None
-    return f"{route.path}?{replace(query, offset=query.offset + shown).canonical()}"
+    step = query.limit
+    links: list[tuple[str, int]] = []
+    if query.offset > 0:
+        links.append(("first", 0))
+        if step is not None:
+            links.append(("prev", max(query.offset - step, 0)))
+    if shown and query.offset + shown < total:
+        links.append(("next", query.offset + shown))
+        if step is not None:
+            links.append(("last", query.offset + (total - query.offset - 1) // step * step))
+    if not links:
+        return None
+    return ", ".join(f'<{_target(route, replace(query, offset=offset))}>; rel="{rel}"' for rel, offset in links)
+
+
+def _target(route: Route, query: Query) -> str:
+    """The relative URL of ``query``'s answer on ``route``: its path, then its canonical query if any."""
+    canonical = query.canonical()
+    return f"{route.path}?{canonical}" if canonical else route.path
 
 
 def table_body(
     snapshot_id: str | None,
+    current_id: str,
     rows: Sequence[Record] | Sequence[orjson.Fragment],
     *,
     notice: str | None,
     unmatched: Mapping[str, JsonValue] | None = None,
+    paging: Mapping[str, int] | None = None,
 ) -> bytes:
-    """The JSON envelope of a table answer: ``{"apiVersion", "snapshot", "count", "data"}``,
-    ``snapshot`` the id the rows come from (the newest, for history), then ``unmatched`` (what
+    """The JSON envelope of a table answer: ``{"apiVersion", "snapshot", "snapshot_id", "current",
+    "count", "data"}``, ``snapshot`` the id the rows come from (the newest, for history), the same
+    id and whether it is ``current_id`` (``envelope.resolved``), then ``paging``
+    (``envelope.page_fields``, on a paged route), ``unmatched`` (what
     the query named that matched nothing) and ``notice`` when there is one
     (docs/API.md#the-response). ``notice`` is the manifest's of the snapshot the rows come from,
     required so that no table route forgets it."""
-    body: dict[str, object] = {"apiVersion": API_VERSION, "snapshot": snapshot_id, "count": len(rows), "data": rows}
-    return orjson.dumps(with_extras(body, notice, unmatched))
+    body: dict[str, object] = {
+        "apiVersion": API_VERSION, "snapshot": snapshot_id, **resolved(snapshot_id, current_id), "count": len(rows),
+        "data": rows,
+    }
+    return orjson.dumps(with_extras(body, notice, unmatched, paging))
 
 
-def compute_readiness(snapshots: Sequence[Snapshot], query: Query, route: Route) -> Answer:
+def provenance_of(snapshots: Sequence[Snapshot]) -> Provenance:
+    """The provenance of a CSV over ``snapshots``, whose rows name theirs in ``snapshot``
+    (docs/API.md#csv): each row's id, and its snapshot's notice."""
+    notices = {snapshot.id: snapshot.notice for snapshot in snapshots if snapshot.notice is not None}
+    return Provenance(notices=notices)
+
+
+def compute_readiness(snapshots: Sequence[Snapshot], current_id: str, query: Query, route: Route) -> Answer:
     """The answer of ``/api/v1/readiness`` and ``/api/readiness`` from the one snapshot the query
-    chooses (these routes take no ``years``): JSON or CSV, ``limit`` rows of the countries that
-    match after ``offset`` (v1), ``X-Total-Count`` all of them, ``Link`` the next page while rows
-    remain (v1).
+    chooses (these routes take no ``years``), ``current_id`` the current snapshot's: JSON or CSV,
+    ``limit`` rows of the countries that match after ``offset`` (v1), ``X-Total-Count`` all of
+    them, ``Link`` the next page while rows remain (v1).
 
     On the legacy route (``Route.deprecated``) an unmatched code is an error
     (docs/DECISIONS.md#the-legacy-route) and the answer is as it always was; on v1 it lowers the
@@ -139,23 +182,25 @@ def compute_readiness(snapshots: Sequence[Snapshot], query: Query, route: Route)
     custom = custom_scores(snapshot.countries.values(), query.weights) if query.weights is not None else None
     matched = select(snapshot, query, custom)
     rows = project(limited(matched, query.limit, query.offset), query, custom)
-    meta = answer_meta(snapshot, query, "readiness", len(matched), next_page(query, route, len(rows), len(matched)))
+    meta = answer_meta(snapshot, query, "readiness", len(matched), page_links(query, route, len(rows), len(matched)))
     if legacy:
         meta = replace(meta, synthetic=False)  # the legacy download keeps its name
-    if query.format is Format.CSV:
-        return Answer.of(to_csv(columns(query), rows), meta)
+    if query.format is Format.CSV:  # the legacy download keeps its columns; v1 rows say their snapshot
+        provenance = None if legacy else Provenance.of(snapshot.id, snapshot.notice)
+        return Answer.of(to_csv(columns(query), rows, provenance), meta)
     label = snapshot.id if query.pinned else "current"
     if legacy:
         return Answer.of(answer_body(query, label, rows, len(matched)), meta)
     return Answer.of(
         answer_body(
-            query, label, rows, len(matched), notice=snapshot.notice, unmatched=unmatched([snapshot], query)
+            query, label, rows, len(matched), notice=snapshot.notice, unmatched=unmatched([snapshot], query),
+            identity=resolved(snapshot.id, current_id), paging=page_fields(query, len(matched)),
         ),
         meta,
     )
 
 
-def compute_indicators(snapshots: Sequence[Snapshot], query: Query, route: Route) -> Answer:
+def compute_indicators(snapshots: Sequence[Snapshot], current_id: str, query: Query, route: Route) -> Answer:
     """``/api/v1/indicators``: one row per (economy, indicator) of each snapshot (one, or with
     ``years`` every December and the current snapshot in the range, oldest first), economies by
     Country Code after the code, region, income and FCV filters, details filtered by
@@ -168,16 +213,18 @@ def compute_indicators(snapshots: Sequence[Snapshot], query: Query, route: Route
     notice = next((snapshot.notice for snapshot in reversed(snapshots) if snapshot.notice is not None), None)
     # One snapshot's table in JSON: its rows' JSON, serialized once per economy (the costly
     # misses). Not over years: their snapshots would not fit what is held, nor pay for it.
-    if len(snapshots) == 1 and query.format is Format.JSON and query.shape is not Shape.LONG:
+    if len(snapshots) == 1 and query.format is Format.JSON and query.shape is not Shape.LONG and query.fields is None:
         serialized = indicator_json_rows(newest.id, select(newest, by_code), query.indicators)
         page = limited(serialized, query.limit, query.offset)
         meta = _indicator_meta(snapshots, query, route, len(page), len(serialized))
-        return Answer.of(table_body(newest.id, page, notice=notice, unmatched=unmatched(snapshots, query)), meta)
+        return Answer.of(table_body(newest.id, current_id, page, notice=notice, unmatched=unmatched(snapshots, query),
+                                    paging=page_fields(query, len(serialized))), meta)
     rows, total, table_columns = _indicator_page(snapshots, by_code, query)
     meta = _indicator_meta(snapshots, query, route, len(rows), total)
     if query.format is Format.CSV:
-        return Answer.of(to_csv(table_columns, rows), meta)
-    return Answer.of(table_body(newest.id, rows, notice=notice, unmatched=unmatched(snapshots, query)), meta)
+        return Answer.of(to_csv(table_columns, rows, provenance_of(snapshots)), meta)
+    return Answer.of(table_body(newest.id, current_id, rows, notice=notice, unmatched=unmatched(snapshots, query),
+                                paging=page_fields(query, total)), meta)
 
 
 def _indicator_page(
@@ -185,7 +232,8 @@ def _indicator_page(
 ) -> tuple[Sequence[Record], int, tuple[str, ...]]:
     """``_shaped`` for the indicator table over ``snapshots``, building only the wide rows the
     page covers (``indicator_rows_between``): a page of a table over years costs its rows."""
-    per_row = len(INDICATOR_MEASURES) if query.shape is Shape.LONG else 1
+    identity, measures, wide = indicator_layout(query)
+    per_row = len(measures) if query.shape is Shape.LONG else 1
     first = query.offset // per_row
     last = None if query.limit is None else -(-(query.offset + query.limit) // per_row)
     window: list[Record] = []
@@ -199,13 +247,28 @@ def _indicator_page(
         wide_total += count
     if query.shape is Shape.LONG:
         skipped = query.offset - first * per_row
-        page = long_page(window, INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES, skipped, query.limit)
-        return page, wide_total * per_row, (*INDICATOR_LONG_IDENTITY, *LONG_KEYS)
-    return window, wide_total, tuple(INDICATOR_COLUMNS)
+        page = long_page(window, identity, measures, skipped, query.limit)
+        return page, wide_total * per_row, (*identity, *LONG_KEYS)
+    if query.fields is not None:
+        window = [{column: row.get(column) for column in wide} for row in window]
+    return window, wide_total, wide
+
+
+def indicator_layout(query: Query) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The indicator table's columns for ``query``: the long rows' identity and measures, and the
+    wide rows' columns. ``fields`` keeps the columns it names besides the key (``INDICATOR_KEY``);
+    in long shape, the identity columns it names and the measures it names (every measure when it
+    names none)."""
+    if query.fields is None:
+        return INDICATOR_LONG_IDENTITY, INDICATOR_MEASURES, INDICATOR_COLUMNS
+    kept = set(query.fields) | set(INDICATOR_KEY)
+    measures = tuple(measure for measure in INDICATOR_MEASURES if measure in kept) or INDICATOR_MEASURES
+    return (tuple(column for column in INDICATOR_LONG_IDENTITY if column in kept), measures,
+            tuple(column for column in INDICATOR_COLUMNS if column in kept))
 
 
 def _indicator_meta(snapshots: Sequence[Snapshot], query: Query, route: Route, shown: int, total: int) -> AnswerMeta:
-    meta = answer_meta(snapshots[-1], query, "indicators", total, next_page(query, route, shown, total))
+    meta = answer_meta(snapshots[-1], query, "indicators", total, page_links(query, route, shown, total))
     if any(snapshot.synthetic for snapshot in snapshots) and not meta.synthetic:
         meta = replace(meta, synthetic=True)
     return meta
@@ -216,21 +279,26 @@ def _shaped(
 ) -> tuple[Sequence[Record], int, tuple[str, ...]]:
     """The page ``query`` asks for of the wide rows ``matched`` (keys ``wide``), in its shape: the
     rows, how many the whole answer has (``X-Total-Count``) and their columns. ``shape=long``
-    lays out one row per measure of ``measures``, keeping the ``identity`` keys; ``limit`` and
-    ``offset`` then count long rows."""
+    lays out one row per measure of ``measures``, keeping the ``identity`` keys, a text or
+    true/false measure's value in ``text_value`` (a column only then: ``shapes.long_page``);
+    ``limit`` and ``offset`` then count long rows."""
     if query.shape is Shape.LONG:
-        rows = long_page(matched, identity, measures, query.offset, query.limit)
-        return rows, len(matched) * len(measures), (*identity, *LONG_KEYS)
+        text = text_measures(measures)
+        rows = long_page(matched, identity, measures, query.offset, query.limit, text)
+        return rows, len(matched) * len(measures), (*identity, *LONG_KEYS, *((TEXT_VALUE,) if text else ()))
     return limited(matched, query.limit, query.offset), len(matched), tuple(wide)
 
 
-def compute(snapshot: Snapshot, query: Query, route: Route) -> Answer:
+def compute(snapshot: Snapshot, query: Query, route: Route, current_id: str | None = None) -> Answer:
     """The answer to ``query`` on a route answered from snapshots (``FromSnapshots``), from
-    ``snapshot`` alone: what the warm-up and the tools compute. Raises NotFound for a route
+    ``snapshot`` alone while ``current_id`` is the current snapshot (None: ``snapshot`` is, unless
+    the query pins it): what the warm-up and the tools compute. Raises NotFound for a route
     answered otherwise."""
     if not isinstance(route.source, FromSnapshots):
         raise NotFound(route.path)
-    return route.source.compute([snapshot], query, route)
+    if current_id is None:
+        current_id = "" if query.pinned else snapshot.id
+    return route.source.compute([snapshot], current_id, query, route)
 
 
 def readiness_cost(snapshots: Sequence[Snapshot], query: Query) -> int:
@@ -259,7 +327,7 @@ def indicators_total_cost(snapshots: Sequence[Snapshot], query: Query) -> int:
     """What an indicator table miss costs: the page's rows (only those are built:
     ``tables.indicator_rows_between``; never much below their bytes) and counting every
     selected economy's rows in each snapshot it reads."""
-    per_row = len(INDICATOR_MEASURES) if query.shape is Shape.LONG else 1
+    per_row = len(indicator_layout(query)[1]) if query.shape is Shape.LONG else 1
     rows = economies = 0
     for snapshot in snapshots:
         selected = len(query.codes) if query.country_mode else len(snapshot.countries)
@@ -279,6 +347,9 @@ def history_cost(summaries: Sequence[Summary], current: Snapshot, query: Query) 
     ``tables.held_history_rows``). Raises InvalidParameter for ``fields`` history rows lack
     (``check_history``), before any work is admitted."""
     check_history(query)
+    if query.snapshots:
+        summaries = [summary for summary in summaries if summary.id in query.snapshots]
+        listed_snapshots(summaries, query.snapshots)
     per_row = len(HISTORY_DEFAULT) if query.shape is Shape.LONG else 1
     economies = sum(min(len(query.codes), summary.economies) if query.country_mode else summary.economies
                     for summary in summaries)
@@ -308,10 +379,7 @@ def compute_history(summaries: Sequence[Summary], current: Snapshot, query: Quer
     default rows of each series are built once and shared (``tables.held_history_rows``).
     Raises NoSnapshotInYears when ``years`` selects no snapshot."""
     check_history(query)
-    if query.years is None:
-        chosen = history_snapshots(summaries, current.id, None)
-    else:
-        chosen = snapshots_in_years(summaries, current.id, query.years)
+    chosen = history_chosen(summaries, current, query)
     by_code = _by_code(query)
     selected = [(series, select(series, by_code)) for series in chosen]
     wide = history_columns(query.fields)
@@ -321,14 +389,25 @@ def compute_history(summaries: Sequence[Summary], current: Snapshot, query: Quer
     newest = chosen[-1] if chosen else None
     meta = AnswerMeta(
         query.format, newest.id if newest else None, newest.published if newest else None, total, "history",
-        next_page(query, route, len(rows), total), any(series.synthetic for series in chosen),
+        page_links(query, route, len(rows), total), any(series.synthetic for series in chosen),
     )
     if query.format is Format.CSV:
-        return Answer.of(to_csv(table_columns, rows), meta)
+        return Answer.of(to_csv(table_columns, rows, provenance_of(chosen)), meta)
     notice = next((series.notice for series in reversed(chosen) if series.notice is not None), None)
     return Answer.of(
-        table_body(newest.id if newest else None, rows, notice=notice, unmatched=unmatched(chosen, query)), meta
+        table_body(newest.id if newest else None, current.id, rows, notice=notice, unmatched=unmatched(chosen, query),
+                   paging=page_fields(query, total)),
+        meta,
     )
+
+
+def history_chosen(summaries: Sequence[Summary], current: Snapshot, query: Query) -> list[Snapshot]:
+    """The series history shows: those ``snapshot`` lists, else those of ``years`` and ``mrv``
+    (every December and the current snapshot by default). Raises SnapshotNotFound or
+    NoSnapshotInYears when they select none."""
+    if query.snapshots:
+        return listed_snapshots(summaries, query.snapshots)
+    return snapshots_over_time(summaries, current.id, query.years, query.recent)
 
 
 def aggregates_cost(summaries: Sequence[Summary], current: Snapshot, query: Query) -> int:
@@ -352,12 +431,13 @@ def compute_aggregates(summaries: Sequence[Summary], current: Snapshot, query: Q
     rows = limited(matched, query.limit, query.offset)
     newest = chosen[-1]
     meta = AnswerMeta(query.format, newest.id, newest.published, len(matched), "aggregates",
-                      next_page(query, route, len(rows), len(matched)),
+                      page_links(query, route, len(rows), len(matched)),
                       synthetic=any(series.synthetic for series in chosen))
     if query.format is Format.CSV:
-        return Answer.of(to_csv(AGGREGATE_COLUMNS, rows), meta)
+        return Answer.of(to_csv(AGGREGATE_COLUMNS, rows, provenance_of(chosen)), meta)
     notice = next((series.notice for series in reversed(chosen) if series.notice is not None), None)
-    return Answer.of(table_body(newest.id, rows, notice=notice), meta)
+    return Answer.of(table_body(newest.id, current.id, rows, notice=notice, paging=page_fields(query, len(matched))),
+                     meta)
 
 
 def catalogue_cost(summaries: Sequence[Summary], current: Snapshot, query: Query) -> int:
@@ -372,9 +452,10 @@ def compute_catalogue(summaries: Sequence[Summary], current: Snapshot, query: Qu
     return Answer.of(orjson.dumps(document), meta)
 
 
-def compute_changes(snapshot: Snapshot, raw: bytes, query: Query, route: Route) -> Answer:
+def compute_changes(snapshot: Snapshot, current_id: str, raw: bytes, query: Query, route: Route) -> Answer:
     """``/api/v1/snapshots/{id}/changes``: the change report of ``snapshot`` (the bytes of its
-    ``changes.json``) as ``data`` (with the snapshot's ``notice``), or its movers as CSV rows.
+    ``changes.json``) as ``data`` (with the snapshot's ``notice``, and whether it is
+    ``current_id``), or its movers as CSV rows.
     Raises ChangeReportNotFound when the bytes are not a report of the known format about this
     snapshot."""
     try:
@@ -386,10 +467,11 @@ def compute_changes(snapshot: Snapshot, raw: bytes, query: Query, route: Route) 
     if query.format is Format.CSV:
         rows = mover_rows(report)
         meta = AnswerMeta(Format.CSV, snapshot.id, snapshot.published, len(rows), "changes", None, snapshot.synthetic)
-        return Answer.of(to_csv(MOVER_COLUMNS, rows), meta)
+        return Answer.of(to_csv(MOVER_COLUMNS, rows, Provenance.of(snapshot.id, snapshot.notice)), meta)
     meta = AnswerMeta(Format.JSON, snapshot.id, snapshot.published, None, "changes", None, snapshot.synthetic)
     body: dict[str, object] = {
-        "apiVersion": API_VERSION, "snapshot": snapshot.id, "count": 1, "data": with_directions(report)
+        "apiVersion": API_VERSION, "snapshot": snapshot.id, **resolved(snapshot.id, current_id), "count": 1,
+        "data": with_directions(report),
     }
     return Answer.of(orjson.dumps(with_extras(body, snapshot.notice)), meta)
 

@@ -14,10 +14,12 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import orjson
 
 from loaders import JsonValue
+from readiness.domain.columns import NOTICE_COLUMN, SNAPSHOT_ID_COLUMN
 
 BOM = "\ufeff"
 """UTF-8's byte-order mark, first in every CSV body (docs/DECISIONS.md#csv)."""
@@ -35,8 +37,45 @@ _MARK = b"\x00"
 orjson escapes a NUL in text, so a raw one is always ours."""
 
 
-def to_csv(columns: Sequence[str], rows: Sequence[Mapping[str, JsonValue]]) -> bytes:
-    """The CSV document of ``rows``, one line per row, one column per name in ``columns``.
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a CSV's rows come from, written into every row (docs/API.md#csv): a last column
+    ``snapshot_id`` and, when any of its snapshots has a notice, ``notice`` after it, so that a
+    file read without its name or headers (``pandas.read_csv(url)``) still says which snapshot it
+    holds and, for the bundled sample, that it is synthetic.
+
+    ``snapshot``: the id of every row (a table of one snapshot); otherwise ``key`` names the row's
+    own key holding its id (``snapshot`` on tables over several). ``notices``: each snapshot's
+    notice, by id (snapshots without one absent)."""
+
+    snapshot: str | None = None
+    key: str = "snapshot"
+    notices: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, snapshot_id: str, notice: str | None) -> Provenance:
+        """The provenance of a table of one snapshot, ``snapshot_id``, whose notice is ``notice``."""
+        return cls(snapshot_id, notices={snapshot_id: notice} if notice is not None else {})
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The columns it adds, after the table's own."""
+        return (SNAPSHOT_ID_COLUMN, NOTICE_COLUMN) if self.notices else (SNAPSHOT_ID_COLUMN,)
+
+    def values(self, row: Mapping[str, JsonValue]) -> list[JsonValue]:
+        """The cells it adds to ``row``: its snapshot id, then that snapshot's notice (an empty
+        cell for a snapshot without one) when the table has the column."""
+        snapshot = self.snapshot if self.snapshot is not None else row.get(self.key)
+        if not self.notices:
+            return [snapshot]
+        return [snapshot, self.notices.get(snapshot) if isinstance(snapshot, str) else None]
+
+
+def to_csv(
+    columns: Sequence[str], rows: Sequence[Mapping[str, JsonValue]], provenance: Provenance | None = None
+) -> bytes:
+    """The CSV document of ``rows``, one line per row, one column per name in ``columns``, then
+    ``provenance``'s columns (every v1 route's CSV; the legacy route's keeps its columns).
 
     A row's value for a column it lacks is an empty cell. Nested values (objects, arrays)
     are written as their JSON text; no route's columns hold one.
@@ -49,20 +88,49 @@ def to_csv(columns: Sequence[str], rows: Sequence[Mapping[str, JsonValue]]) -> b
     module alone (docs/PERFORMANCE.md#csv-bodies), which would make the global CSV answer cost
     far more than its JSON twin (bench/query_engine.py's target: under 1.3 times as much).
     """
-    table: list[Sequence[JsonValue | orjson.Fragment]] = [[_text(name) for name in columns]]
+    added = provenance.columns if provenance is not None else ()
+    tails: dict[JsonValue, list[JsonValue | orjson.Fragment]] = {}
+    table: list[Sequence[JsonValue | orjson.Fragment]] = [[_text(name) for name in (*columns, *added)]]
     table += [
         [_EMPTY if value is None
          else _text(value) if isinstance(value, str) and ("," in value or value.startswith(FORMULA_STARTS))
          else value
-         for value in map(row.get, columns)]
+         for value in map(row.get, columns)] + _tail(row, provenance, tails)
         for row in rows
     ]
     lines = [orjson.dumps(cells)[1:-1] for cells in table]
     document = CRLF.join(lines)
-    if len(columns) > 1 and not _needs_csv_module(document):
+    if len(columns) + len(added) > 1 and not _needs_csv_module(document):
         return BOM_BYTES + _unquoted(document) + CRLF  # the usual case: one pass over the whole
-    originals: list[Sequence[JsonValue]] = [columns, *([row.get(name) for name in columns] for row in rows)]
+    originals: list[Sequence[JsonValue]] = [
+        (*columns, *added), *(_cells(row, columns, provenance) for row in rows)
+    ]
     return BOM_BYTES + b"".join(_line(cells, line) + CRLF for cells, line in zip(originals, lines, strict=True))
+
+
+def _tail(
+    row: Mapping[str, JsonValue], provenance: Provenance | None,
+    tails: dict[JsonValue, list[JsonValue | orjson.Fragment]],
+) -> list[JsonValue | orjson.Fragment]:
+    """``provenance``'s cells of ``row`` as one piece of JSON text, made once per snapshot and
+    shared by its rows (``tails``): the notice is long, and every row repeats it."""
+    if provenance is None:
+        return []
+    snapshot = provenance.snapshot if provenance.snapshot is not None else row.get(provenance.key)
+    tail = tails.get(snapshot)
+    if tail is None:
+        cells = [_EMPTY if value is None else _text(value) if isinstance(value, str) else value
+                 for value in provenance.values(row)]
+        tail = tails[snapshot] = [orjson.Fragment(orjson.dumps(cells)[1:-1])]
+    return tail
+
+
+def _cells(row: Mapping[str, JsonValue], columns: Sequence[str], provenance: Provenance | None) -> list[JsonValue]:
+    """The values of one row's cells: its own for ``columns``, then ``provenance``'s."""
+    cells = list(map(row.get, columns))
+    if provenance is not None:
+        cells += provenance.values(row)
+    return cells
 
 
 def _defused(text: str) -> str:

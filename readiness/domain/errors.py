@@ -43,6 +43,19 @@ class UnknownParameter(ReadinessError):
         self.name = name
 
 
+class ConflictingParameters(ReadinessError):
+    """Two names for one parameter given together (an alias and the name it stands for, or two
+    aliases of one name: docs/API.md#aliases): 400 naming both, since neither can be chosen
+    without guessing which the client meant."""
+
+    status = 400
+
+    def __init__(self, name: str, other: str, target: str) -> None:
+        both = f"{name} is another name for {other}" if other == target else f"both stand for {target}"
+        super().__init__(f"Invalid request. {name} and {other} were both given, and {both}: give one of them.")
+        self.name = name
+
+
 class InvalidRequest(ReadinessError):
     """The parameters are valid one by one but not together (docs/API.md#errors: level=country, no code)."""
 
@@ -182,6 +195,19 @@ class InvalidSnapshotId(ReadinessError):
         )
 
 
+class InvalidFilesSnapshotId(ReadinessError):
+    """A bulk file's path segment that is neither ``current`` nor a snapshot id (``YYYY-MM``):
+    refused before anything looks for it (docs/API.md#downloads)."""
+
+    status = 400
+
+    def __init__(self, value: str) -> None:
+        super().__init__(
+            f"Invalid request. snapshot id {_shown(value)} is not valid; use current or a month YYYY-MM "
+            "such as 2026-11 (GET /api/v1/snapshots lists them)."
+        )
+
+
 class ChangeReportNotFound(ReadinessError):
     """A listed snapshot without a usable change report (none written, or not readable)."""
 
@@ -191,7 +217,7 @@ class ChangeReportNotFound(ReadinessError):
         why = "its change report cannot be read" if damaged else "it has no change report"
         super().__init__(
             f"No change report for snapshot {_shown(snapshot_id)}: {why}. Reports are written "
-            "when a snapshot is published (docs/API.md)."
+            "when a snapshot is published (/docs, the API reference)."
         )
 
 

@@ -23,14 +23,35 @@ class Format(Enum):
 
     JSON = "json"
     CSV = "csv"
+    PARQUET = "parquet"
+    """A bulk file of a snapshot's table (docs/API.md#downloads): never a ``format=`` value."""
+    ZIP = "zip"
+    """A snapshot's bulk package (docs/API.md#downloads): never a ``format=`` value."""
 
     @property
     def content_type(self) -> str:
         """The ``Content-Type`` of an answer in this format."""
         return _CONTENT_TYPES[self]
 
+    @property
+    def extension(self) -> str:
+        """The file extension of an answer in this format, without its dot: its name (``csv``)."""
+        return self.value
 
-_CONTENT_TYPES = {Format.JSON: "application/json; charset=utf-8", Format.CSV: "text/csv; charset=utf-8"}
+    @property
+    def binary(self) -> bool:
+        """Whether answers in this format are files already compressed (Parquet, zip): sent
+        without a gzip copy, with ``Accept-Ranges: bytes``, and a ``Range`` is answered
+        (docs/DECISIONS.md#bulk-downloads)."""
+        return self in (Format.PARQUET, Format.ZIP)
+
+
+_CONTENT_TYPES = {
+    Format.JSON: "application/json; charset=utf-8",
+    Format.CSV: "text/csv; charset=utf-8",
+    Format.PARQUET: "application/vnd.apache.parquet",
+    Format.ZIP: "application/zip",
+}
 
 SNAPSHOT_ID = re.compile(r"([0-9]{4})-([0-9]{2})")
 """A snapshot id, ``YYYY-MM`` (docs/DATA.md)."""
@@ -38,10 +59,13 @@ PUBLISHED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 """A publication date, ``YYYY-MM-DD`` (docs/DATA.md#manifestjson)."""
 DOWNLOAD_NAME = re.compile(r"[a-z]{1,32}")
 """What a CSV download's name starts with: the route's name, lower-case ASCII letters only."""
-NEXT_PAGE = re.compile(r"/api/v1(?:/[a-z]{1,32}){1,4}\?[A-Za-z0-9_.~%,:=&-]{1,8192}")
-"""The next page's relative URL (``Link: <...>; rel="next"``): a v1 path (lower-case words, as a
-route's path in readiness/domain/routes.py) and a canonical query, percent-encoded ASCII only, so
-no quote, angle bracket or line break can reach the header."""
+_PAGE_URL = r"/api/v1(?:/[a-z]{1,32}){1,4}(?:\?[A-Za-z0-9_.~%,:=&-]{1,8192})?"
+_LINK = f'<{_PAGE_URL}>; rel="(?:first|prev|next|last)"'
+PAGE_LINKS = re.compile(f"{_LINK}(?:, {_LINK}){{0,3}}")
+"""The ``Link`` header of a page (RFC 8288): one to four links, ``first``, ``prev``, ``next`` and
+``last``, each a page's relative URL: a v1 path (lower-case words, as a route's path in
+readiness/domain/routes.py) and its canonical query when not empty, percent-encoded ASCII only, so no quote, angle
+bracket or line break can reach the header."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +75,7 @@ class AnswerMeta:
     ``snapshot`` is the id of the snapshot the data comes from (``YYYY-MM``), ``published``
     its publication date (``YYYY-MM-DD``), ``total`` the rows that matched before ``limit``
     (list answers), ``download`` the first part of a CSV file name (the route: "readiness"),
-    ``next`` the relative URL of the next page while rows remain (``NEXT_PAGE``),
+    ``links`` the ``Link`` header's value, the other pages' relative URLs (``PAGE_LINKS``),
     ``synthetic`` whether its manifest says the data is synthetic (the CSV file name says so).
     Raises ValueError for a value the headers could not carry safely.
     """
@@ -61,7 +85,7 @@ class AnswerMeta:
     published: str | None = None
     total: int | None = None
     download: str | None = None
-    next: str | None = None
+    links: str | None = None
     synthetic: bool = False
 
     def __post_init__(self) -> None:
@@ -74,8 +98,8 @@ class AnswerMeta:
             raise ValueError(f"total out of range: {self.total}")
         if self.download is not None and not DOWNLOAD_NAME.fullmatch(self.download):
             raise ValueError(f"not a download name: {self.download!r}")
-        if self.next is not None and not NEXT_PAGE.fullmatch(self.next):
-            raise ValueError(f"not a next-page URL: {self.next!r}")
+        if self.links is not None and not PAGE_LINKS.fullmatch(self.links):
+            raise ValueError(f"not the links of a page: {self.links!r}")
 
     @property
     def modified(self) -> int | None:
@@ -84,15 +108,15 @@ class AnswerMeta:
 
     @property
     def filename(self) -> str:
-        """The CSV download's file name: route, then snapshot id (``readiness-2026-11.csv``), then
-        ``-synthetic`` for synthetic data, so a saved file says what it holds
-        (``readiness-2026-11-synthetic.csv``)."""
+        """The download's file name: route (or table), then snapshot id (``readiness-2026-11.csv``),
+        then ``-synthetic`` for synthetic data, so a saved file says what it holds
+        (``readiness-2026-11-synthetic.csv``); the format's extension (``.parquet``, ``.zip``)."""
         parts = [self.download or "answer"]
         if self.snapshot is not None:
             parts.append(self.snapshot)
         if self.synthetic:
             parts.append("synthetic")
-        return "-".join(parts) + ".csv"
+        return "-".join(parts) + "." + self.format.extension
 
 
 @lru_cache(maxsize=256)
@@ -103,8 +127,10 @@ def meta_headers(meta: AnswerMeta) -> Headers:
     from Redis is rebuilt with them on every read.
     """
     headers: list[tuple[str, str]] = [("Content-Type", meta.format.content_type)]
-    if meta.format is Format.CSV:
+    if meta.format is not Format.JSON:
         headers.append(("Content-Disposition", f'attachment; filename="{meta.filename}"'))
+    if meta.format.binary:
+        headers.append(("Accept-Ranges", "bytes"))
     modified = meta.modified
     if modified is not None:
         headers.append(("Last-Modified", formatdate(modified, usegmt=True)))
@@ -112,8 +138,8 @@ def meta_headers(meta: AnswerMeta) -> Headers:
         headers.append(("X-Readiness-Snapshot", meta.snapshot))
     if meta.total is not None:
         headers.append(("X-Total-Count", str(meta.total)))
-    if meta.next is not None:
-        headers.append(("Link", f'<{meta.next}>; rel="next"'))
+    if meta.links is not None:
+        headers.append(("Link", meta.links))
     return tuple(headers)
 
 

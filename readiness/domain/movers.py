@@ -15,8 +15,9 @@ from dataclasses import replace
 
 from loaders import COMPOSITE, RANK_MEASURE, JsonValue, Snapshot, Summary, mover_direction
 from readiness.domain.answer import Answer
-from readiness.domain.compute import next_page, table_body
-from readiness.domain.csv_table import to_csv
+from readiness.domain.compute import page_links, table_body
+from readiness.domain.csv_table import Provenance, to_csv
+from readiness.domain.envelope import page_fields
 from readiness.domain.errors import InvalidParameter, InvalidRequest, SnapshotNotFound
 from readiness.domain.meta import SNAPSHOT_ID, AnswerMeta, Format
 from readiness.domain.query import Query
@@ -161,9 +162,10 @@ def compute_movers(summaries: Sequence[Summary], current: Snapshot, query: Query
     matched = mover_rows(earlier, later, query)
     rows = limited(matched, query.limit, query.offset)
     meta = AnswerMeta(query.format, later.id, later.published, len(matched), "movers",
-                      next_page(query, route, len(rows), len(matched)), earlier.synthetic or later.synthetic)
-    if query.format is Format.CSV:
-        return Answer.of(to_csv(COLUMN_NAMES, rows), meta)
+                      page_links(query, route, len(rows), len(matched)), earlier.synthetic or later.synthetic)
     notice = later.notice if later.notice is not None else earlier.notice
-    return Answer.of(table_body(later.id, rows, notice=notice, unmatched=unmatched([earlier, later], query)), meta)
+    if query.format is Format.CSV:  # a row compares two snapshots: it names the later, with the newer notice
+        return Answer.of(to_csv(COLUMN_NAMES, rows, Provenance.of(later.id, notice)), meta)
+    return Answer.of(table_body(later.id, current.id, rows, notice=notice, unmatched=unmatched([earlier, later], query),
+                                paging=page_fields(query, len(matched))), meta)
 

@@ -38,6 +38,10 @@ MAX_LIMIT = 1000
 """``limit`` accepts 1..MAX_LIMIT rows (docs/API.md#parameters: limit)."""
 MAX_OFFSET = 9_999_999
 """``offset`` accepts 0..MAX_OFFSET rows skipped (docs/API.md#parameters: offset)."""
+MAX_RECENT = 999
+"""``mrv`` keeps at most this many of the most recent snapshots (docs/API.md#parameters: mrv)."""
+MAX_SNAPSHOTS = 100
+"""History's ``snapshot`` names at most this many distinct snapshots (docs/API.md#parameters: snapshot)."""
 
 CODE_PATTERN = "[A-Za-z]{3}"
 INDICATOR_PATTERN = "[A-Za-z0-9._]{1,40}"
@@ -86,6 +90,11 @@ OFFSET_ANY = f"^(?:0|[1-9][0-9]{{0,{len(str(MAX_OFFSET)) - 1}}})?$"
 """0 to MAX_OFFSET (all nines) without leading zeros: stricter than the parser, never looser."""
 SNAPSHOT_ANY = "^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$"
 """A snapshot id with a month from 01 to 12, as the parser accepts."""
+SNAPSHOT_ITEM = "^[0-9]{4}-(?:0[1-9]|1[0-2])$"
+"""One element of history's ``snapshot`` array: a snapshot id, never empty."""
+RECENT_ANY = f"^(?:[1-9][0-9]{{0,{len(str(MAX_RECENT)) - 1}}})?$"
+"""1 to MAX_RECENT (all nines) without leading zeros: exactly what the parser reads, so the canonical
+query writes a value as it came."""
 
 
 def _not_all_zeros(most: int) -> str:
@@ -138,6 +147,12 @@ class Parameter:
     (``level=country`` needs a code, the specification's 400), left out of the OpenAPI document,
     whose schemas, one per parameter, cannot state a rule between two; ``text`` says them.
 
+    ``bounds``: a whole number's least and greatest values, for the OpenAPI document's integer
+    schema (generated clients type it ``int``); its ``pattern`` stays the parser's, as strict.
+    ``columns``: for ``fields`` on a table whose rows are not economies (the indicator table), its
+    columns in serving order, matched by name in any ASCII case (None: the economies' fields and
+    their aliases).
+
     ``read`` is set for a parameter only its own route reads, declared in the route's entry
     (``readiness/domain/routes.py``): it checks one value and returns its canonical text (or
     raises InvalidParameter naming the parameter), which the route's compute function gets as
@@ -155,7 +170,32 @@ class Parameter:
     allowed: frozenset[str] | None = None
     country_mode_only: bool = False
     joint: tuple[str, ...] = ()
+    bounds: tuple[int, int] | None = None
+    columns: tuple[str, ...] | None = None
     read: Callable[[str], str] | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Alias:
+    """Another name for one or more parameters, as another API spells it (``per_page`` for
+    ``limit``, the World Bank's; ``time`` for ``years``, Our World in Data's): docs/API.md#aliases.
+
+    ``of`` names the parameters it gives a value to: given beside any of them, or beside another
+    alias of one of them, it is a 400 naming both (``ConflictingParameters``). ``resolve`` turns
+    its value, beside the values given so far (canonical names, earlier aliases resolved), into
+    the canonical names' values it stands for, which ``Query.parse`` then reads as if given: one
+    meaning, one canonical query and one cache key. It raises InvalidParameter naming the alias
+    for a value it cannot read; a canonical name's refusal of what it wrote is reported under the
+    alias, with ``accepted``. ``convention`` says whose spelling it is, ``text`` what it means
+    (Markdown, for docs/API.md). Aliases are left out of the OpenAPI document, whose parameter
+    schemas cannot say "not both" (docs/DECISIONS.md#aliases-the-conventions-analysts-know)."""
+
+    name: str
+    of: tuple[str, ...]
+    convention: str
+    text: str
+    accepted: str
+    resolve: Callable[[str, Mapping[str, str]], dict[str, str]]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -167,19 +207,31 @@ class Grammar:
 
     parameters: tuple[Parameter, ...] = ()
     strict: bool = True
+    aliases: tuple[Alias, ...] = ()
+    """Other names for some of ``parameters`` (``Alias``), in the order they are resolved."""
     names: tuple[str, ...] = field(init=False)
-    """The accepted names, in order."""
+    """The parameters' names, in order."""
+    accepted: tuple[str, ...] = field(init=False)
+    """Every name it reads, in order: the parameters', then the aliases'."""
     lists: frozenset[str] = field(init=False)
     """The names whose repeated values are merged (``many``)."""
     _by_name: Mapping[str, Parameter] = field(init=False, repr=False)
+    _by_alias: Mapping[str, Alias] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", tuple(parameter.name for parameter in self.parameters))
+        object.__setattr__(self, "accepted", (*self.names, *(alias.name for alias in self.aliases)))
         object.__setattr__(self, "lists", frozenset(p.name for p in self.parameters if p.many))
         object.__setattr__(self, "_by_name", {parameter.name: parameter for parameter in self.parameters})
+        object.__setattr__(self, "_by_alias", {alias.name: alias for alias in self.aliases})
 
     def __contains__(self, name: str) -> bool:
+        """Whether ``name`` is one of its parameters (an alias is not: ``alias``)."""
         return name in self._by_name
+
+    def alias(self, name: str) -> Alias | None:
+        """The declaration of the alias ``name``, or None when it is none of this grammar's."""
+        return self._by_alias.get(name)
 
     def parameter(self, name: str) -> Parameter:
         """The declaration of ``name``. Raises KeyError when the route does not take it."""
@@ -194,10 +246,10 @@ class Grammar:
         strict route."""
         if self.strict:
             for name in params:
-                if name not in self._by_name and not name.startswith("_"):
-                    raise UnknownParameter(name, nearest_name(name, self.names), self.names)
+                if name not in self._by_name and self.alias(name) is None and not name.startswith("_"):
+                    raise UnknownParameter(name, nearest_name(name, self.accepted), self.accepted)
         kept: dict[str, str] = {}
-        for name in self.names:
+        for name in self.accepted:  # aliases included: Query.parse resolves them
             value = params.get(name)
             if value is not None and (value := trimmed(value)):
                 kept[name] = value
@@ -256,14 +308,28 @@ FCV = Parameter(
 YEAR = Parameter(
     "year",
     "A four-digit year: the answer comes from that year's December archive (snapshot id `YYYY-12`, e.g. "
-    "`2025-12`). Omitted: the current snapshot. A year without an archive gives 404; `/api/v1/snapshots` "
-    "lists them.",
-    pattern=YEAR_ANY,
+    "`2025-12`), or for the current snapshot's year from the current snapshot (its December not out yet). "
+    "Omitted: the current snapshot. A year without either gives 404; `/api/v1/snapshots` lists them.",
+    pattern=YEAR_ANY, bounds=(1000, 9999),
 )
 YEARS = Parameter(
     "years",
     _YEARS + "keeps the snapshots of those years. Omitted: every December archive and the current snapshot.",
     pattern=YEARS_ANY,
+)
+RECENT = Parameter(
+    "mrv",
+    f"Most recent values, as the World Bank's API reads it: keeps the 1 to {MAX_RECENT} newest of the snapshots "
+    "the answer would otherwise read (those of `years` when given, else every December archive and the current "
+    "snapshot). Read like `years`: `year` or `snapshot` given beside it choose instead.",
+    pattern=RECENT_ANY, bounds=(1, MAX_RECENT),
+)
+HISTORY_SNAPSHOTS = Parameter(
+    "snapshot",
+    f"Snapshot ids `YYYY-MM` from `/api/v1/snapshots`, at most {MAX_SNAPSHOTS} distinct (June archives "
+    "included): the history of those snapshots, oldest first, instead of the December archives and the current "
+    "one. An id not listed gives 404. Given, it chooses over `years` and `mrv` (checked, then ignored).",
+    pattern=SNAPSHOT_ITEM, many=True,
 )
 AGGREGATE_YEARS = Parameter(
     "years",
@@ -306,6 +372,18 @@ HISTORY_FIELDS_PARAMETER = Parameter(
     + ANY_CASE,
     choices=HISTORY_FIELD_NAMES, many=True, allowed=HISTORY_ROW_FIELDS,
 )
+def indicator_fields(columns: tuple[str, ...], identity: tuple[str, ...]) -> Parameter:
+    """``fields`` on the indicator table, whose rows have ``columns``: those besides ``identity``
+    (always kept) that a client may name, matched in any ASCII case."""
+    named = tuple(column for column in columns if column not in identity)
+    return Parameter(
+        "fields",
+        "The columns to keep besides " + ", ".join(f"`{column}`" for column in identity) + ", comma-separated, "
+        "in their usual order. Default: every column." + ANY_CASE,
+        choices=named, many=True, columns=named,
+    )
+
+
 SHORTNAMES = Parameter(
     "shortnames",
     "`true` (or `1`) adds `RegionShort` after `Region` and the alias keys ("
@@ -325,15 +403,17 @@ INDICATORS = Parameter(
 )
 LIMIT = Parameter(
     "limit",
-    _LIMIT + " While rows remain, the `Link` header (RFC 8288, `rel=\"next\"`) gives the next page's URL.",
-    pattern=LIMIT_ANY, paging=True,
+    _LIMIT + " The `Link` header (RFC 8288) gives the next page's URL (`rel=\"next\"`) while rows remain, and "
+    "the `first`, `prev` and `last` pages' where there are such pages. Alias: `per_page`.",
+    pattern=LIMIT_ANY, paging=True, bounds=(1, MAX_LIMIT),
 )
-LEGACY_LIMIT = Parameter("limit", _LIMIT, pattern=LIMIT_ANY, paging=True)
+LEGACY_LIMIT = Parameter("limit", _LIMIT, pattern=LIMIT_ANY, paging=True, bounds=(1, MAX_LIMIT))
 OFFSET = Parameter(
     "offset",
     f"Skips this many rows, 0 to {MAX_OFFSET}, after sorting and before `limit`. Default 0. Follow the `Link` "
-    "header (`rel=\"next\"`) rather than counting: it is there while rows remain and absent on the last page.",
-    pattern=OFFSET_ANY, paging=True, default="0",
+    "header (`rel=\"next\"`) rather than counting: it is there while rows remain and absent on the last page. "
+    "Alias: `page` (`offset` is `(page - 1) * limit`).",
+    pattern=OFFSET_ANY, paging=True, default="0", bounds=(0, MAX_OFFSET),
 )
 WEIGHTS = Parameter(
     "weights",
@@ -343,7 +423,7 @@ WEIGHTS = Parameter(
     "0, none named twice). Each weight 0 to 9999, at most four decimals, not all 0. The pattern lists the pairs "
     "in the order above; any order is read alike, and long names (`Human Capital`) in any case. Adds `Custom "
     "Score` and `Custom Rank` beside the published values; they are not the published index. See "
-    "docs/METHOD.md#your-own-weights.",
+    "/method#your-own-weights.",
     pattern=WEIGHTS_ANY,
 )
 SHAPE = Parameter(

@@ -16,7 +16,7 @@ from typing import TypeVar
 from urllib.parse import parse_qsl, quote, urlencode
 
 from loaders import COUNTRY_FIELDS, DETAILS, DIMENSIONS, FIELD_BY_NAME, Kind
-from readiness.domain.errors import InvalidParameter, InvalidRequest
+from readiness.domain.errors import ConflictingParameters, InvalidParameter, InvalidRequest
 from readiness.domain.meta import Format
 from readiness.domain.parameters import (
     CODE_PATTERN,
@@ -28,7 +28,11 @@ from readiness.domain.parameters import (
     MAX_INDICATORS,
     MAX_LIMIT,
     MAX_OFFSET,
+    MAX_RECENT,
+    MAX_SNAPSHOTS,
     OFFSET_PATTERN,
+    RECENT_ANY,
+    SNAPSHOT_ITEM,
     SNAPSHOT_PATTERN,
     WEIGHT_PATTERN,
     YEAR_PATTERN,
@@ -41,6 +45,7 @@ from readiness.domain.vocabulary import (
     CUSTOM_FIELDS,
     canonical_income,
     canonical_region,
+    column_list,
     field_list,
     folded,
     sort_field,
@@ -54,9 +59,12 @@ _LIMIT = re.compile(LIMIT_PATTERN)
 _OFFSET = re.compile(OFFSET_PATTERN)
 _INDICATOR = re.compile(INDICATOR_PATTERN)
 _SNAPSHOT = re.compile(SNAPSHOT_PATTERN)
+_SNAPSHOT_ITEM = re.compile(SNAPSHOT_ITEM.strip("^$"))
+_RECENT = re.compile(RECENT_ANY)
 _WEIGHT = re.compile(WEIGHT_PATTERN)
 _BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
-_FORMATS = {member.value: member for member in Format}
+_FORMATS = {member.value: member for member in (Format.JSON, Format.CSV)}
+"""What ``format=`` takes: the bulk files' formats have routes of their own (docs/API.md#downloads)."""
 _DEFAULT_SORT = "Country Name"
 
 DIMENSION_NAMES: dict[str, int] = {
@@ -77,7 +85,7 @@ PUBLISHED_WEIGHTS: tuple[int, ...] = (1,) * len(DIMENSIONS)
 WEIGHT_SCALE = 10_000
 """Weights are read as whole ten-thousandths, so they are exact and their canonical form is too."""
 CANONICAL_ORDER: tuple[str, ...] = (
-    "codes", "region", "income", "fcv", "year", "years", "snapshot", "sort", "order", "fields", "shortnames",
+    "codes", "region", "income", "fcv", "year", "years", "mrv", "snapshot", "sort", "order", "fields", "shortnames",
     "indicators", "limit", "offset", "weights", "shape", "by", "format",
 )
 """The order ``Query.canonical()`` writes the shared parameters in; a route's own (``options``)
@@ -128,7 +136,9 @@ class Query:
     fcv: bool | None = None
     year: int | None = None
     years: tuple[int, int] | None = None
+    recent: int | None = None
     snapshot: str | None = None
+    snapshots: tuple[str, ...] = ()
     sort: str = _DEFAULT_SORT
     descending: bool = False
     fields: tuple[str, ...] | None = None
@@ -161,9 +171,24 @@ class Query:
         return self.year is not None or self.snapshot is not None
 
     @property
+    def over_time(self) -> bool:
+        """True when ``years`` or ``mrv`` chooses several snapshots, every December and the
+        current one (``readiness.domain.tables.snapshots_over_time``)."""
+        return self.years is not None or self.recent is not None
+
+    @property
     def snapshot_id(self) -> str | None:
         """The id of the snapshot the ``year`` (its December) or ``snapshot`` pins, if either does."""
         return archive_id(self.year) if self.year is not None else self.snapshot
+
+    def snapshot_in(self, current_id: str) -> str | None:
+        """The id of the snapshot the query pins while ``current_id`` is the current one:
+        ``snapshot_id``, except that ``year`` naming the current snapshot's year pins the current
+        snapshot (its December is not out yet, or it is that December), as history's ``years`` does
+        (docs/API.md#parameters: year). None when neither ``year`` nor ``snapshot`` is given."""
+        if self.year is not None and f"{self.year:04d}" == current_id[:4]:
+            return current_id
+        return self.snapshot_id
 
     def option(self, name: str) -> str | None:
         """The canonical value of the route's own parameter ``name`` (``options``); None when it
@@ -183,7 +208,18 @@ class Query:
         InvalidParameter naming the parameter and what it accepts, or InvalidRequest for
         level=country without a code (the specification).
         """
-        values = grammar.values(params)
+        given = grammar.values(params)
+        values, written_by = _unaliased(given, grammar)
+        try:
+            return cls._parse(values, grammar)
+        except InvalidParameter as error:
+            alias = grammar.alias(written_by.get(error.name, ""))
+            if alias is None:
+                raise
+            raise InvalidParameter(alias.name, given[alias.name], alias.accepted) from None
+
+    @classmethod
+    def _parse(cls, values: Mapping[str, str], grammar: Grammar) -> Query:
         codes = _codes("codes", values["codes"]) if "codes" in values else (
             _codes("code", values["code"]) if "code" in values else ()
         )
@@ -200,10 +236,13 @@ class Query:
         indicators = _indicators(values["indicators"]) if "indicators" in values else None
         if indicators is not None and not codes and grammar.parameter("indicators").country_mode_only:
             indicators = None
-        year, snapshot, years = _chosen(
+        listed = "snapshot" in values and grammar.parameter("snapshot").many
+        year, snapshot, snapshots, years, recent = _chosen(
             _year(values["year"]) if "year" in values else None,
-            _snapshot(values["snapshot"]) if "snapshot" in values else None,
+            _snapshot(values["snapshot"]) if "snapshot" in values and not listed else None,
+            _snapshot_list(values["snapshot"]) if listed else (),
             _years(values["years"]) if "years" in values else None,
+            _recent(values["mrv"]) if "mrv" in values else None,
         )
         weights = _weights(values["weights"]) if "weights" in values else None
         if sort in CUSTOM_FIELDS and weights is None:
@@ -215,7 +254,9 @@ class Query:
             fcv=_boolean("fcv", values["fcv"]) if "fcv" in values else None,
             year=year,
             years=years,
+            recent=recent,
             snapshot=snapshot,
+            snapshots=snapshots,
             sort=sort,
             descending=_descending(values.get("order"), sort),
             fields=_fields(values["fields"], grammar.parameter("fields")) if "fields" in values else None,
@@ -253,8 +294,12 @@ class Query:
         if self.years is not None:
             first, last = self.years
             pairs["years"] = f"{first:04d}" if first == last else f"{first:04d}:{last:04d}"
+        if self.recent is not None:
+            pairs["mrv"] = str(self.recent)
         if self.snapshot is not None:
             pairs["snapshot"] = self.snapshot
+        if self.snapshots:
+            pairs["snapshot"] = ",".join(self.snapshots)
         if (self.sort, self.descending) != (_DEFAULT_SORT, False):
             pairs["sort"], pairs["order"] = self.sort, "desc" if self.descending else "asc"
         if self.fields is not None:
@@ -362,6 +407,30 @@ def _code_list(
     return tuple(sorted(codes))
 
 
+def _unaliased(given: Mapping[str, str], grammar: Grammar) -> tuple[dict[str, str], dict[str, str]]:
+    """``given`` with each of the grammar's aliases (``Alias``) replaced by the canonical values it
+    stands for, in the grammar's order, and which alias wrote each of them (so that a refusal of
+    one names the alias). Raises ConflictingParameters for an alias given beside a name it
+    stands for or beside another alias of it, and InvalidParameter for a value an alias cannot
+    read (docs/API.md#aliases)."""
+    values = {name: value for name, value in given.items() if grammar.alias(name) is None}
+    written_by: dict[str, str] = {}
+    claimed: dict[str, str] = {}
+    for alias in grammar.aliases:
+        if alias.name not in given:
+            continue
+        for target in alias.of:
+            if target in given:
+                raise ConflictingParameters(alias.name, target, target)
+            if target in claimed:
+                raise ConflictingParameters(alias.name, claimed[target], target)
+            claimed[target] = alias.name
+        for name, value in alias.resolve(given[alias.name], values).items():
+            values[name] = value
+            written_by[name] = alias.name
+    return values, written_by
+
+
 def _year(value: str) -> int:
     if not _YEAR.fullmatch(value):
         raise InvalidParameter("year", value, "a four-digit year such as 2025")
@@ -379,7 +448,10 @@ def _descending(value: str | None, sort: str) -> bool:
 
 def _fields(value: str, parameter: Parameter) -> tuple[str, ...]:
     """The fields named, in serving order; on a route whose rows have fewer fields than a
-    country (``Parameter.allowed``), only those, so its 400 lists its own."""
+    country (``Parameter.allowed``), only those, so its 400 lists its own; on a table whose rows
+    are not economies (``Parameter.columns``), its columns."""
+    if parameter.columns is not None:
+        return column_list(value, parameter.columns)
     wanted = set(field_list(value, parameter.allowed)) - {DETAILS}
     return tuple(sorted(wanted, key=_FIELD_ORDER.__getitem__))
 
@@ -397,18 +469,30 @@ def _years(value: str) -> tuple[int, int]:
 
 
 def _chosen(
-    year: int | None, snapshot: str | None, years: tuple[int, int] | None
-) -> tuple[int | None, str | None, tuple[int, int] | None]:
-    """The one of ``year``, ``snapshot`` and ``years`` that chooses the snapshots, the others
-    (already checked) left unread: ``year`` first, since the specification gives a year its
-    December, then the one snapshot over a range. Not a 400: each value is valid alone, and the
-    OpenAPI document's schemas, one per parameter, cannot state a rule between two
-    (docs/DECISIONS.md#the-openapi-document-and-the-route-index)."""
+    year: int | None, snapshot: str | None, snapshots: tuple[str, ...], years: tuple[int, int] | None,
+    recent: int | None,
+) -> tuple[int | None, str | None, tuple[str, ...], tuple[int, int] | None, int | None]:
+    """The one of ``year``, ``snapshot`` (one, or history's list) and ``years`` with ``mrv``
+    that chooses the snapshots, the others (already checked) left unread: ``year`` first, since
+    the specification gives a year its December, then the snapshots named over a range. Not a
+    400: each value is valid alone, and the OpenAPI document's schemas, one per parameter,
+    cannot state a rule between two (docs/DECISIONS.md#the-openapi-document-and-the-route-index)."""
     if year is not None:
-        return year, None, None
-    if snapshot is not None:
-        return None, snapshot, None
-    return None, None, years
+        return year, None, (), None, None
+    if snapshot is not None or snapshots:
+        return None, snapshot, snapshots, None, None
+    return None, None, (), years, recent
+
+
+def _recent(value: str) -> int:
+    if not _RECENT.fullmatch(value):
+        raise InvalidParameter("mrv", value, f"a whole number of snapshots from 1 to {MAX_RECENT}, no leading zero")
+    return int(value)
+
+
+def _snapshot_list(value: str) -> tuple[str, ...]:
+    return _code_list("snapshot", value, _SNAPSHOT_ITEM,
+                      "snapshot ids YYYY-MM such as 2024-06,2025-12 (GET /api/v1/snapshots lists them)", MAX_SNAPSHOTS)
 
 
 def _limit(value: str) -> int:

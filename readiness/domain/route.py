@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from loaders import JsonValue, Snapshot, Summary
 from readiness.domain.answer import Answer
@@ -28,10 +28,11 @@ class FromSnapshots:
     oldest first. Kept in the caches for as long as that snapshot's answers: an archive's
     lifetimes when the query pins one, the current lifetimes otherwise.
 
-    ``compute(snapshots, query, route)`` makes the answer; ``cost(snapshots, query)`` says about
+    ``compute(snapshots, current_id, query, route)`` makes the answer (``current_id``: the current
+    snapshot's, which its envelope's ``current`` compares with); ``cost(snapshots, query)`` says about
     how many bytes it will have, which is how the compute pool prices it (``readiness/work.py``)."""
 
-    compute: Callable[[Sequence[Snapshot], Query, Route], Answer]
+    compute: Callable[[Sequence[Snapshot], str, Query, Route], Answer]
     cost: Callable[[Sequence[Snapshot], Query], int]
 
 
@@ -55,12 +56,27 @@ class FromReport:
     answers (its key names the snapshot's content digest), sent with the current
     ``Cache-Control`` (a republished snapshot may bring a new report).
 
-    ``compute(series, report_bytes, query, route)`` makes the answer."""
+    ``compute(series, current_id, report_bytes, query, route)`` makes the answer."""
 
-    compute: Callable[[Snapshot, bytes, Query, Route], Answer]
+    compute: Callable[[Snapshot, str, bytes, Query, Route], Answer]
 
 
-Source = FromSnapshots | FromSummaries | FromReport
+@dataclass(frozen=True, slots=True)
+class FromFiles:
+    """Answers computed from the one whole snapshot the path's argument names (``{id}``: an id
+    ``/api/v1/snapshots`` lists, or ``current``) and its summary (the indicator catalogue): the
+    snapshot's bulk files (``readiness/domain/package.py``), one file in ``format`` per route.
+    Built on the first request for them and kept like any answer, under the snapshot's id and
+    content digest; sent with the current ``Cache-Control`` (``current`` moves on).
+
+    ``compute(snapshot, summary, query, route)`` makes the file; ``cost(snapshot)`` prices it."""
+
+    compute: Callable[[Snapshot, Summary, Query, Route], Answer]
+    cost: Callable[[Snapshot], int]
+    format: Format
+
+
+Source = FromSnapshots | FromSummaries | FromReport | FromFiles
 """What a route's answers are computed from: the service has one way of answering per source."""
 
 _PATH_ARGUMENT = re.compile(r"\{[a-z]+\}")
@@ -99,7 +115,8 @@ class Route:
     """The path as a Tornado URL pattern: each ``{argument}`` one path segment, a trailing slash allowed."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "pattern", _PATH_ARGUMENT.sub("([^/]+)", self.path) + "/?")
+        literal = (re.escape(piece) for piece in _PATH_ARGUMENT.split(self.path))  # a "." is a dot
+        object.__setattr__(self, "pattern", "([^/]+)".join(literal) + "/?")
 
     @property
     def paged(self) -> bool:
@@ -108,7 +125,9 @@ class Route:
 
     @property
     def formats(self) -> tuple[Format, ...]:
-        """The formats its answers come in: CSV too when it takes ``format``."""
+        """The formats its answers come in: CSV too when it takes ``format``; a bulk file's own."""
+        if isinstance(self.source, FromFiles):
+            return (self.source.format,)
         return (Format.JSON, Format.CSV) if "format" in self.grammar else (Format.JSON,)
 
     @property
@@ -121,5 +140,59 @@ class Route:
         Raises UnknownParameter, InvalidParameter or InvalidRequest, as ``Query.parse``."""
         return parse_query_string(raw, self.grammar)
 
+    @property
+    def downloads(self) -> tuple[Download, ...]:
+        """Its answers in each file format it has, each at a path of its own (``Download``); none
+        for the deprecated route, whose clients have its ``format=csv``, nor for a bulk file
+        (``FromFiles``), whose own path is already the file's."""
+        if self.deprecated or isinstance(self.source, FromFiles):
+            return ()
+        return tuple(Download.of(self, chosen) for chosen in self.formats if chosen is not Format.JSON)
+
     def __repr__(self) -> str:
         return f"Route({self.name!r}, {self.path!r})"
+
+
+DOWNLOAD_TYPE = "application/octet-stream"
+"""The ``Content-Type`` of every download path: bytes to save, whatever the format (a generated
+client reads them as a file: docs/DECISIONS.md#answers-as-files-a-path-per-file-format)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Download:
+    """A route's answer in one file format at a path of its own, ``{path}.{extension}``
+    (``/api/v1/readiness.csv``, ``/api/v1/snapshots/{id}/changes.csv``): the route's query
+    without ``format`` (the path says it), the same bytes as ``format=`` gives, sent as
+    ``application/octet-stream`` with its file name (docs/API.md#answers-as-files). So that a generated
+    client, which reads an answer by the first media type the document lists, gets a file's
+    bytes rather than trying JSON (docs/DECISIONS.md#answers-as-files-a-path-per-file-format). Another
+    format (Parquet) is one more ``Format`` a route takes: its download follows."""
+
+    route: Route
+    format: Format
+    path: str
+    grammar: Grammar
+    pattern: str
+
+    @classmethod
+    def of(cls, route: Route, chosen: Format) -> Download:
+        """``route``'s download in ``chosen``: its path with the extension, its grammar without ``format``."""
+        path = f"{route.path}.{chosen.extension}"
+        grammar = Grammar(tuple(p for p in route.grammar.parameters if p.name != "format"), route.grammar.strict,
+                          route.grammar.aliases)
+        return cls(route, chosen, path, grammar, _PATH_ARGUMENT.sub("([^/]+)", route.path) + re.escape(
+            f".{chosen.extension}"))
+
+    @property
+    def name(self) -> str:
+        """Its word in the edge's keys and the metrics: the route's, with the extension (``v1.csv``)."""
+        return f"{self.route.name}.{self.format.extension}"
+
+    def parse(self, raw: str) -> Query:
+        """The query of the route's answer in this format: ``raw`` read by the download's grammar,
+        in its format. Raises as ``Route.parse``; ``format`` is an unknown parameter here."""
+        return replace(parse_query_string(raw, self.grammar), format=self.format)
+
+    def canonical(self, raw: str) -> str:
+        """The canonical query of ``raw`` at this path (the format left to the path)."""
+        return parse_query_string(raw, self.grammar).canonical()

@@ -11,6 +11,7 @@ the edge's names and fast path (``make edge-routes``: ``readiness/edge_routes.py
 
 from __future__ import annotations
 
+from readiness.domain.aliases import COUNTRY_ALIASES, PAGING_ALIASES, TIME_ALIASES
 from readiness.domain.compute import (
     aggregates_cost,
     catalogue_cost,
@@ -24,7 +25,15 @@ from readiness.domain.compute import (
     indicators_total_cost,
     readiness_cost,
 )
+from readiness.domain.meta import Format
 from readiness.domain.movers import COLUMNS, MEASURES, compute_movers, measure, movers_cost, snapshot_id
+from readiness.domain.package import (
+    TABLES,
+    TableFile,
+    compute_datapackage,
+    compute_package,
+    files_cost,
+)
 from readiness.domain.parameters import (
     AGGREGATE_YEARS,
     ANY_CASE,
@@ -35,6 +44,7 @@ from readiness.domain.parameters import (
     FCV,
     FORMAT,
     HISTORY_FIELDS_PARAMETER,
+    HISTORY_SNAPSHOTS,
     INCOME,
     LEGACY_LIMIT,
     LEVEL,
@@ -46,6 +56,7 @@ from readiness.domain.parameters import (
     READINESS_FIELDS,
     READINESS_FORMAT,
     READINESS_INDICATORS,
+    RECENT,
     REGION,
     SHAPE,
     SHORTNAMES,
@@ -56,11 +67,13 @@ from readiness.domain.parameters import (
     YEARS,
     Grammar,
     Parameter,
+    indicator_fields,
 )
 from readiness.domain.parameters import (
     INDICATORS as INDICATOR_CODES,
 )
-from readiness.domain.route import FromReport, FromSnapshots, FromSummaries, Route
+from readiness.domain.route import FromFiles, FromReport, FromSnapshots, FromSummaries, Route
+from readiness.domain.tables import INDICATOR_COLUMNS, INDICATOR_KEY
 
 _ANY_SNAPSHOT = ("The snapshot `year` or `snapshot` selects is not listed or unavailable (`/api/v1/snapshots` "
                  "lists them).")
@@ -68,7 +81,8 @@ _USAGE = ("With no parameters: the all-economies global summary. Every key endin
           "removed from the answer.")
 
 V1 = Route(
-    "v1", "/api/v1/readiness", COUNTRY_QUERY, FromSnapshots(compute_readiness, readiness_cost),
+    "v1", "/api/v1/readiness", Grammar(COUNTRY_QUERY.parameters, aliases=(*COUNTRY_ALIASES, *PAGING_ALIASES)),
+    FromSnapshots(compute_readiness, readiness_cost),
     operation="Readiness", summary="Query the readiness index", description=_USAGE, schema="Envelope",
     not_found=_ANY_SNAPSHOT, explained="readiness",
 )
@@ -89,7 +103,9 @@ LEGACY = Route(
 )
 INDICATORS = Route(
     "indicators", "/api/v1/indicators",
-    Grammar((CODE, CODES, REGION, INCOME, FCV, INDICATOR_CODES, YEAR, YEARS, SNAPSHOT, SHAPE, LIMIT, OFFSET, FORMAT)),
+    Grammar((CODE, CODES, REGION, INCOME, FCV, INDICATOR_CODES, YEAR, YEARS, RECENT, SNAPSHOT,
+             indicator_fields(INDICATOR_COLUMNS, INDICATOR_KEY), SHAPE, LIMIT, OFFSET, FORMAT),
+            aliases=(*COUNTRY_ALIASES, *PAGING_ALIASES, *TIME_ALIASES)),
     FromSnapshots(compute_indicators, indicators_total_cost),
     operation="Indicators", summary="The indicator values as one long table",
     description=("One row per economy and indicator of one snapshot, ordered by `Country Code`, then the "
@@ -102,7 +118,9 @@ INDICATORS = Route(
 )
 HISTORY = Route(
     "history", "/api/v1/history",
-    Grammar((CODE, CODES, REGION, INCOME, FCV, HISTORY_FIELDS_PARAMETER, YEARS, SHAPE, LIMIT, OFFSET, FORMAT)),
+    Grammar((CODE, CODES, REGION, INCOME, FCV, HISTORY_FIELDS_PARAMETER, YEARS, RECENT, HISTORY_SNAPSHOTS, SHAPE,
+             LIMIT, OFFSET, FORMAT),
+            aliases=(*COUNTRY_ALIASES, *PAGING_ALIASES, *TIME_ALIASES)),
     FromSummaries(compute_history, history_cost),
     operation="History", summary="Scores and ranks across snapshots",
     description=("One row per economy and snapshot, oldest snapshot first, then by `Country Code`. Snapshots: "
@@ -116,7 +134,8 @@ HISTORY = Route(
 )
 AGGREGATES = Route(
     "aggregates", "/api/v1/aggregates",
-    Grammar((BY, REGION, INCOME, FCV, YEAR, AGGREGATE_YEARS, SNAPSHOT, LIMIT, OFFSET, FORMAT)),
+    Grammar((BY, REGION, INCOME, FCV, YEAR, AGGREGATE_YEARS, RECENT, SNAPSHOT, LIMIT, OFFSET, FORMAT),
+            aliases=(*PAGING_ALIASES, *TIME_ALIASES)),
     FromSummaries(compute_aggregates, aggregates_cost),
     operation="Aggregates", summary="Summary statistics of the scores by group",
     description=("Per snapshot, group of economies (`by`) and score (the composite, then the five dimension "
@@ -157,7 +176,7 @@ RANKING_CHANGES = Route(
                   "default) or of the global rank (`rank`), largest first; ties by `Country Code`." + ANY_CASE,
                   choices=MEASURES, default="score", read=measure),
         LIMIT, OFFSET, FORMAT,
-    )),
+    ), aliases=(*COUNTRY_ALIASES, *PAGING_ALIASES)),
     FromSummaries(compute_movers, movers_cost),
     operation="RankingChanges", summary="Rank and score movers between two snapshots",
     description=("One row per economy present in both snapshots: its composite score and global rank in each, "
@@ -170,7 +189,49 @@ RANKING_CHANGES = Route(
     explained="rankings/changes",
 )
 
-ROUTES: tuple[Route, ...] = (V1, LEGACY, INDICATORS, HISTORY, AGGREGATES, RANKING_CHANGES, SNAPSHOTS, CHANGES)
+_FILES_NOT_FOUND = ("`{id}` is not a snapshot `/api/v1/snapshots` lists (nor `current`), or its files cannot be "
+                    "read now.")
+_FILE_FORMATS = {Format.CSV: "CSV", Format.PARQUET: "Parquet"}
+DATAPACKAGE = Route(
+    "datapackage", "/api/v1/snapshots/{id}/datapackage.json", Grammar(),
+    FromFiles(compute_datapackage, files_cost, Format.JSON),
+    operation="SnapshotDataPackage", summary="The metadata of a snapshot's downloads",
+    description=("A Frictionless Data Package descriptor of the snapshot's bulk files: title, snapshot, "
+                 "publication date, sources, citation, licence and notice, and each table's columns with their "
+                 "type, meaning and unit. Its CSV paths resolve to the CSV routes beside it. `{id}`: a listed "
+                 "snapshot id or `current`."),
+    schema="DataPackage", not_found=_FILES_NOT_FOUND, tag="downloads",
+)
+PACKAGE = Route(
+    "package", "/api/v1/snapshots/{id}/package.zip", Grammar(),
+    FromFiles(compute_package, files_cost, Format.ZIP),
+    operation="SnapshotPackage", summary="A snapshot's bulk package (zip)",
+    description=("A zip of the snapshot's tables as CSV, its `datapackage.json` and a README that starts with "
+                 "the snapshot's notice. Byte ranges are answered (`Range`, `If-Range`). `{id}`: a listed "
+                 "snapshot id or `current`."),
+    schema="File", not_found=_FILES_NOT_FOUND, tag="downloads",
+)
+TABLE_FILES: tuple[Route, ...] = tuple(
+    Route(
+        f"{table.name}-{file_format.value}", f"/api/v1/snapshots/{{id}}/{table.name}.{file_format.value}", Grammar(),
+        FromFiles(TableFile(table, file_format), files_cost, file_format),
+        operation=f"Snapshot{table.name.title()}{file_format.value.title()}",
+        summary=f"A snapshot's {table.name} table as {_FILE_FORMATS[file_format]}",
+        description=(f"{table.description} Every row of the snapshot, every column, each row ending with "
+                     "`snapshot_id` (and `notice` where the snapshot has one)."
+                     + (" Typed columns; each field's metadata holds its description and unit, the file's "
+                        "the snapshot's id, notice and citation. Byte ranges are answered (`Range`, `If-Range`), "
+                        "so Parquet readers fetch only what they need over HTTP."
+                        if file_format is Format.PARQUET else "")
+                     + " `{id}`: a listed snapshot id or `current`."),
+        schema="File", not_found=_FILES_NOT_FOUND, tag="downloads",
+    )
+    for table in TABLES for file_format in _FILE_FORMATS
+)
+"""Each table of a snapshot's bulk files (``readiness.domain.package.TABLES``) as CSV and as Parquet."""
+
+ROUTES: tuple[Route, ...] = (V1, LEGACY, INDICATORS, HISTORY, AGGREGATES, RANKING_CHANGES, SNAPSHOTS, CHANGES,
+                             DATAPACKAGE, PACKAGE, *TABLE_FILES)
 """Every data route, in the order the docs list them."""
 
 EXPLAINED: dict[str, Route] = {route.explained: route for route in ROUTES if route.explained is not None}

@@ -25,20 +25,29 @@ from loaders import (
     mover_direction,
 )
 from readiness.domain.citation import Citation
-from readiness.domain.errors import NoSnapshotInYears
+from readiness.domain.envelope import resolved
+from readiness.domain.errors import NoSnapshotInYears, SnapshotNotFound
 
 Record = dict[str, JsonValue]
 
 INDICATOR_IDENTITY: tuple[str, ...] = ("Country Code", "Country Name", "Region", "Income Level", "snapshot")
+INDICATOR_KEY: tuple[str, ...] = ("Country Code", "snapshot", "indicator_code")
+"""The columns every indicator row keeps whatever ``fields`` says: which economy, snapshot and indicator it is."""
 PERCENTILE_VALUES: dict[str, str] = {
     "global_percentile_value": "global_percentile",
     "regional_percentile_value": "regional_percentile",
 }
 """The numeric percentile keys of an indicator row, each with the ordinal string it reads ("31st" is 31)."""
-INDICATOR_COLUMNS: tuple[str, ...] = INDICATOR_IDENTITY + tuple(INDICATOR_FIELDS) + tuple(PERCENTILE_VALUES)
+OBSERVED_YEAR = "observed_year"
+"""An indicator row's observation year: the element's ``year`` under a name of its own, since
+``year`` names a snapshot's year on every other route (history, aggregates, ``year=``). The
+element's ``year`` stays in the row, deprecated (docs/API.md#one-year-one-snapshot-id)."""
+INDICATOR_COLUMNS: tuple[str, ...] = (
+    INDICATOR_IDENTITY + tuple(INDICATOR_FIELDS) + tuple(PERCENTILE_VALUES) + (OBSERVED_YEAR,)
+)
 """The keys of an indicator row, in order: the economy, the snapshot id, the keys of an
-indicator_details element, then the percentiles as numbers: last, so that the element's keys keep
-their places (and CSV columns their positions)
+indicator_details element, then the percentiles as numbers and ``observed_year``: last, so that
+the element's keys keep their places (and CSV columns their positions)
 (docs/API.md#get-apiv1indicators-the-indicator-values-as-one-long-table)."""
 
 HISTORY_IDENTITY: tuple[str, ...] = ("Country Code", "Country Name", "snapshot", "year", "date")
@@ -102,6 +111,7 @@ def indicator_rows_between(
             row = {**identity, **element}
             for key, ordinal in PERCENTILE_VALUES.items():
                 row[key] = ordinal_value(element.get(ordinal))
+            row[OBSERVED_YEAR] = element.get("year")
             rows.append(row)
     return rows, position
 
@@ -293,6 +303,37 @@ def snapshots_in_years(summaries: Sequence[Summary], current_id: str, years: tup
     return chosen
 
 
+def snapshots_over_time(
+    summaries: Sequence[Summary], current_id: str, years: tuple[int, int] | None, recent: int | None
+) -> list[Snapshot]:
+    """The series a query over time reads, oldest first: those ``years`` selects (every
+    December and the current snapshot without it), the ``recent`` newest of them when given
+    (``mrv``, the World Bank's most recent values). Raises NoSnapshotInYears when ``years``
+    selects none."""
+    chosen = history_snapshots(summaries, current_id, None) if years is None else (
+        snapshots_in_years(summaries, current_id, years))
+    return chosen if recent is None else chosen[-recent:]
+
+
+def shown_over_time(
+    summaries: Sequence[Summary], current_id: str, years: tuple[int, int] | None, recent: int | None
+) -> list[Snapshot]:
+    """``snapshots_over_time`` without its 404: none when ``years`` selects none (what a cache
+    key names before the answer is computed)."""
+    chosen = history_snapshots(summaries, current_id, years)
+    return chosen if recent is None else chosen[-recent:]
+
+
+def listed_snapshots(summaries: Sequence[Summary], ids: Sequence[str]) -> list[Snapshot]:
+    """The series of the snapshots ``ids`` names (history's ``snapshot``), oldest first, June
+    archives too. Raises SnapshotNotFound for the first id the catalogue does not list."""
+    by_id = {summary.id: summary.series for summary in summaries}
+    for snapshot_id in ids:
+        if snapshot_id not in by_id:
+            raise SnapshotNotFound(snapshot_id)
+    return [by_id[snapshot_id] for snapshot_id in sorted(ids)]
+
+
 def catalogue_document(summaries: Sequence[Summary], current_id: str, api_version: str) -> Record:
     """The answer of ``/api/v1/snapshots``: every snapshot up to the current one, newest
     first, with its facts and a link to its change report when it has one; the current
@@ -303,6 +344,7 @@ def catalogue_document(summaries: Sequence[Summary], current_id: str, api_versio
     document: Record = {
         "apiVersion": api_version,
         "snapshot": current_id,
+        **resolved(current_id, current_id),
         "count": len(entries),
         "data": entries,
         "indicators": list[JsonValue](current.indicators if current is not None else ()),
@@ -395,7 +437,7 @@ def _catalogue_entry(summary: Summary, current_id: str) -> Record:
         "year": int(series.id[:4]),
         "month": int(series.id[5:]),
         "current": series.id == current_id,
-        "selectable": series.id.endswith("-12"),
+        "selectable": series.id.endswith("-12") or series.id == current_id,
         "published": series.published,
         "economies": summary.economies,
         "ranked_economies": summary.ranked,

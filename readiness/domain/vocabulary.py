@@ -163,6 +163,25 @@ def field_list(value: str, allowed: Collection[str] | None = None) -> tuple[str,
     return tuple(names)
 
 
+def column_list(value: str, columns: Sequence[str]) -> tuple[str, ...]:
+    """The ``columns`` a ``fields`` parameter names (any ASCII case), each once, in their order.
+    Raises InvalidParameter naming the first piece that names none, listing them, or the whole
+    value when it names none at all (only commas)."""
+    by_name = {folded(column): column for column in columns}
+    accepted = "comma-separated column names (" + ", ".join(columns) + ")"
+    named = set()
+    for piece in (trimmed(piece) for piece in value.split(",")):
+        if not piece:
+            continue
+        column = by_name.get(folded(piece))
+        if column is None:
+            raise InvalidParameter("fields", piece, accepted)
+        named.add(column)
+    if not named:
+        raise InvalidParameter("fields", value, accepted)
+    return tuple(column for column in columns if column in named)
+
+
 def accepted_fields(allowed: Collection[str]) -> str:
     """What ``fields`` accepts on a route whose rows have only the ``allowed`` fields: their
     names in serving order and the aliases of those among them."""
