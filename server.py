@@ -168,10 +168,10 @@ def http_server(
     idle_seconds: float = IDLE_CONNECTION_SECONDS,
     max_connections: int = Settings().max_connections,
     body_seconds: float = BODY_SECONDS,
-    send_buffer: int = Settings().send_buffer_bytes,
+    unsent_bytes: int = Settings().unsent_bytes,
 ) -> LimitedHTTPServer:
     """The HTTP server for ``app``, with the body, body-time and idle limits above, at most
-    ``max_connections`` connections and each one's send buffer (readiness/http/connections.py).
+    ``max_connections`` connections and each one's unsent bytes bounded (readiness/http/connections.py).
 
     X-Forwarded-For / X-Real-Ip are believed only from ``proxies`` (None: from no peer): a
     direct client could forge them, and so choose whom its requests count against.
@@ -179,7 +179,7 @@ def http_server(
     return LimitedHTTPServer(
         app,
         proxies=proxies,
-        send_buffer=send_buffer,
+        unsent_bytes=unsent_bytes,
         max_body_size=MAX_BODY_BYTES,
         idle_connection_timeout=idle_seconds,
         body_timeout=body_seconds,
@@ -225,7 +225,7 @@ async def serve(settings: Settings, sockets: Sockets) -> None:
     access = AccessLog(sys.stderr.buffer, settings.log_level)
     app = make_app(settings, store, metrics=metrics, redis=tier, lifecycle=lifecycle, memory=memory, access=access)
     server = http_server(app, trusted_proxies(settings), max_connections=connection_cap(settings.max_connections),
-                         send_buffer=settings.send_buffer_bytes)
+                         unsent_bytes=settings.unsent_bytes)
     metrics.watch_connections("public", server)
     admin = admin_server(make_admin_app(store, metrics, lifecycle, access, settings.max_skipped_percent))
     admin.add_sockets(sockets.operations)

@@ -51,12 +51,15 @@ class Settings:
     # A client is an address block (docs/DECISIONS.md#fair-shares): IPv4 by /32, IPv6 by /64.
     client_ipv4_prefix: int = 32
     client_ipv6_prefix: int = 64
-    # Each connection's kernel send buffer (SO_SNDBUF; the kernel doubles it), 0: the kernel's
-    # autotuning. Fixed at 32 KiB, a client that does not read pins 64 KiB, not megabytes, but
-    # every cached answer over 64 KiB then went at a fifth of the rate or less (loopback,
-    # docs/PERFORMANCE.md#fair-to-every-client-2026-11-28): off until that is understood.
-    send_buffer_bytes: int = 0
+    # The most bytes of an answer each connection queues in the kernel unsent
+    # (TCP_NOTSENT_LOWAT), 0: no bound (the send buffer autotunes to megabytes for a client
+    # that does not read). Unlike a fixed SO_SNDBUF it leaves what is in flight alone, so a
+    # client that reads gets large answers at full rate (docs/OPERATIONS.md#slow-readers).
+    unsent_bytes: int = 32 * 1024
     redis_url: str | None = None
+    # The site's public address (https://readiness.example.org): the pages' share meta
+    # (og:image, og:url) is absolute and starts with it; unset, with each request's own origin.
+    public_url: str | None = None
     cache_bytes: int = 64 * 1024 * 1024
     archive_slots: int = 8
     log_level: str = "INFO"
@@ -132,6 +135,7 @@ class Settings:
             behind_proxy=_flag(env, "behind_proxy", default.behind_proxy),
             trusted_proxies=_networks(env, "trusted_proxies", default.trusted_proxies),
             redis_url=_redis_url(env),
+            public_url=_public_url(env),
             log_level=_log_level(env, default.log_level),
             redis_signing_key=_signing_key(env) or default.redis_signing_key,
             require_signing_key=_flag(env, "require_signing_key", default.require_signing_key),
@@ -174,7 +178,7 @@ _BOUNDS: dict[str, tuple[int, int]] = {
     "max_answer_bytes": (1024, 2**40),
     "client_ipv4_prefix": (8, 32),
     "client_ipv6_prefix": (16, 128),
-    "send_buffer_bytes": (0, 64 * 1024 * 1024),
+    "unsent_bytes": (0, 64 * 1024 * 1024),
     "compute_shed_pause_ms": (0, 10_000),
     "switch_interval_us": (100, 100_000),
     "redis_admit_window_seconds": (0, 365 * _DAY),
@@ -249,6 +253,22 @@ def _host(env: Mapping[str, str], default: str) -> str:
                 f"{PREFIX}HOST={raw!r} is not valid; use an IP address such as 0.0.0.0 or a host name"
             ) from None
     return raw
+
+
+_PUBLIC_URL = re.compile(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?")
+
+
+def _public_url(env: Mapping[str, str]) -> str | None:
+    raw = _text(env, "public_url")
+    if raw is None:
+        return None
+    url = raw.rstrip("/")
+    if not _PUBLIC_URL.fullmatch(url):
+        raise SettingsError(
+            f"{PREFIX}PUBLIC_URL={raw!r} is not valid; use the site's origin, http:// or https:// and a host "
+            "name with an optional port and no path, such as https://readiness.example.org"
+        )
+    return url
 
 
 def _networks(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> tuple[str, ...]:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import fcntl
 import logging
 import os
 import resource
 import signal
 import socket
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -207,3 +209,64 @@ async def _served(connection: tuple[asyncio.StreamReader, asyncio.StreamWriter])
 async def _until_none_open(server: LimitedHTTPServer) -> None:
     while server.open_connections:
         await asyncio.sleep(0.01)
+
+
+SIOCOUTQ = 0x5411
+"""ioctl: bytes in a TCP socket's send queue, sent and unacknowledged or not sent yet."""
+WHOLE_TABLE = "/api/v1/indicators"
+"""The sample's largest answer without gzip: the whole indicator table, 2.7 MB."""
+
+
+def _kernel_queue(sock: socket.socket) -> int:
+    return struct.unpack("i", fcntl.ioctl(sock.fileno(), SIOCOUTQ, b"\0" * 4))[0]
+
+
+async def _stalled_reader_queue(app: Application, unsent_bytes: int) -> tuple[int, int]:
+    """A client that asks for WHOLE_TABLE and never reads (a 4 KiB receive buffer), against a
+    LimitedHTTPServer bounding ``unsent_bytes``: its TCP_NOTSENT_LOWAT and the most bytes its
+    kernel queue held once the server had written all it could."""
+    accepted: list[socket.socket] = []
+
+    class Recording(LimitedHTTPServer):
+        def _handle_connection(self, connection: socket.socket, address: Any) -> None:
+            accepted.append(connection)
+            super()._handle_connection(connection, address)
+
+    server = Recording(app, unsent_bytes=unsent_bytes)
+    port = free_port()
+    server.listen(port, "127.0.0.1")
+    client = socket.socket()
+    try:
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        client.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(client, ("127.0.0.1", port))
+        client.send(f"GET {WHOLE_TABLE} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        await eventually(lambda: accepted and _kernel_queue(accepted[0]) > 0, "the server writing the answer")
+        lowat = accepted[0].getsockopt(socket.IPPROTO_TCP, socket.TCP_NOTSENT_LOWAT)
+        queued: list[int] = []
+
+        def settled() -> bool:  # the same for ten polls in a row: the server writes no more
+            queued.append(_kernel_queue(accepted[0]))
+            return len(queued) >= 10 and len(set(queued[-10:])) == 1
+
+        await eventually(settled, "the kernel queue settling")
+        return lowat, max(queued)
+    finally:
+        client.close()
+        server.stop()
+
+
+@gen_test
+async def test_a_stalled_reader_holds_little_in_the_kernel(app: Application) -> None:
+    # 64 connections of one address that never read pinned 168-176 MiB, nearly all in the
+    # API's send buffers (docs/OPERATIONS.md#slow-readers): each may now queue 32 KiB unsent,
+    # plus what one segment in flight takes (64 KiB on loopback).
+    lowat, queued = await _stalled_reader_queue(app, 32 * 1024)
+    assert lowat == 32 * 1024
+    assert 0 < queued <= 32 * 1024 + 64 * 1024 + 4096, queued
+
+
+@gen_test
+async def test_without_the_bound_a_stalled_reader_takes_far_more(app: Application) -> None:
+    lowat, queued = await _stalled_reader_queue(app, 0)
+    assert queued > 4 * (32 * 1024 + 64 * 1024 + 4096), queued  # what the bound above saves

@@ -70,6 +70,12 @@ def test_settings_empty_variable_keeps_default() -> None:
         ("READINESS_HOST", "host:8080"),
         ("READINESS_DATA_DIR", "/srv/\0data"),
         ("READINESS_ADMIN_PORT", "8080"),  # the public port's default
+        ("READINESS_PUBLIC_URL", "readiness.example.org"),  # no scheme
+        ("READINESS_PUBLIC_URL", "ftp://readiness.example.org"),
+        ("READINESS_PUBLIC_URL", "https://user@readiness.example.org"),
+        ("READINESS_PUBLIC_URL", "https://readiness.example.org/?a=1"),
+        ("READINESS_PUBLIC_URL", "https://readiness.example.org/data"),  # an origin: no path
+        ("READINESS_PUBLIC_URL", "https://exa mple.org"),
     ],
 )
 def test_settings_bad_value_names_the_variable(variable: str, value: str) -> None:
@@ -88,8 +94,8 @@ def test_settings_every_number_read_and_bounded(name: str, bounds: tuple[int, in
 
 
 def test_settings_every_field_has_an_environment_reader() -> None:
-    readers = {"data_dir", "host", "behind_proxy", "trusted_proxies", "redis_url", "log_level", "redis_signing_key",
-               "require_signing_key", *_BOUNDS}
+    readers = {"data_dir", "host", "behind_proxy", "trusted_proxies", "redis_url", "public_url", "log_level",
+               "redis_signing_key", "require_signing_key", *_BOUNDS}
     assert readers == {field.name for field in fields(Settings)}
 
 
@@ -261,3 +267,12 @@ def test_settings_trusted_proxies_read_as_address_blocks() -> None:
     assert Settings.from_env({}).trusted_proxies == PRIVATE_NETWORKS
     with pytest.raises(SettingsError, match="READINESS_TRUSTED_PROXIES='10.0.0.0/33'"):
         Settings.from_env({"READINESS_TRUSTED_PROXIES": "10.0.0.0/33"})
+
+
+@pytest.mark.parametrize(("raw", "base"), [
+    ("https://readiness.example.org/", "https://readiness.example.org"),
+    ("http://readiness.example.org:8080", "http://readiness.example.org:8080"),
+])
+def test_settings_public_url_is_an_origin_without_a_trailing_slash(raw: str, base: str) -> None:
+    assert Settings.from_env({"READINESS_PUBLIC_URL": raw}).public_url == base
+    assert Settings.from_env({}).public_url is None

@@ -64,6 +64,21 @@ def connection_cap(configured: int) -> int:
     return max(1, min(configured, soft - DESCRIPTOR_RESERVE))
 
 
+def bound_unsent(connection: socket.socket, unsent_bytes: int) -> None:
+    """Let ``connection`` queue at most about ``unsent_bytes`` in the kernel that it has not
+    sent yet (TCP_NOTSENT_LOWAT): writes wait in the process (a view of the cached answer,
+    never a copy) while the client does not read, instead of megabytes of kernel memory
+    (docs/OPERATIONS.md#slow-readers). What is in flight is not bounded, so the send buffer
+    still grows for a client that reads: a fixed SO_SNDBUF of 64 KiB held a 64 KiB loopback
+    segment at a time, and every answer over it waited for delayed ACKs.
+
+    A socket that refuses it (not TCP: a Unix socket in the tests) keeps the kernel's
+    behaviour: never a reason to drop a client, nor to let an exception out of the accept loop.
+    """
+    with contextlib.suppress(OSError):
+        connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NOTSENT_LOWAT, unsent_bytes)
+
+
 class Throttled:
     """A warning logged at most once every ``seconds``, with how often it was suppressed."""
 
@@ -93,18 +108,18 @@ class LimitedHTTPServer(HTTPServer):
         *args: Any,
         max_connections: int = 10_000,
         proxies: TrustedProxies | None = None,
-        send_buffer: int = 0,
+        unsent_bytes: int = 0,
         **kwargs: Any,
     ) -> None:
         """HTTPServer's arguments (never ``xheaders``: ``proxies`` decides, peer by peer), the
         cap (``connection_cap`` keeps it under the limit), the ``proxies`` whose X-Real-IP /
         X-Forwarded-For name the client (None: no peer's; ``readiness/http/clients.py``) and
-        each connection's kernel send buffer in bytes (0: the kernel's own, which grows to
-        megabytes for a client that does not read)."""
+        the most bytes each connection queues in the kernel unsent (``bound_unsent``; 0: no
+        bound, and the kernel's send buffer grows to megabytes for a client that does not read)."""
         super().initialize(*args, **kwargs)
         self.max_connections = max_connections
         self.proxies = proxies
-        self.send_buffer = send_buffer
+        self.unsent_bytes = unsent_bytes
         self.open_connections = 0
         self.closed_idle = 0
         """Idle connections closed to make room for a new one."""
@@ -205,12 +220,8 @@ class LimitedHTTPServer(HTTPServer):
                 )
                 return
         self.open_connections += 1
-        if self.send_buffer:
-            # The kernel doubles it; fixed, it no longer autotunes (docs/OPERATIONS.md#slow-readers).
-            # A socket the kernel refuses it for keeps its own: never a reason to drop a client,
-            # nor to let an exception out of the accept loop.
-            with contextlib.suppress(OSError):
-                connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.send_buffer)
+        if self.unsent_bytes:
+            bound_unsent(connection, self.unsent_bytes)
         self._handle_connection(connection, address)
 
     def _close_oldest_idle(self) -> bool:
