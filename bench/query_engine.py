@@ -53,7 +53,7 @@ import orjson  # noqa: E402
 from loaders import Snapshot, SnapshotStore, Summary  # noqa: E402
 from readiness.domain import tables  # noqa: E402
 from readiness.domain.compute import compute_aggregates, compute_history, compute_indicators  # noqa: E402
-from readiness.domain.envelope import API_VERSION  # noqa: E402
+from readiness.domain.envelope import API_VERSION, resolved  # noqa: E402
 from readiness.domain.answer import Answer  # noqa: E402
 from readiness.domain.query import Query  # noqa: E402
 from readiness.domain.select import project, select  # noqa: E402
@@ -166,6 +166,7 @@ def prebuilt_envelope(snapshot: Snapshot, query: Query) -> dict[str, Any]:
         "apiVersion": API_VERSION,
         "level": "country" if query.country_mode else "global",
         "snapshot": "current",
+        **resolved(snapshot.id, snapshot.id),
         "count": len(data),
         **(envelope_fields(query.weights) if query.weights is not None else {}),
         "data": data[0] if one else data,
@@ -285,11 +286,12 @@ def run(quick: bool) -> dict[str, Any]:
     data_cases = [
         ("history 217 x 6 snapshots", functools.partial(compute_history, summaries, current, Query(), routes.HISTORY)),
         ("history, rows built anew", history_anew),
-        ("indicators global", functools.partial(compute_indicators, [snapshot], Query(), routes.INDICATORS)),
+        ("indicators global",
+         functools.partial(compute_indicators, [snapshot], snapshot.id, Query(), routes.INDICATORS)),
         # One indicator of every economy over six whole snapshots, held in memory (as the store's
         # archive slots hold them): what an uncached /api/v1/indicators?indicators=...&years=... computes.
         (INDICATOR_YEARS_CASE, functools.partial(
-            compute_indicators, years_snapshots(),
+            compute_indicators, years_snapshots(), snapshot.id,
             Query.parse({"indicators": INDICATOR_CODE, "years": "2021:2026"}, routes.INDICATORS.grammar),
             routes.INDICATORS)),
         # The current snapshot's summary only (no years): what an uncached /api/v1/aggregates computes.
@@ -307,7 +309,8 @@ def run(quick: bool) -> dict[str, Any]:
         functions[baseline] = functools.partial(orjson.dumps, document)
         for each in (name, baseline):
             repetitions[each], warmup[each] = max(10, heavy_reps // 10), max(2, heavy_warm // 10)
-        shown = next((arg.canonical() for arg in job.args if isinstance(arg, Query)), "")
+        arguments = job.args if isinstance(job, functools.partial) else ()  # history_anew: the default query
+        shown = next((arg.canonical() for arg in arguments if isinstance(arg, Query)), "")
         rows.append({"case": name, "query": shown or "(no parameters)", "count": document["count"],
                      "bytes": len(answer.body), "baseline": baseline})
     # The CSV of the global answer, against the global JSON answer's compute time (the target

@@ -4,7 +4,10 @@ reader finds what serves a request by reading ``make_app`` (docs/ARCHITECTURE.md
 
 from __future__ import annotations
 
+import re
 import sys
+import time
+from collections.abc import Callable
 
 import orjson
 from tornado.web import Application
@@ -17,6 +20,7 @@ from readiness.cache.answers import AnswerCache
 from readiness.cache.breaker import CircuitBreaker
 from readiness.cache.redis_tier import RedisTier
 from readiness.domain.answer import Answer
+from readiness.domain.citation import CitationFormat, citation_file_path
 from readiness.domain.routes import ROUTES
 from readiness.http.application import ReadinessApplication
 from readiness.http.clients import ClientPrefixes
@@ -24,6 +28,7 @@ from readiness.http.handlers import (
     CheckedRequests,
     CitationHandler,
     DocumentHandler,
+    DownloadHandler,
     HealthHandler,
     MetricsHandler,
     NotFoundHandler,
@@ -37,7 +42,7 @@ from readiness.http.logs import AccessLog, RequestLog
 from readiness.http.openapi import api_index, openapi_document
 from readiness.http.representation import CachePolicy, HttpDate
 from readiness.metrics import Metrics, StoreCollector
-from readiness.pages import page_routes
+from readiness.pages import UnknownPathHandler, page_routes, site_of
 from readiness.service import ReadinessService, RedisTtl
 from readiness.work import ComputeLimits, ComputePool
 
@@ -66,12 +71,14 @@ def make_app(
     lifecycle: Lifecycle | None = None,
     memory: AnswerCache | None = None,
     access: AccessLog | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> ReadinessApplication:
     """Wire the handlers, and the hit lane in front of the data routes, to one
     ReadinessService over ``store``: a URL per route of the table (``readiness/domain/routes.py``).
 
     Without ``redis`` the service runs on the in-process tier alone: the embedded default.
     Without ``access`` the access lines go to standard error; whoever owns the log flushes it.
+    ``clock`` (seconds since the epoch) dates the citation downloads.
     """
     access = access or AccessLog(sys.stderr.buffer, settings.log_level)
     memory = AnswerCache(settings.cache_bytes) if memory is None else memory  # an empty cache is falsy
@@ -97,21 +104,30 @@ def make_app(
     request_log = RequestLog(metrics, access)
     lifecycle = lifecycle or Lifecycle()
     dates = HttpDate()
+    site = site_of(store, settings.public_url)
     return ReadinessApplication(
         HitLane(service, policy, request_log, lifecycle, dates, checked, clients),
         [
             *((route.pattern, data_handler(route),
                {"route": route, "service": service, "policy": policy, "checked": checked, "clients": clients})
               for route in ROUTES),
-            (r"/api/v1/citation/?", CitationHandler, {"store": store, "policy": policy}),
+            *((download.pattern, DownloadHandler,
+               {"download": download, "service": service, "policy": policy, "clients": clients})
+              for route in ROUTES for download in route.downloads),
+            (r"/api/v1/citation/?", CitationHandler,
+             {"store": store, "policy": policy, "base_url": settings.public_url, "clock": clock}),
+            *((re.escape(citation_file_path(chosen)), CitationHandler,
+               {"store": store, "policy": policy, "base_url": settings.public_url, "clock": clock, "chosen": chosen})
+              for chosen in CitationFormat),
             (r"/api/v1/query/(.+?)/?", QueryMeaningHandler),
             (r"/api/v1/openapi.json", DocumentHandler, {"document": Answer.of(orjson.dumps(openapi_document()))}),
             (r"/api/v1/?", DocumentHandler, {"document": Answer.of(orjson.dumps(api_index()))}),
             (r"/healthz", HealthHandler),
             (r"/readyz", ReadyHandler, {"store": store, "max_skipped_percent": settings.max_skipped_percent}),
-            *page_routes(store),
+            *page_routes(site, service, clients),
         ],
-        default_handler_class=NotFoundHandler,
+        default_handler_class=UnknownPathHandler,
+        default_handler_args={"site": site},
         log_function=request_log,
         access_log=access,
         lifecycle=lifecycle,

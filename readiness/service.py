@@ -12,20 +12,22 @@ from functools import partial
 from loaders import SNAPSHOT_ID, SingleFlight, Snapshot, SnapshotStore, Summary
 from readiness.cache.admission import RedisAdmission
 from readiness.cache.answers import AnswerCache
-from readiness.cache.keys import cache_key, collection_key, request_key, snapshots_key
+from readiness.cache.keys import cache_key, collection_key, pinned_key, request_key, snapshots_key
 from readiness.cache.redis_tier import RedisTier
 from readiness.domain.answer import Answer
 from readiness.domain.errors import (
     AnswerTooLarge,
     ArchiveNotFound,
     ChangeReportNotFound,
+    InvalidFilesSnapshotId,
     InvalidSnapshotId,
     NotReady,
     SnapshotNotFound,
 )
+from readiness.domain.package import CURRENT
 from readiness.domain.query import Query
-from readiness.domain.route import FromReport, FromSnapshots, FromSummaries, Route
-from readiness.domain.tables import history_snapshots, snapshots_in_years
+from readiness.domain.route import FromFiles, FromReport, FromSnapshots, FromSummaries, Route
+from readiness.domain.tables import shown_over_time, snapshots_over_time
 from readiness.metrics import Metrics
 from readiness.work import ComputeLimits, ComputePool
 
@@ -164,13 +166,14 @@ class ReadinessService:
             return None
         request = request_key(route, query)
         source = route.source
-        if isinstance(source, FromReport):
-            summary = _summary_of(summaries, path[0]) if path else None
+        if isinstance(source, FromReport | FromFiles):
+            wanted = current.id if isinstance(source, FromFiles) and path == (CURRENT,) else path[0] if path else ""
+            summary = _summary_of(summaries, wanted)
             if summary is None:
                 return None
-            key = cache_key(summary.series, request)
+            key = pinned_key(summary.series, current.id, request)
         elif isinstance(source, FromSnapshots):  # over years: keyed by the snapshots the range shows
-            key = snapshots_key(current, history_snapshots(summaries, current.id, query.years), request)
+            key = snapshots_key(current, shown_over_time(summaries, current.id, query.years, query.recent), request)
         else:
             key = collection_key(current, summaries, request)
         cached = self.memory.get(key)
@@ -199,9 +202,19 @@ class ReadinessService:
             return await self._from_summaries(source, query, route, client)
         if isinstance(source, FromReport):
             return await self._from_report(source, query, route, path, client)
-        if query.years is not None:
-            return await self._from_snapshots_in_years(source, query, route, query.years, client)
+        if isinstance(source, FromFiles):
+            return await self._from_files(source, query, route, path, client)
+        if query.over_time:
+            return await self._from_snapshots_over_time(source, query, route, client)
         return await self._from_snapshot(source, query, route, redis_checked, client)
+
+    async def produced(self, key: str, cost: int, job: Callable[[], Answer], client: str = "") -> Found:
+        """An answer that is no route's (a page's preview image: ``readiness/pages/preview.py``)
+        under ``key`` (``readiness.cache.keys``), as a route's is kept and priced: both tiers,
+        one computation per key at a time, ``job`` run by the compute pool at ``cost``
+        (estimated bytes of the budget) for ``client``. Raises Overloaded when the budget
+        refuses it."""
+        return await self._through_tiers(key, None, partial(self.pool.run, cost, job, client), self.ttl.current, client)
 
     async def _from_snapshot(
         self, source: FromSnapshots, query: Query, route: Route, redis_checked: bool, client: str
@@ -213,10 +226,11 @@ class ReadinessService:
         if query.pinned and (held := self._pinned_from_memory(query, request, client)) is not None:
             return held, CacheOutcome.HIT
         snapshot = await self._snapshot(query, client)
-        chosen = [snapshot]
-        produce = self._priced(route, source.cost(chosen, query), partial(source.compute, chosen, query, route), client)
-        return await self._through_tiers(cache_key(snapshot, request), (snapshot, request), produce, ttl, client,
-                                         ask_redis=not redis_checked)
+        chosen, current_id = [snapshot], self._current().id
+        produce = self._priced(route, source.cost(chosen, query),
+                               partial(source.compute, chosen, current_id, query, route), client)
+        key = pinned_key(snapshot, current_id, request) if query.pinned else cache_key(snapshot, request)
+        return await self._through_tiers(key, (snapshot, request), produce, ttl, client, ask_redis=not redis_checked)
 
     async def _from_summaries(self, source: FromSummaries, query: Query, route: Route, client: str) -> Found:
         """An answer computed from every snapshot's summary (read first if not in memory)
@@ -240,7 +254,7 @@ class ReadinessService:
         Raises InvalidSnapshotId unless it is ``YYYY-MM``, SnapshotNotFound unless the
         catalogue lists it, ChangeReportNotFound when it has no usable report. The id reaches
         the file system only as a listed snapshot's id (``SnapshotStore.change_report``)."""
-        self._current()
+        current = self._current()
         snapshot_id = path[0] if path else ""
         if not SNAPSHOT_ID.fullmatch(snapshot_id):
             raise InvalidSnapshotId(snapshot_id)
@@ -256,9 +270,39 @@ class ReadinessService:
             raw = await self.store.change_report(snapshot_id)
             if raw is None:
                 raise ChangeReportNotFound(snapshot_id, damaged=True)
-            return await self.pool.run(len(raw), partial(source.compute, series, raw, query, route), client)
+            return await self.pool.run(len(raw), partial(source.compute, series, current.id, raw, query, route), client)
 
-        key = cache_key(series, request_key(route, query))
+        key = pinned_key(series, current.id, request_key(route, query))
+        return await self._through_tiers(key, None, produce, self.ttl.archive, client)
+
+    async def _from_files(
+        self, source: FromFiles, query: Query, route: Route, path: Sequence[str], client: str
+    ) -> Found:
+        """A bulk file of the snapshot the path names (``current``, or an id the catalogue lists),
+        through both tiers, keyed by the snapshot's id and content digest (its summary's), so a
+        file in tier 1 never reads an archive; built on a miss from the loaded snapshot, priced
+        by the route's cost function (docs/API.md#downloads).
+
+        Raises InvalidFilesSnapshotId unless ``current`` or ``YYYY-MM``, SnapshotNotFound unless the
+        catalogue lists it (or its archive cannot be read now). The id reaches the file system
+        only as a listed snapshot's id (``SnapshotStore.archive``)."""
+        current = self._current()
+        wanted = current.id if tuple(path) == (CURRENT,) else path[0] if path else ""
+        if not SNAPSHOT_ID.fullmatch(wanted):
+            raise InvalidFilesSnapshotId(wanted)
+        summaries = await self._summaries()
+        summary = _summary_of(summaries, wanted)
+        if summary is None:
+            raise SnapshotNotFound(wanted)
+        key = cache_key(summary.series, request_key(route, query))
+        cached = self._from_tier1(key, None, self.ttl.archive, client)
+        if cached is not None:
+            return cached, CacheOutcome.HIT
+        snapshot = current if wanted == current.id else await self._archive(wanted, client)
+        if snapshot is None:
+            raise SnapshotNotFound(wanted)
+        produce = self._priced(route, source.cost(snapshot), partial(source.compute, snapshot, summary, query, route),
+                               client)
         return await self._through_tiers(key, None, produce, self.ttl.archive, client)
 
     def _pinned_from_memory(self, query: Query, request: str, client: str) -> Answer | None:
@@ -267,17 +311,19 @@ class ReadinessService:
         never reads an archive: a client cycling through more snapshots than the store has
         archive slots would otherwise revive one per request (docs/DECISIONS.md#snapshots-and-archives).
         None on a miss, or with no summary held: ``answer`` then reads the archive and keys by it."""
-        wanted, current = query.snapshot_id, self._current()
+        current = self._current()
+        wanted = query.snapshot_in(current.id)
         summary = None if wanted is None or wanted > current.id else self.store.summary(wanted)
         if summary is None:
             return None
-        return self._from_tier1(cache_key(summary.series, request), (summary.series, request), self.ttl.archive, client)
+        key = pinned_key(summary.series, current.id, request)
+        return self._from_tier1(key, (summary.series, request), self.ttl.archive, client)
 
-    async def _from_snapshots_in_years(
-        self, source: FromSnapshots, query: Query, route: Route, years: tuple[int, int], client: str
+    async def _from_snapshots_over_time(
+        self, source: FromSnapshots, query: Query, route: Route, client: str
     ) -> Found:
-        """An answer over ``years``: from every snapshot history shows for the range
-        (``tables.history_snapshots``), each read whole through ``SnapshotStore.archive`` (its
+        """An answer over ``years`` or ``mrv``: from every snapshot history shows for them
+        (``tables.snapshots_over_time``), each read whole through ``SnapshotStore.archive`` (its
         slots and read timeout) only on a tier-1 miss, through both tiers under a key naming every
         snapshot used (``snapshots_key``). Computed apart from the tiers (INCOMPLETE) while one of
         them cannot be read.
@@ -286,7 +332,7 @@ class ReadinessService:
         none, ArchiveNotFound when none of those it selects can be read."""
         current = self._current()
         summaries = await self._summaries()
-        chosen = snapshots_in_years(summaries, current.id, years)
+        chosen = snapshots_over_time(summaries, current.id, query.years, query.recent)
         request = request_key(route, query)
         cached = self._from_tier1(snapshots_key(current, chosen, request), None, self.ttl.current, client)
         if cached is not None:
@@ -295,8 +341,8 @@ class ReadinessService:
         snapshots = [snapshot for snapshot in loaded if snapshot is not None]
         if not snapshots:  # none readable now: as for year= with its archive unreadable
             raise ArchiveNotFound(int(chosen[-1].id[:4]))
-        produce = self._priced(route, source.cost(snapshots, query), partial(source.compute, snapshots, query, route),
-                               client)
+        produce = self._priced(route, source.cost(snapshots, query),
+                               partial(source.compute, snapshots, current.id, query, route), client)
         if self.store.missing() or len(snapshots) < len(chosen):  # no cache may keep an answer lacking one
             return await self._incomplete(produce)
         key = snapshots_key(current, snapshots, request)  # the snapshots read: the same digests as ``chosen``'s
@@ -438,7 +484,7 @@ class ReadinessService:
 
     async def _snapshot(self, query: Query, client: str) -> Snapshot:
         current = self._current()  # no archive is served without a current snapshot: NotReady, not 404
-        wanted = query.snapshot_id
+        wanted = query.snapshot_in(current.id)
         if wanted is None:
             return current
         archive = await self._archive(wanted, client)
@@ -450,7 +496,7 @@ class ReadinessService:
 def _one_snapshot(query: Query, route: Route) -> bool:
     """Whether ``query`` is answered from one whole snapshot (``FromSnapshots``, no ``years``):
     keyed by that snapshot alone, so the hit lane finds it without the summaries."""
-    return isinstance(route.source, FromSnapshots) and query.years is None
+    return isinstance(route.source, FromSnapshots) and not query.over_time
 
 
 def _summary_of(summaries: Sequence[Summary], snapshot_id: str) -> Summary | None:

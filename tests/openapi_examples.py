@@ -21,6 +21,11 @@ from readiness.app import make_app
 from readiness.http.openapi_examples import EXAMPLES, EXAMPLES_FILE
 from tests.openapi_server import serving
 
+EXAMPLE_BASE_URL = "https://readiness.example.org"
+"""The public address the recorded citations name (``READINESS_PUBLIC_URL``)."""
+EXAMPLE_DAY = 1795867200.0
+"""2026-11-28T12:00:00Z: the access date the recorded citations carry."""
+
 
 def fetch(url: str) -> tuple[int, str, bytes]:
     """Status, media type and body of a GET, errors included."""
@@ -38,7 +43,9 @@ def answers(store: SnapshotStore | None = None) -> dict[str, Any]:
         store = SnapshotStore(Settings().data_dir)
         store.load_current()
     recorded: dict[str, Any] = {}
-    with serving(make_app(Settings(), store)) as url:
+    # A fixed public address and day: the citations' URLs and access dates would change the file.
+    settings = Settings(public_url=EXAMPLE_BASE_URL)
+    with serving(make_app(settings, store, clock=lambda: EXAMPLE_DAY)) as url:
         for example in EXAMPLES:
             status, content_type, body = fetch(url + example.target)
             if status != example.status:

@@ -36,6 +36,14 @@ def test_answer_pack_unpack_round_trip(body: bytes) -> None:
     assert AnswerCodec().unpack("k", AnswerCodec().pack("k", answer)) == answer
 
 
+@pytest.mark.parametrize("file_format", [Format.PARQUET, Format.ZIP])
+def test_a_bulk_file_comes_back_from_redis_with_its_type_name_and_ranges(file_format: Format) -> None:
+    answer = Answer.of(b"PAR1" * 2000, AnswerMeta(file_format, "2026-11", "2026-11-05", None, "package", None, True))
+    back = AnswerCodec().unpack("k", AnswerCodec().pack("k", answer))
+    assert back == answer and back is not None and back.headers == answer.headers
+    assert ("Accept-Ranges", "bytes") in back.headers and back.gzipped is None
+
+
 @pytest.mark.parametrize(
     "data", [b"", b"plain text set by someone else", AnswerCodec().pack("k", Answer.of(b"{}"))[:-1]]
 )
@@ -183,18 +191,20 @@ def test_codec_refuses_a_signed_flag_byte_it_never_writes() -> None:
     assert codec.unpack("k", signed_with_flags(0x02)) is None  # ...but not a bit this code never sets
 
 
-def test_codec_round_trips_the_next_page_link() -> None:
-    following = "/api/v1/readiness?region=Latin%20America%20%26%20Caribbean&limit=2&offset=4"
+def test_codec_round_trips_the_page_links() -> None:
+    following = ('</api/v1/readiness?limit=2>; rel="first", </api/v1/readiness?limit=2&offset=2>; rel="prev", '
+                 '</api/v1/readiness?region=Latin%20America%20%26%20Caribbean&limit=2&offset=4>; rel="next", '
+                 '</api/v1/readiness?limit=2&offset=28>; rel="last"')
     answer = Answer.of(b'{"a":1}', AnswerMeta(Format.JSON, "2026-11", "2026-11-05", 30, "readiness", following))
     unpacked = AnswerCodec().unpack("k", AnswerCodec().pack("k", answer))
     assert unpacked == answer
     assert unpacked is not None and unpacked.headers == answer.headers
-    assert ("Link", f'<{following}>; rel="next"') in unpacked.headers
+    assert ("Link", following) in unpacked.headers
 
 
-def test_codec_refuses_a_signed_next_page_no_answer_could_have() -> None:
+def test_codec_refuses_signed_page_links_no_answer_could_have() -> None:
     codec = AnswerCodec()
-    following = "/api/v1/readiness?limit=2&offset=2"
+    following = '</api/v1/readiness?limit=2&offset=2>; rel="next"'
     packed = codec.pack("k", Answer.of(b'{"a":1}', AnswerMeta(Format.JSON, "2026-11", None, 3, None, following)))
 
     def signed_with_next(text: bytes) -> bytes:
@@ -203,22 +213,29 @@ def test_codec_refuses_a_signed_next_page_no_answer_could_have() -> None:
         etag_start = _HEADER.size + 32
         return forged[:_HEADER.size] + codec._mac(forged[:_HEADER.size], "k", forged[etag_start:]) + forged[etag_start:]
 
-    unpacked = codec.unpack("k", signed_with_next(b"/api/v1/readiness?limit=2&offset=9"))
-    assert unpacked is not None and unpacked.meta.next == "/api/v1/readiness?limit=2&offset=9"
-    assert codec.unpack("k", signed_with_next(b'/api/v1/readiness?a>;"\r\nX: 1234567')) is None
-    assert codec.unpack("k", signed_with_next(b"https://evil.example/?limit=2&off=")) is None
+    unpacked = codec.unpack("k", signed_with_next(b'</api/v1/readiness?limit=2&offset=9>; rel="last"'))
+    assert unpacked is not None and unpacked.meta.links == '</api/v1/readiness?limit=2&offset=9>; rel="last"'
+    assert codec.unpack("k", signed_with_next(b'</api/v1/readiness?a>;"\r\nX: 1234567>; rel="next"')) is None
+    assert codec.unpack("k", signed_with_next(b'<https://evil.example/?limit=2&off=>; rel="next"')) is None
+    assert codec.unpack("k", signed_with_next(b'</api/v1/readiness?limit=2&offset=2>; rel="nexx"')) is None
 
 
-def test_meta_refuses_a_next_page_that_is_not_a_v1_relative_url() -> None:
+def test_meta_refuses_links_that_are_not_v1_relative_urls() -> None:
     for bad in ("", "/api/readiness?limit=2", "/api/v1/readiness?a=<b>", "/api/v1/readiness?a\r\nb", "//x/api/v1/a?b",
-                "/api/v1?a=1", "/api/v1/a//b?c=1", "/api/v1/a/../b?c=1", "/api/v1/a/b/c/d/e?f=1"):
-        with pytest.raises(ValueError, match="next-page"):
-            AnswerMeta(next=bad)
+                "/api/v1?a=1", "/api/v1/a//b?c=1", "/api/v1/a/../b?c=1", "/api/v1/a/b/c/d/e?f=1",
+                ):
+        for links in (f'<{bad}>; rel="next"', bad):
+            with pytest.raises(ValueError, match="links of a page"):
+                AnswerMeta(links=links)
+    with pytest.raises(ValueError, match="links of a page"):
+        AnswerMeta(links="/api/v1/readiness?limit=2")  # a URL alone is no link
+    with pytest.raises(ValueError, match="links of a page"):
+        AnswerMeta(links=", ".join(['</api/v1/a?b=1>; rel="next"'] * 5))
 
 
-def test_meta_takes_a_next_page_of_a_route_with_a_path_of_several_words() -> None:
-    url = "/api/v1/rankings/changes?limit=2&offset=2"
-    assert AnswerMeta(next=url).next == url
+def test_meta_takes_links_of_a_route_with_a_path_of_several_words() -> None:
+    links = '</api/v1/rankings/changes?limit=2&offset=2>; rel="next"'
+    assert AnswerMeta(links=links).links == links
 
 
 def test_codec_value_with_altered_meta_or_older_format_is_none() -> None:

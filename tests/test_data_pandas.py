@@ -57,6 +57,10 @@ def _same(got: Any, want: Any) -> bool:
 def _round_trip(base: str, path: str) -> tuple[pandas.DataFrame, list[dict[str, Any]], dict[str, Any]]:
     separator = "&" if "?" in path else "?"
     from_csv = pandas.read_csv(io.BytesIO(_get(f"{base}{path}{separator}format=csv")))
+    # Every row ends with its own snapshot and that snapshot's notice (docs/API.md#csv).
+    assert list(from_csv.columns[-2:]) == ["snapshot_id", "notice"]
+    assert from_csv.pop("notice").str.startswith("SYNTHETIC SAMPLE DATA").all()
+    assert (from_csv.pop("snapshot_id") == from_csv["snapshot"]).all()
     envelope = orjson.loads(_get(f"{base}{path}"))
     rows = envelope["data"]
     # precise_float: pandas' default JSON float parser is off by an ulp now and then.
@@ -111,7 +115,8 @@ def test_pandas_history_pivots_to_scores_over_time(sample_server: str) -> None:
 def test_pandas_history_long_csv_pivots_back_to_the_wide_answer(sample_server: str) -> None:
     query = "codes=KEN,BRA,CIV&years=2024:2026"
     long = pandas.read_csv(io.BytesIO(_get(f"{sample_server}/api/v1/history?{query}&shape=long&format=csv")))
-    assert list(long.columns) == ["Country Code", "Country Name", "snapshot", "year", "date", "measure", "value"]
+    assert list(long.columns) == ["Country Code", "Country Name", "snapshot", "year", "date", "measure", "value",
+                                  "snapshot_id", "notice"]
     wide = pandas.DataFrame(orjson.loads(_get(f"{sample_server}/api/v1/history?{query}"))["data"])
     pivoted = long.pivot(index=["Country Code", "snapshot"], columns="measure", values="value")
     expected = wide.set_index(["Country Code", "snapshot"])[list(pivoted.columns)]

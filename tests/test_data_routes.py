@@ -30,7 +30,7 @@ from readiness.cache.redis_tier import RedisTier, connect
 from readiness.domain.tables import HISTORY_DEFAULT, INDICATOR_COLUMNS, MOVER_COLUMNS
 from readiness.http.logs import AccessLog
 from tests.builder_world import ECA, NEXT_MONTH, STANDARD, economy, world
-from tests.conftest import access_lines, assert_error_envelope, body, flip, gen_test, place_snapshot
+from tests.conftest import access_lines, assert_error_envelope, body, flip, gen_test, links, place_snapshot
 from tests.openapi_server import serving
 
 EVERY = len(INDICATORS)
@@ -57,6 +57,12 @@ def data_directory(root: Path) -> Path:
         (snapshots / current / CHANGES_FILE).write_bytes(report.encode())
     flip(data, "2026-11")
     return data
+
+
+NOTICE = "SYNTHETIC: test data"
+"""The notice every tiny snapshot's manifest carries (tests/conftest.py place_snapshot)."""
+PROVENANCE = ("snapshot_id", "notice")
+"""The columns every v1 CSV of a snapshot with a notice ends with (docs/API.md#csv)."""
 
 
 @pytest.fixture
@@ -145,23 +151,28 @@ async def test_indicators_limit_cuts_rows_and_total_counts_all(http_client: Asyn
 
 
 def next_link(response: HTTPResponse) -> str | None:
-    """The target of a ``Link: <...>; rel="next"`` header, None without one."""
-    link = response.headers.get("Link")
-    if link is None:
-        return None
-    assert link.startswith("</api/v1/") and link.endswith('>; rel="next"'), link
-    return link[1 : -len('>; rel="next"')]
+    """The target of the ``Link`` header's ``rel="next"``, None without one."""
+    return links(response.headers.get("Link")).get("next")
 
 
 async def follow(client: AsyncHTTPClient, base_url: str, path: str) -> tuple[list[HTTPResponse], int]:
-    """Every page from ``path`` on, following ``Link: rel="next"``; and X-Total-Count (the same on each)."""
+    """Every page from ``path`` on, following ``Link: rel="next"``; and X-Total-Count (the same on
+    each). Each page's ``last`` link is the page following ``next`` ends on, and the envelope's
+    ``page``, ``pages`` and ``total`` count the pages followed."""
     pages = [await get(client, base_url, path)]
     while (following := next_link(pages[-1])) is not None:
         pages.append(await get(client, base_url, following))
     totals = {page.headers["X-Total-Count"] for page in pages}
     assert len(totals) == 1
-    assert "Link" not in pages[-1].headers
-    return pages, int(totals.pop())
+    total = int(totals.pop())
+    assert "next" not in links(pages[-1].headers.get("Link"))
+    lasts = {links(page.headers.get("Link")).get("last") for page in pages[:-1]}
+    assert len(pages) == 1 or lasts == {pages[-1].request.url.removeprefix(base_url)}
+    for number, page in enumerate(pages, 1):
+        if page.headers["Content-Type"].startswith("application/json"):
+            document = body(page)
+            assert (document["page"], document["pages"], document["total"]) == (number, len(pages), total)
+    return pages, total
 
 
 @gen_test
@@ -195,7 +206,7 @@ def test_an_answer_too_large_is_a_400_that_says_how_to_ask_for_less(sample_store
         refusal = r"Invalid request\. This answer would be about \d+\.\d MB, over the 0\.1 MB one answer may be: "
         assert re.match(refusal, message), message
         assert "a page at a time (limit= and offset=; the Link header names the next page)" in message
-        assert message.endswith("or narrow it (codes=, indicators=, years=, region=, income=).")
+        assert message.endswith("or narrow it (codes=, indicators=, years=, fields=, region=, income=).")
         # Its pages are answered, each priced as the page; a route without paging says to narrow.
         status, headers, answer = _get(url + "/api/v1/indicators?shape=long&limit=100&offset=200")
         assert status == 200 and orjson.loads(answer)["count"] == 100 and "offset=300" in headers["Link"]
@@ -214,10 +225,15 @@ def _get(url: str) -> tuple[int, dict[str, str], bytes]:
 async def test_data_routes_offset_link_and_bad_offset(http_client: AsyncHTTPClient, base_url: str) -> None:
     response = await get(http_client, base_url, "/api/v1/indicators?code=ccc&limit=3&offset=3")
     assert [row["indicator_code"] for row in rows(response)] == [indicator.code for indicator in INDICATORS[3:6]]
-    assert response.headers["Link"] == '</api/v1/indicators?codes=CCC&limit=3&offset=6>; rel="next"'
+    assert links(response.headers["Link"]) == {
+        "first": "/api/v1/indicators?codes=CCC&limit=3", "prev": "/api/v1/indicators?codes=CCC&limit=3",
+        "next": "/api/v1/indicators?codes=CCC&limit=3&offset=6",
+        "last": f"/api/v1/indicators?codes=CCC&limit=3&offset={(EVERY - 1) // 3 * 3}",
+    }
     assert response.headers["X-Total-Count"] == str(EVERY)
     last = await get(http_client, base_url, "/api/v1/history?offset=15")
-    assert len(rows(last)) == 1 and "Link" not in last.headers and last.headers["X-Total-Count"] == "16"
+    assert len(rows(last)) == 1 and last.headers["X-Total-Count"] == "16"
+    assert links(last.headers["Link"]) == {"first": "/api/v1/history"}  # no limit: no prev, and nothing next
     for route in ("/api/v1/indicators", "/api/v1/history"):
         assert_error_envelope(await get(http_client, base_url, f"{route}?offset=-3"), 400, "offset=", "0 to 9999999")
     for route in ("/api/v1/snapshots", "/api/v1/snapshots/2026-11/changes"):
@@ -236,13 +252,14 @@ async def test_indicators_year_reads_the_december_archive(http_client: AsyncHTTP
 async def test_indicators_csv_same_rows_and_columns(http_client: AsyncHTTPClient, base_url: str) -> None:
     response = await get(http_client, base_url, "/api/v1/indicators?format=CSV&code=AAA")
     table = csv_rows(response)
-    assert tuple(table[0]) == INDICATOR_COLUMNS
+    assert tuple(table[0]) == (*INDICATOR_COLUMNS, *PROVENANCE)
     assert len(table) == 1 + EVERY
     assert table[1][:5] == ["AAA", "Economy AAA", "Sub-Saharan Africa", "Low income", "2026-11"]
+    assert {tuple(row[-2:]) for row in table[1:]} == {("2026-11", NOTICE)}
     assert response.headers["Content-Disposition"] == 'attachment; filename="indicators-2026-11-synthetic.csv"'
     assert response.headers["X-Total-Count"] == str(EVERY)
     empty = csv_rows(await get(http_client, base_url, "/api/v1/indicators?format=csv&fcv=true"))
-    assert empty == [list(INDICATOR_COLUMNS)]
+    assert empty == [[*INDICATOR_COLUMNS, *PROVENANCE]]
 
 
 BAD_INDICATORS = [
@@ -258,7 +275,7 @@ BAD_INDICATORS = [
     ("region=atlantis", "region="),
     ("regoin=SSA", "Did you mean 'region'?"),
     ("CODE=KEN", "Did you mean 'code'?"),
-    ("fields=score", "Unknown parameter 'fields'"),
+    ("fields=score", "fields='score' is not valid; use comma-separated column names (Country Name, Region,"),
     ("sort=score", "Unknown parameter 'sort'"),
 ]
 
@@ -359,9 +376,11 @@ async def test_history_limit_and_csv(http_client: AsyncHTTPClient, base_url: str
     assert response.headers["X-Total-Count"] == "16"
     response = await get(http_client, base_url, "/api/v1/history?format=csv&fields=score&code=AAA")
     table = csv_rows(response)
-    assert table[0] == ["Country Code", "Country Name", "snapshot", "year", "date", "Composite Readiness Score"]
+    assert table[0] == ["Country Code", "Country Name", "snapshot", "year", "date", "Composite Readiness Score",
+                        *PROVENANCE]
     assert [line[2:5] for line in table[1:]] == [
         ["2023-12", "2023", "2023-12-01"], ["2025-12", "2025", "2025-12-01"], ["2026-11", "2026", "2026-11-01"]]
+    assert [line[-2:] for line in table[1:]] == [["2023-12", NOTICE], ["2025-12", NOTICE], ["2026-11", NOTICE]]
     assert response.headers["Content-Disposition"] == 'attachment; filename="history-2026-11-synthetic.csv"'
 
 
@@ -410,12 +429,13 @@ async def test_catalogue_lists_every_snapshot_newest_first(
     place_snapshot(data, "2027-01")  # placed for publishing, not current: not listed
     response = await get(http_client, base_url, "/api/v1/snapshots")
     document = body(response)
-    assert document["snapshot"] == "2026-11" and document["count"] == 4
+    assert document["snapshot"] == document["snapshot_id"] == "2026-11" and document["current"] is True
+    assert document["count"] == 4
     entries = document["data"]
     assert isinstance(entries, list)
     assert [(e["id"], e["current"], e["selectable"], e["economies"], e["ranked_economies"], e["changes"])  # type: ignore[index]
             for e in entries] == [
-        ("2026-11", True, False, 6, 5, "/api/v1/snapshots/2026-11/changes"),
+        ("2026-11", True, True, 6, 5, "/api/v1/snapshots/2026-11/changes"),  # year=2026 selects it
         ("2025-12", False, True, 5, 4, "/api/v1/snapshots/2025-12/changes"),
         ("2024-06", False, False, 5, 4, None),
         ("2023-12", False, True, 5, 4, None),
@@ -474,13 +494,14 @@ async def test_changes_serves_the_report(http_client: AsyncHTTPClient, base_url:
     response = await get(http_client, base_url, "/api/v1/snapshots/2026-11/changes")
     document = body(response)
     report = orjson.loads((data / "snapshots" / "2026-11" / CHANGES_FILE).read_bytes())
-    assert document == {"apiVersion": "1", "snapshot": "2026-11", "count": 1, "data": report,
-                        "notice": "SYNTHETIC: test data"}
+    assert document == {"apiVersion": "1", "snapshot": "2026-11", "snapshot_id": "2026-11", "current": True,
+                        "count": 1, "data": report, "notice": "SYNTHETIC: test data"}
     assert report["economies"]["added"] == [{"code": "EEE", "name": "Economy EEE"}]
     assert response.headers["X-Readiness-Snapshot"] == "2026-11"
     assert response.headers["Last-Modified"] == "Sun, 01 Nov 2026 00:00:00 GMT"
     archived = await get(http_client, base_url, "/api/v1/snapshots/2025-12/changes")
     assert body(archived)["data"]["previous"] == "2024-06"  # type: ignore[index]
+    assert (body(archived)["snapshot_id"], body(archived)["current"]) == ("2025-12", False)
 
 
 @gen_test
@@ -489,7 +510,8 @@ async def test_changes_csv_lists_the_movers(http_client: AsyncHTTPClient, base_u
     table = csv_rows(response)
     report = orjson.loads((data / "snapshots" / "2026-11" / CHANGES_FILE).read_bytes())
     movers = sum(len(score["largest"]) for score in report["scores"].values()) + len(report["ranks"]["largest"])
-    assert tuple(table[0]) == MOVER_COLUMNS and len(table) == 1 + movers > 1
+    assert tuple(table[0]) == (*MOVER_COLUMNS, *PROVENANCE) and len(table) == 1 + movers > 1
+    assert {tuple(row[-2:]) for row in table[1:]} == {("2026-11", NOTICE)}
     assert response.headers["Content-Disposition"] == 'attachment; filename="changes-2026-11-synthetic.csv"'
 
 
@@ -578,7 +600,7 @@ def redis_apps(store: SnapshotStore, real_redis_url: str, io_loop: IOLoop) -> It
     apps, clients = [], []
     for _ in range(2):
         metrics = new_metrics(store)
-        client = connect(real_redis_url, timeout=1.0)
+        client = connect(real_redis_url, timeout=5.0)
         clients.append(client)
         tier = RedisTier(client, CircuitBreaker(3, 60), metrics)
         # Every computed answer written at once (no Redis admission): what one computes, the other finds.
@@ -621,7 +643,7 @@ async def test_every_route_through_redis_gives_identical_answers(
         for name in ("Etag", "Content-Type", "X-Readiness-Snapshot", "Last-Modified", "X-Total-Count", "Link"):
             assert shared.headers.get(name) == computed.headers.get(name), name
         if "limit=" in path:  # the next page's Link survives the Redis round trip
-            assert shared.headers["Link"].endswith('>; rel="next"')
+            assert "next" in links(shared.headers["Link"])
         assert [line["cache"] for line in access_lines(other)] == ["redis"]
     finally:
         for server in servers:
@@ -656,8 +678,7 @@ async def test_every_route_without_a_snapshot_is_503(
 
 # --- nothing silent: the manifest's notice and what matched nothing (docs/API.md#the-response) ----
 
-NOTICE = "SYNTHETIC: test data"
-"""The notice every tiny snapshot's manifest carries (tests/conftest.py place_snapshot)."""
+
 
 
 @gen_test
@@ -680,7 +701,9 @@ async def test_indicators_unmatched_names_the_codes_and_indicators_that_matched_
 ) -> None:
     response = await get(http_client, base_url, "/api/v1/indicators?codes=ZZZ,aaa,XXX&indicators=ge.est,NO.SUCH")
     document = body(response)
-    assert list(document) == ["apiVersion", "snapshot", "count", "data", "unmatched", "notice"]
+    assert list(document) == [
+        "apiVersion", "snapshot", "snapshot_id", "current", "count", "data", "unmatched", "notice"
+    ]
     assert document["unmatched"] == {"codes": ["XXX", "ZZZ"], "indicators": ["NO.SUCH"]}
     assert [(row["Country Code"], row["indicator_code"]) for row in rows(response)] == [("AAA", "GE.EST")]
     codes_only = body(await get(http_client, base_url, "/api/v1/indicators?codes=AAA,XXX&indicators=GE.EST"))
@@ -775,7 +798,8 @@ async def test_real_current_snapshot_has_no_notice_and_history_keeps_an_older_on
     flip(data, "2026-12")
     await app.lane.service.store.refresh()
     current = await get(http_client, base_url, "/api/v1/readiness?code=AAA")
-    assert "notice" not in body(current) and list(body(current)) == ["apiVersion", "level", "snapshot", "count", "data"]
+    assert "notice" not in body(current)
+    assert list(body(current)) == ["apiVersion", "level", "snapshot", "snapshot_id", "current", "count", "data"]
     assert "notice" not in body(await get(http_client, base_url, "/api/v1/snapshots"))
     csv_download = await get(http_client, base_url, "/api/v1/indicators?format=csv&code=AAA")
     assert csv_download.headers["Content-Disposition"] == 'attachment; filename="indicators-2026-12.csv"'
@@ -785,3 +809,133 @@ async def test_real_current_snapshot_has_no_notice_and_history_keeps_an_older_on
     assert "notice" not in body(only_real)
     mixed_csv = await get(http_client, base_url, "/api/v1/history?code=AAA&format=csv")
     assert mixed_csv.headers["Content-Disposition"] == 'attachment; filename="history-2026-12-synthetic.csv"'
+    # Each row says its own snapshot, and its own snapshot's notice: none for the real one.
+    assert [row[-2:] for row in csv_rows(mixed_csv)[1:]][-2:] == [["2025-12", NOTICE], ["2026-12", ""]]
+    real_csv = csv_rows(await get(http_client, base_url, "/api/v1/readiness?code=AAA&format=csv"))
+    assert real_csv[0][-1] == "snapshot_id" and "notice" not in real_csv[0] and real_csv[1][-1] == "2026-12"
+
+
+# --- the conventions analysts know (docs/API.md#aliases) ---------------------------------------
+
+
+@gen_test
+async def test_history_snapshot_lists_june_archives_into_the_series(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    response = await get(http_client, base_url, "/api/v1/history?code=AAA&snapshot=2026-11,2024-06")
+    assert [row["snapshot"] for row in rows(response)] == ["2024-06", "2026-11"]
+    default = rows(await get(http_client, base_url, "/api/v1/history?code=AAA"))
+    assert [row["snapshot"] for row in default] == ["2023-12", "2025-12", "2026-11"]  # no June without asking
+    assert_error_envelope(await get(http_client, base_url, "/api/v1/history?snapshot=2024-06,2022-06"), 404,
+                          "No snapshot '2022-06'")
+
+
+@gen_test
+@pytest.mark.parametrize(("route", "query", "snapshots"), [
+    ("/api/v1/history", "code=AAA&mrv=2", ["2025-12", "2026-11"]),
+    ("/api/v1/history", "code=AAA&time=latest", ["2026-11"]),
+    ("/api/v1/history", "code=AAA&mrv=1&years=2020:2025", ["2025-12"]),
+    ("/api/v1/history", "code=AAA&time=..2025", ["2023-12", "2025-12"]),
+    ("/api/v1/history", "code=AAA&date=2025:2030", ["2025-12", "2026-11"]),
+    ("/api/v1/indicators", "code=AAA&indicators=GE.EST&mrv=2", ["2025-12", "2026-11"]),
+    ("/api/v1/indicators", "country=aaa&indicators=GE.EST&time=2023..2025", ["2023-12", "2025-12"]),
+])
+async def test_time_routes_read_mrv_date_and_time(
+    http_client: AsyncHTTPClient, base_url: str, route: str, query: str, snapshots: list[str]
+) -> None:
+    assert [row["snapshot"] for row in rows(await get(http_client, base_url, f"{route}?{query}"))] == snapshots
+
+
+@gen_test
+async def test_aggregates_mrv_keeps_the_newest_snapshots(http_client: AsyncHTTPClient, base_url: str) -> None:
+    table = rows(await get(http_client, base_url, "/api/v1/aggregates?mrv=2"))
+    assert sorted({str(row["snapshot"]) for row in table}) == ["2025-12", "2026-11"]
+
+
+@gen_test
+async def test_indicators_fields_keep_the_key_and_the_columns_named(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    response = await get(http_client, base_url, "/api/v1/indicators?code=AAA&fields=reported_value,Region")
+    table = rows(response)
+    assert len(table) == EVERY
+    assert all(list(row) == ["Country Code", "Region", "snapshot", "indicator_code", "reported_value"] for row in table)
+    csv_table = csv_rows(await get(http_client, base_url,
+                                   "/api/v1/indicators?code=AAA&fields=reported_value&format=csv"))
+    assert csv_table[0] == ["Country Code", "snapshot", "indicator_code", "reported_value", "snapshot_id", "notice"]
+    assert len(csv_table) == EVERY + 1
+    long = rows(await get(http_client, base_url, "/api/v1/indicators?code=AAA&fields=normalized_value&shape=long"))
+    assert {row["measure"] for row in long} == {"normalized_value"} and len(long) == EVERY
+    assert list(long[0]) == ["Country Code", "snapshot", "indicator_code", "measure", "value"]
+
+
+@gen_test
+async def test_world_bank_paging_gives_the_same_answer_and_says_its_page(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    aliased = await get(http_client, base_url, "/api/v1/indicators?per_page=4&page=3")
+    canonical = await get(http_client, base_url, "/api/v1/indicators?limit=4&offset=8")
+    assert aliased.body == canonical.body and aliased.headers["Etag"] == canonical.headers["Etag"]
+    document = body(aliased)
+    total = 6 * EVERY
+    assert (document["page"], document["pages"], document["per_page"], document["total"]) == (
+        3, -(-total // 4), 4, total)
+    assert links(aliased.headers["Link"]) == {
+        "first": "/api/v1/indicators?limit=4", "prev": "/api/v1/indicators?limit=4&offset=4",
+        "next": "/api/v1/indicators?limit=4&offset=12",
+        "last": f"/api/v1/indicators?limit=4&offset={(total - 1) // 4 * 4}",
+    }
+    assert "page" not in body(await get(http_client, base_url, "/api/v1/indicators?code=AAA"))  # not paged
+
+
+@gen_test
+@pytest.mark.parametrize(("query", "fragment"), [
+    ("per_page=5&limit=5", "per_page and limit were both given"),
+    ("page=2&offset=5", "page and offset were both given"),
+    ("date=2024&years=2024", "date and years were both given"),
+    ("country=AAA&codes=BBB", "country and codes were both given"),
+])
+async def test_an_alias_beside_what_it_stands_for_is_a_400_naming_both(
+    http_client: AsyncHTTPClient, base_url: str, query: str, fragment: str
+) -> None:
+    assert_error_envelope(await get(http_client, base_url, f"/api/v1/history?{query}"), 400, fragment)
+
+
+@gen_test
+async def test_query_route_shows_what_an_alias_stands_for(http_client: AsyncHTTPClient, base_url: str) -> None:
+    document = body(await get(http_client, base_url, "/api/v1/query/history?country=bbb~aaa&time=2024..latest&page=2"))
+    assert document["query"] == "codes=AAA,BBB&years=2024:9999&limit=50&offset=50"
+
+
+@gen_test
+@pytest.mark.parametrize(("path", "query"), [
+    ("/api/v1/history", "code=AAA"), ("/api/v1/indicators", "code=AAA&limit=3"),
+    ("/api/v1/snapshots/2026-11/changes", ""),
+])
+async def test_a_download_path_sends_the_csv_answer_as_a_file(
+    http_client: AsyncHTTPClient, base_url: str, path: str, query: str
+) -> None:
+    download = await get(http_client, base_url, f"{path}.csv?{query}")
+    csv_answer = await get(http_client, base_url, f"{path}?format=csv&{query}")
+    assert download.code == csv_answer.code == 200, download.body
+    assert download.body == csv_answer.body and download.body.startswith(b"\xef\xbb\xbf")
+    assert csv_rows(csv_answer)[0][-2:] == ["snapshot_id", "notice"]  # the same bytes: the provenance columns
+    assert download.headers["Content-Type"] == "application/octet-stream"
+    assert download.headers["Content-Disposition"] == csv_answer.headers["Content-Disposition"]
+    assert download.headers.get("Link") == csv_answer.headers.get("Link")  # pages link to the CSV answer's pages
+    again = await get(http_client, base_url, f"{path}.csv?{query}", **{"If-None-Match": download.headers["Etag"]})
+    assert again.code == 304
+
+
+@gen_test
+async def test_a_download_path_takes_no_format_and_the_legacy_route_has_none(
+    http_client: AsyncHTTPClient, base_url: str
+) -> None:
+    assert_error_envelope(await get(http_client, base_url, "/api/v1/history.csv?format=csv"), 400,
+                          "Unknown parameter 'format'")
+    assert (await get(http_client, base_url, "/api/readiness.csv")).code == 404
+    citation = await get(http_client, base_url, "/api/v1/citation.ris?snapshot=2025-12")
+    assert citation.code == 200 and citation.headers["Content-Type"] == "application/octet-stream"
+    assert citation.body == (await get(http_client, base_url, "/api/v1/citation?format=ris&snapshot=2025-12")).body
+    assert_error_envelope(await get(http_client, base_url, "/api/v1/citation.bib?format=ris"), 400,
+                          "Unknown parameter 'format'")

@@ -31,6 +31,9 @@ from readiness.metrics import Metrics
 from readiness.service import CacheOutcome, ReadinessService, RedisTtl
 from tests.conftest import country, gen_test, snapshot, tiny_data
 
+CURRENT_ID = "2026-11"
+"""The current snapshot's id the compute functions compare an answer's snapshot with."""
+
 
 def _world(snapshot_id: str = "2026-11") -> Snapshot:
     return snapshot(
@@ -46,16 +49,16 @@ def _summary(world: Snapshot) -> Summary:
 
 def test_compute_indicators_json_and_csv_share_rows_and_total() -> None:
     world = _world()
-    answer = compute_indicators([world], Query(limit=3), routes.INDICATORS)
+    answer = compute_indicators([world], CURRENT_ID, Query(limit=3), routes.INDICATORS)
     document = orjson.loads(answer.body)
     assert document["count"] == 3 and answer.meta.total == 4 and answer.meta.snapshot == "2026-11"
-    as_csv = compute_indicators([world], Query(limit=3, format=Format.CSV), routes.INDICATORS)
+    as_csv = compute_indicators([world], CURRENT_ID, Query(limit=3, format=Format.CSV), routes.INDICATORS)
     assert as_csv.body.decode("utf-8-sig").count("\r\n") == 4  # header and three rows
     assert as_csv.meta.download == "indicators"
 
 
 def test_compute_indicators_fcv_filter_uses_the_record() -> None:
-    document = orjson.loads(compute_indicators([_world()], Query(fcv=True), routes.INDICATORS).body)
+    document = orjson.loads(compute_indicators([_world()], CURRENT_ID, Query(fcv=True), routes.INDICATORS).body)
     assert {row["Country Code"] for row in document["data"]} == {"SOM"}
 
 
@@ -63,7 +66,7 @@ def test_indicators_cost_never_much_below_the_answer() -> None:
     world = _world()
     for query in (Query(), Query(codes=("KEN",)), Query(indicators=("GE.EST",)), Query(limit=1, offset=2),
                   Query(shape=Shape.LONG, offset=5)):
-        body = compute_indicators([world], query, routes.INDICATORS).body
+        body = compute_indicators([world], CURRENT_ID, query, routes.INDICATORS).body
         assert indicators_cost(world, query) >= len(body) * 0.5
 
 
@@ -85,8 +88,8 @@ def test_a_page_over_snapshots_is_the_whole_tables_slice(
     # Pages that start and end inside one economy's rows, span two economies and two
     # snapshots, or lie past the end: only the rows shown are built, the same rows all the same.
     worlds = [_world("2025-12"), _world("2026-11")]
-    whole = compute_indicators(worlds, Query(shape=shape, format=output), routes.INDICATORS)
-    paged = compute_indicators(worlds, Query(shape=shape, format=output, offset=offset, limit=limit),
+    whole = compute_indicators(worlds, CURRENT_ID, Query(shape=shape, format=output), routes.INDICATORS)
+    paged = compute_indicators(worlds, CURRENT_ID, Query(shape=shape, format=output, offset=offset, limit=limit),
                                routes.INDICATORS)
     rows, shown = _rows(whole.body, output), _rows(paged.body, output)
     end = None if limit is None else offset + limit
@@ -125,16 +128,19 @@ def test_compute_catalogue_meta_names_the_current_snapshot() -> None:
 @pytest.mark.parametrize("raw", [b"", b"{", b"[]", b'{"format": 1, "snapshot": "2025-12"}'])
 def test_compute_changes_refuses_what_is_not_this_snapshots_report(raw: bytes) -> None:
     with pytest.raises(ChangeReportNotFound, match="cannot be read"):
-        compute_changes(_world(), raw, Query(), routes.CHANGES)
+        compute_changes(_world(), CURRENT_ID, raw, Query(), routes.CHANGES)
 
 
 def test_compute_changes_json_wraps_the_report_as_is() -> None:
     raw = b'{"format": 1, "snapshot": "2026-11", "previous": null, "summary": "first"}'
-    answer = compute_changes(_world(), raw, Query(), routes.CHANGES)
+    answer = compute_changes(_world(), CURRENT_ID, raw, Query(), routes.CHANGES)
     assert orjson.loads(answer.body) == {
-        "apiVersion": "1", "snapshot": "2026-11", "count": 1, "data": orjson.loads(raw)
+        "apiVersion": "1", "snapshot": "2026-11", "snapshot_id": "2026-11", "current": True, "count": 1,
+        "data": orjson.loads(raw),
     }
     assert answer.meta.total is None
+    archived = compute_changes(_world(), "2027-01", raw, Query(), routes.CHANGES)
+    assert orjson.loads(archived.body)["current"] is False
 
 
 def test_collection_key_names_every_snapshot_shown() -> None:

@@ -97,8 +97,8 @@ def test_code_and_docs_cite_only_documents_in_the_repository() -> None:
 # whole (`docs/OPERATIONS.md`) needs no anchor. A renamed heading breaks its citations here,
 # not silently in a reader's browser.
 
-NOT_CITING_SUFFIXES = frozenset({".json", ".csv", ".lock", ".png", ".svg", ".ico"})
-"""Data, locks and images: nothing in them cites a doc."""
+NOT_CITING_SUFFIXES = frozenset({".json", ".csv", ".lock", ".png", ".svg", ".ico", ".mo"})
+"""Data, locks, images and compiled catalogues: nothing in them cites a doc."""
 
 CITATION = re.compile(r"(?<![\w/.-])((?:\w[\w.-]*/)*[A-Z][A-Z_]*\.md)#([\w-]*)")
 """A doc path from the repository's root, then ``#`` and a heading's id."""

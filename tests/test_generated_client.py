@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-import json
 import pkgutil
 import subprocess
 import sys
@@ -42,8 +41,11 @@ from tests.openapi_server import serving
 PACKAGE = "readiness_generated_client"
 """The generated package's name: unlike any module of the project, so its import cannot shadow one."""
 
-CONFIG = f"package_name_override: {PACKAGE}\npost_hooks: []\n"
-"""openapi-python-client's configuration: no post-hooks (by default it runs ruff over the code)."""
+CONFIG = (f"package_name_override: {PACKAGE}\npost_hooks: []\ncontent_type_overrides:\n"
+          "  application/zip: application/octet-stream\n  application/vnd.apache.parquet: application/octet-stream\n")
+"""openapi-python-client's configuration: no post-hooks (by default it runs ruff over the code);
+the bulk files' media types read as bytes, which it does only for octet-stream
+(docs/API.md#generated-clients)."""
 
 LIST_VALUES: dict[str, list[str]] = {
     "codes": ["KEN", "BRA", "IND"],
@@ -279,42 +281,79 @@ def test_generated_client_answers_as_a_direct_request(
             assert sent.urls[-1].params.get_list(name) == expected, sent.urls[-1]
         if method == "head":
             assert response.content == b""
+        elif _is_file(operation):  # a download: the generated client's File, the bytes sent
+            assert response.parsed.payload.read() == direct.content, (path, query)
+        elif operation["tags"] == ["downloads"] and "application/json" not in operation["responses"]["200"]["content"]:
+            # a bulk file: Parquet and zip as a File of bytes, CSV as text
+            file = response.parsed
+            assert (file.payload.read() if hasattr(file, "payload") else file.encode()) == direct.content
         else:
             difference = _difference(_plain(response.parsed), orjson.loads(direct.content))
             assert difference is None, (path, query, difference)
 
 
-def _takes_csv(operation: Mapping[str, Any]) -> bool:
-    """The operation answers CSV: its 200 lists ``text/csv`` (``/api/v1/query/...`` takes ``format=csv``
-    and explains it, in JSON)."""
-    takes = any(p["name"] == "format" and "csv" in p["schema"].get("enum", []) for p in operation.get("parameters", []))
-    return takes and "text/csv" in operation["responses"]["200"].get("content", {})
+def _is_file(operation: Mapping[str, Any]) -> bool:
+    """The operation is a download: its 200 is ``application/octet-stream`` bytes."""
+    return list(operation["responses"]["200"].get("content", {})) == ["application/octet-stream"]
 
 
-CSV_OPERATIONS = [
-    pytest.param(path, "get", id=f"GET {path}") for path, item in BUILT["paths"].items() if _takes_csv(item["get"])
+DOWNLOADS = [
+    pytest.param(path, id=f"GET {path}") for path, item in BUILT["paths"].items() if _is_file(item["get"])
 ]
 
 
-@pytest.mark.parametrize(("path", "method"), CSV_OPERATIONS)
-def test_generated_client_csv_answers_come_as_bytes(
-    document: dict[str, Any], functions: dict[str, ModuleType], client: Any, served: str,
-    path: str, method: str,
+def test_every_csv_answer_and_citation_format_has_a_download_operation() -> None:
+    paths = [param.values[0] for param in DOWNLOADS]
+    for path, item in BUILT["paths"].items():
+        formats = next((p["schema"].get("enum", []) for p in item["get"].get("parameters", [])
+                        if p["name"] == "format"), [])
+        bulk = item["get"]["tags"] == ["downloads"]  # a snapshot's bulk file: a file by its own path already
+        if "text/csv" in item["get"]["responses"]["200"].get("content", {}) and not item["get"].get("deprecated"):
+            assert (f"{path}.csv" in paths) != bulk, path
+        if path == "/api/v1/citation":
+            assert {f"{path}.{extension}" for extension in ("bib", "ris", "json", "txt")} <= set(paths)
+            assert len(formats) == 5  # the four formats and the empty value
+
+
+@pytest.mark.parametrize("path", DOWNLOADS)
+def test_generated_client_downloads_come_as_files(
+    document: dict[str, Any], functions: dict[str, ModuleType], client: Any, served: str, path: str,
 ) -> None:
-    """``format=csv`` through the generated client: its functions read a 200 as the first media
-    type the document lists for it (JSON; openapi-python-client 0.29 parses by status alone), so
-    a CSV answer is fetched with the client's own httpx client, as docs/API.md#generated-clients
-    says, and is the direct request's bytes, arrays exploded all the same."""
-    operation = _operation(document, path, method)
-    assert "text/csv" in operation["responses"]["200"]["content"]
+    """A download path through the generated client (docs/API.md#generated-clients): its function
+    returns a ``File`` whose payload is exactly the bytes of the route's own ``format=`` answer
+    (the CSV's byte order mark and CRLF line ends included), arrays sent exploded all the same;
+    the file's name and type are in the headers."""
+    operation = _operation(document, path, "get")
     module = _function(functions, operation)
-    query: dict[str, str | list[str]] = {**_queries(operation)[-1], "format": "csv"}
-    with pytest.raises(json.JSONDecodeError):  # if this passes, update docs/API.md#generated-clients
-        module.sync_detailed(client=client, **_arguments(module, operation, query))
-    target, params = _target(path, query)
-    response = client.get_httpx_client().get(target, params=query)
+    query = _queries(operation)[-1]
+    response = module.sync_detailed(client=client, **_arguments(module, operation, query))
+    stem, _, extension = path.rpartition(".")
+    fmt = {"bib": "bibtex", "json": "csl", "txt": "text"}.get(extension, extension)
+    target, params = _target(stem, {**query, "format": fmt})
     direct = httpx.get(served + target, params=params, timeout=30)
     assert response.status_code == direct.status_code == 200
-    assert response.headers["Content-Type"] == "text/csv; charset=utf-8"
-    assert response.content == direct.content
-    assert response.content.startswith(b"\xef\xbb\xbf")
+    assert response.headers["Content-Type"] == "application/octet-stream"
+    assert response.headers["Content-Disposition"] == direct.headers["Content-Disposition"]
+    file = response.parsed
+    assert type(file).__name__ == "File" and file.payload.read() == direct.content
+    if extension == "csv":
+        assert direct.content.startswith(b"\xef\xbb\xbf")
+        assert direct.headers["Content-Type"] == "text/csv; charset=utf-8"
+
+
+def test_generated_client_types_whole_numbers_as_int(
+    document: dict[str, Any], functions: dict[str, ModuleType], client: Any, served: str,
+) -> None:
+    """``limit``, ``offset``, ``year`` and ``mrv`` are integers in the document, so the generated
+    functions take ``int`` (openapi-python-client 0.29 gave ``str`` for the patterns they were),
+    and a call with them gets the direct request's answer."""
+    for path, names in (("/api/v1/readiness", ("limit", "offset", "year")), ("/api/v1/history", ("mrv",))):
+        module = _function(functions, _operation(document, path, "get"))
+        hints = typing.get_type_hints(module.sync_detailed)
+        for name in names:
+            assert int in typing.get_args(hints[name]), (path, name, hints[name])
+    module = _function(functions, _operation(document, "/api/v1/readiness", "get"))
+    response = module.sync_detailed(client=client, limit=3, offset=2)
+    direct = httpx.get(served + "/api/v1/readiness", params={"limit": "3", "offset": "2"}, timeout=30)
+    assert response.status_code == 200 and response.content == direct.content
+    assert (response.parsed.page, response.parsed.per_page, response.parsed.total) == (1, 3, direct.json()["total"])

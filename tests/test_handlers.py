@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import logging
-import re
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from config import Settings
 from loaders import COUNTRY_FIELDS, JsonValue, SnapshotStore
 from readiness.app import make_app
 from tests.conftest import SAMPLE as SAMPLE_DIR
-from tests.conftest import access_lines, assert_error_envelope, body, gen_test, scrape
+from tests.conftest import access_lines, assert_error_envelope, body, gen_test, links, scrape
 from tests.test_hits import exchange
 from tests.test_query import BAD_INPUT
 
@@ -77,8 +76,11 @@ async def test_readiness_every_spec_shape_answers_on_both_routes(
     envelope, legacy_envelope = body(v1), body(legacy)
     assert list(legacy_envelope) == ["apiVersion", "level", "snapshot", "count", "data"]
     assert sample_store.current is not None and sample_store.current.notice
-    assert envelope == {**legacy_envelope, "notice": sample_store.current.notice}
-    assert list(envelope) == ["apiVersion", "level", "snapshot", "count", "data", "notice"]
+    # v1 adds which snapshot it is (snapshot_id, current) after the specification's snapshot.
+    resolved = {"snapshot_id": "2024-12" if "year=" in SHAPES[shape] else "2026-11",
+                "current": "year=" not in SHAPES[shape]}
+    assert envelope == {**legacy_envelope, **resolved, "notice": sample_store.current.notice}
+    assert list(envelope) == ["apiVersion", "level", "snapshot", "snapshot_id", "current", "count", "data", "notice"]
     assert envelope["apiVersion"] == "1"
     assert not any(key.lower().endswith("confidence") for key in keys_anywhere(envelope))
 
@@ -102,7 +104,9 @@ async def test_readiness_v1_names_what_matched_nothing_and_carries_the_notice(
     response = await fetch(V1 + "?codes=KEN,XXX&fields=score&indicators=GE.EST,NO.SUCH")
     envelope = body(response)
     assert sample_store.current is not None
-    assert list(envelope) == ["apiVersion", "level", "snapshot", "count", "data", "unmatched", "notice"]
+    assert list(envelope) == [
+        "apiVersion", "level", "snapshot", "snapshot_id", "current", "count", "data", "unmatched", "notice"
+    ]
     assert envelope["unmatched"] == {"codes": ["XXX"], "indicators": ["NO.SUCH"]}
     assert envelope["notice"] == sample_store.current.notice
     kenya = envelope["data"]
@@ -343,7 +347,7 @@ async def test_preflight_allows_both_validators_and_accept_encoding(fetch: Any, 
     })
     assert response.code == 204
     allowed = {name.strip().lower() for name in response.headers["Access-Control-Allow-Headers"].split(",")}
-    assert allowed == {"if-none-match", "if-modified-since", "accept-encoding"}
+    assert allowed == {"if-none-match", "if-modified-since", "accept-encoding", "range", "if-range"}
     assert response.headers["Access-Control-Max-Age"] == "86400"
 
 
@@ -442,9 +446,18 @@ async def test_readiness_legacy_found_code_outside_region_count_zero(fetch: Any)
 
 
 @gen_test
-async def test_readiness_year_of_current_december_not_served_from_current_month(fetch: Any) -> None:
-    # CURRENT is 2026-11: there is no 2026-12 yet, so year=2026 has no December archive.
-    assert_error_envelope(await fetch(V1 + "?year=2026"), 404, "year=2026")
+async def test_readiness_year_of_the_current_snapshot_is_the_current_snapshot(fetch: Any) -> None:
+    # CURRENT is 2026-11: there is no 2026-12 yet, so year=2026 is the current snapshot, as on
+    # /history (docs/API.md#one-year-one-snapshot-id); a later year has none.
+    pinned, current = await fetch(V1 + "?year=2026&codes=KEN"), await fetch(V1 + "?codes=KEN")
+    assert pinned.code == 200 and pinned.headers["X-Readiness-Snapshot"] == "2026-11"
+    envelope = body(pinned)
+    assert (envelope["snapshot"], envelope["snapshot_id"], envelope["current"]) == ("2026-11", "2026-11", True)
+    assert envelope["data"] == body(current)["data"]
+    # Not an archive's lifetime: once 2026-12 is out, year=2026 names it.
+    assert pinned.headers["Cache-Control"] == current.headers["Cache-Control"]
+    assert body(await fetch(V1 + "?year=2025&codes=KEN"))["current"] is False
+    assert_error_envelope(await fetch(V1 + "?year=2027"), 404, "year=2027")
 
 
 @gen_test
@@ -511,7 +524,7 @@ async def test_readiness_cors_exposes_validators_and_legacy_headers(fetch: Any) 
     exposed = (await fetch(V1)).headers["Access-Control-Expose-Headers"]
     assert {name.strip() for name in exposed.split(",")} == {
         "ETag", "Deprecation", "Link", "Last-Modified", "X-Readiness-Snapshot", "X-Total-Count",
-        "Content-Disposition",
+        "Content-Disposition", "Accept-Ranges", "Content-Range",
     }
 
 
@@ -640,7 +653,8 @@ async def test_readiness_v1_unknown_name_400_did_you_mean(fetch: Any, query: str
     response = await fetch(V1 + query)
     assert_error_envelope(response, 400, f"Invalid request. Unknown parameter '{name}'.", hint,
                           "Accepted parameters: code, codes, level, region, income, fcv, year, snapshot, sort, "
-                          "order, fields, shortnames, indicators, limit, weights, offset, format.")
+                          "order, fields, shortnames, indicators, limit, weights, offset, format, country, per_page, "
+                          "page.")
     assert response.headers["Cache-Control"] == "no-store"
     legacy = await fetch(LEGACY + query)
     assert legacy.code == 200  # the legacy route ignores unknown names, as it always did
@@ -682,9 +696,8 @@ async def test_readiness_limit_cuts_after_sorting_total_in_header(fetch: Any, ro
 
 
 def next_link(response: HTTPResponse) -> str | None:
-    """The target of a ``Link: <...>; rel="next"`` header, None without one."""
-    match = re.fullmatch(r'<(/api/v1/[^>]+)>; rel="next"', response.headers.get("Link", ""))
-    return match.group(1) if match else None
+    """The target of the ``Link`` header's ``rel="next"``, None without one."""
+    return links(response.headers.get("Link")).get("next")
 
 
 @gen_test
@@ -706,7 +719,7 @@ async def test_readiness_following_next_links_pages_through_every_row(fetch: Any
             assert path.startswith(V1 + "?") and f"offset={len(rows)}" in path
             assert body(page)["count"] == int(query.rpartition("limit=")[2])  # full pages while rows remain
         else:
-            assert "Link" not in page.headers  # the last page links nowhere
+            assert "next" not in links(page.headers.get("Link"))  # the last page links back only
     assert rows == data_list(full) and len(rows) == int(total)
     assert pages == -(-int(total) // int(query.rpartition("limit=")[2]))
 
@@ -714,12 +727,15 @@ async def test_readiness_following_next_links_pages_through_every_row(fetch: Any
 @gen_test
 async def test_readiness_offset_past_the_end_and_without_limit(fetch: Any) -> None:
     past = await fetch(V1 + "?offset=217&limit=10")
-    assert body(past)["count"] == 0 and past.headers["X-Total-Count"] == "217" and "Link" not in past.headers
+    assert body(past)["count"] == 0 and past.headers["X-Total-Count"] == "217"
+    assert links(past.headers["Link"]) == {"first": "/api/v1/readiness?limit=10",
+                                           "prev": "/api/v1/readiness?limit=10&offset=207"}
     rest = await fetch(V1 + "?offset=210")
-    assert body(rest)["count"] == 7 and "Link" not in rest.headers
+    assert body(rest)["count"] == 7 and links(rest.headers["Link"]) == {"first": "/api/v1/readiness"}
     assert data_list(rest) == data_list(await fetch(V1))[210:]
     first = await fetch(V1 + "?limit=100&offset=0")
-    assert first.headers["Link"] == '</api/v1/readiness?limit=100&offset=100>; rel="next"'
+    assert first.headers["Link"] == ('</api/v1/readiness?limit=100&offset=100>; rel="next", '
+                                     '</api/v1/readiness?limit=100&offset=200>; rel="last"')
     assert first.body == (await fetch(V1 + "?limit=100")).body
 
 
@@ -729,7 +745,9 @@ async def test_readiness_csv_pages_link_on_and_concatenate(fetch: Any) -> None:
     first = await fetch(V1 + "?format=csv&region=lac&sort=score&limit=20")
     assert first.headers["Link"] == (
         "</api/v1/readiness?region=Latin%20America%20%26%20Caribbean&sort=Composite%20Readiness%20Score"
-        '&order=desc&limit=20&offset=20&format=csv>; rel="next"'
+        '&order=desc&limit=20&offset=20&format=csv>; rel="next", '
+        "</api/v1/readiness?region=Latin%20America%20%26%20Caribbean&sort=Composite%20Readiness%20Score"
+        '&order=desc&limit=20&offset=40&format=csv>; rel="last"'
     )
     lines = first.body.decode("utf-8-sig").split("\r\n")[:-1]
     path = next_link(first)
@@ -819,10 +837,14 @@ async def test_readiness_csv_rows_and_columns_are_the_json_answers(fetch: Any, r
     assert response.headers["X-Total-Count"] == str(len(as_json))
     assert response.body.startswith(b"\xef\xbb\xbf") and response.body.endswith(b"\r\n")
     lines = response.body[3:].split(b"\r\n")[:-1]
-    assert lines[0] == b'Country Name,"Population, total",Composite Readiness Score,score'
+    # v1 rows end with their snapshot and its notice (docs/API.md#csv); the legacy CSV keeps its columns.
+    provenance = {"snapshot_id": "2026-11", "notice": body(await fetch(V1))["notice"]} if route == V1 else {}
+    assert lines[0] == b'Country Name,"Population, total",Composite Readiness Score,score' + b"".join(
+        b"," + name.encode() for name in provenance)
     assert len(lines) == len(as_json) + 1
     for line, country in zip(lines[1:], as_json, strict=True):
-        cells = [orjson.dumps(value) if not isinstance(value, str) else value.encode() for value in country.values()]
+        values = [*country.values(), *provenance.values()]
+        cells = [orjson.dumps(value) if not isinstance(value, str) else value.encode() for value in values]
         assert line == b",".join(b'"' + cell + b'"' if b"," in cell else cell for cell in cells)
 
 

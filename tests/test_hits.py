@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 import pytest
 from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+from tornado.iostream import IOStream
 from tornado.web import Application
 
 from loaders import Snapshot
@@ -451,6 +452,36 @@ async def test_a_body_over_the_kept_size_is_sent_alike(
 
 
 @gen_test
+async def test_the_handler_sends_a_large_body_as_a_view_of_the_answer(
+    http_server: Any, http_port: int, handlers_built: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every reader of one computation is answered by the handler: a copy of the body each would
+    # stay in the process while they do not read (docs/OPERATIONS.md#slow-readers).
+    monkeypatch.setattr(KeptHeads, "WHOLE_BYTES", 100)
+    monkeypatch.setattr(KeptHeads, "LEAD_BYTES", 100)
+    written: list[Any] = []
+    write = IOStream.write
+
+    def recording(stream: IOStream, data: Any) -> Any:
+        written.append(data)
+        return write(stream, data)
+
+    monkeypatch.setattr(IOStream, "write", recording)
+    request = request_bytes("GET", V1 + "?code=KEN")
+    from_handler = await exchange(http_port, request)
+    assert handlers_built == [V1]
+    views = [data for data in written if isinstance(data, memoryview)]
+    assert len(views) == 1 and len(views[0]) == len(from_handler.body) - 100
+    assert bytes(views[0]) == from_handler.body[100:]
+    written.clear()
+    from_lane = await exchange(http_port, request)
+    assert handlers_built == [V1]
+    assert from_lane.without_date() == from_handler.without_date() and from_lane.body == from_handler.body
+    lane_view = next(data for data in written if isinstance(data, memoryview))
+    assert views[0].obj is lane_view.obj, "the handler wrote a copy, not the cached answer's body"
+
+
+@gen_test
 async def test_not_draining_answers_keep_the_connection_open(http_server: Any, http_port: int) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", http_port)
     try:
@@ -517,7 +548,7 @@ async def test_absolute_form_target_reaches_the_handler_and_its_errors(http_serv
     assert unknown.status.split(b" ")[1] == b"404"
     assert orjson.loads(unknown.body)["error"].startswith("Not found: '/no/such'.")
     bare = await exchange(http_port, request_bytes("GET", "http://localhost"))  # "/": the landing page
-    assert bare.status.split(b" ")[1] == b"200" and b"<h1>Readiness Index Data Service</h1>" in bare.body
+    assert bare.status.split(b" ")[1] == b"200" and b"<h1>Readiness Index</h1>" in bare.body
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,7 @@ PATHS = (
     "/api/v1/readiness?region=LAC&sort=score",  # BRA
     "/api/v1/readiness?sort=score&fields=Country%20Code,score",  # both, in another shape
     "/api/readiness?code=BRA",  # the legacy route swaps too
-    "/api/v1/readiness?code=USA",  # unchanged: old and new answers are equal
+    "/api/readiness?code=USA",  # unchanged: old and new answers are equal (v1's would name the new snapshot_id)
     "/api/v1/readiness?year=2025",  # an archive: never affected by the swap
 )
 

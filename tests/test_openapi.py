@@ -108,7 +108,8 @@ def _names_parse_reads() -> set[str]:
         return isinstance(node, ast.Name) and node.id == "values"
 
     names: set[str] = set()
-    for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(Query.parse)))):
+    source = textwrap.dedent(inspect.getsource(Query.parse)) + textwrap.dedent(inspect.getsource(Query._parse))
+    for node in ast.walk(ast.parse(source)):
         key: ast.AST | None = None
         if isinstance(node, ast.Subscript) and is_values(node.value):
             key = node.slice
@@ -310,6 +311,26 @@ def test_openapi_every_closed_set_is_an_enum() -> None:
                 assert parameter["schema"]["type"] == "array" and parameter["explode"] is False, (path, name)
 
 
+def test_openapi_indicator_row_year_is_deprecated_for_observed_year_and_details_keep_it() -> None:
+    schemas = DOCUMENT["components"]["schemas"]
+    row = schemas["IndicatorRow"]["properties"]
+    assert row["year"]["deprecated"] is True and "observed_year" in row["year"]["description"]
+    assert row["observed_year"]["type"] == row["year"]["type"]
+    # `fields` keeps the row's key and what it names: observed_year is a column it may leave out
+    assert schemas["IndicatorRow"]["required"] == ["Country Code", "snapshot", "indicator_code"]
+    assert "deprecated" not in schemas["IndicatorDetail"]["properties"]["year"]  # the specification's element
+
+
+@pytest.mark.parametrize("name", ["IndicatorTable", "History", "Aggregates", "RankingChangesTable", "Catalogue",
+                                  "Changes"])
+def test_openapi_every_v1_envelope_requires_snapshot_id_and_current(name: str) -> None:
+    schema = DOCUMENT["components"]["schemas"][name]
+    assert {"snapshot_id", "current"} <= set(schema["required"])
+    assert schema["properties"]["current"] == {**schema["properties"]["current"], "type": "boolean"}
+    # The readiness envelope is the legacy route's too, which has neither: described, not required.
+    assert {"snapshot_id", "current"} <= set(DOCUMENT["components"]["schemas"]["Envelope"]["properties"])
+
+
 # --- examples: real answers of the sample ---------------------------------------------------
 
 
@@ -452,6 +473,7 @@ REQUESTS = [
     ("GET", INDICATORS_PATH, "?snapshot=2025-06", 404),
     ("GET", HISTORY_PATH, "?codes=KEN,BRA&shape=long&limit=20&offset=5", 200),
     ("GET", HISTORY_PATH, "?code=KEN&fields=Region,FCV%20Status,score&shape=long", 200),
+    ("GET", HISTORY_PATH, "?code=KEN&fields=score,Global%20Rank&shape=long", 200),
     ("GET", AGGREGATES_PATH, "", 200),
     ("GET", AGGREGATES_PATH, "?by=region&income=LMC&years=2024:2026&format=csv", 200),
     ("GET", AGGREGATES_PATH, "?by=income&snapshot=2024-06", 200),
@@ -515,7 +537,8 @@ async def test_openapi_values_the_document_allows_together_are_answered(
     http_client: Any, base_url: str, path: str, params: dict[str, str]
 ) -> None:
     for name, value in params.items():
-        Draft202012Validator(query_parameters(path)[name]["schema"]).validate(value)
+        schema = query_parameters(path)[name]["schema"]
+        Draft202012Validator(schema).validate(int(value) if schema.get("type") == "integer" else value)
     response: HTTPResponse = await http_client.fetch(f"{base_url}{path}?{urlencode(params)}", raise_error=False)
     assert response.code == 200, response.body
     assert_conforms("GET", path, response.code, response.headers, response.body)

@@ -15,6 +15,7 @@ from readiness.domain.meta import AnswerMeta, Format
 from readiness.http.representation import (
     JSON_HEADERS,
     LEGACY_HEADERS,
+    CachePolicy,
     HttpDate,
     KeptHeads,
     answer_head,
@@ -350,3 +351,65 @@ def test_represent_if_modified_since_without_last_modified_is_ignored() -> None:
 def test_http_date_seconds_never_raises(value: str) -> None:
     seconds = http_date_seconds(value)
     assert seconds is None or isinstance(seconds, int)
+
+
+# --- byte ranges of a file (docs/API.md#downloads) ------------------------------------------------
+
+FILE = Answer.of(bytes(range(100)), AnswerMeta(Format.PARQUET, "2026-11", "2026-11-05", None, "readiness"))
+
+
+def _ranged(range_header: str, if_range: str = "") -> tuple[int, bytes, str | None]:
+    headers = HTTPHeaders({"Range": range_header, **({"If-Range": if_range} if if_range else {})})
+    start_line, head, body = represent_request(headers, FILE, JSON_HEADERS, "public", "now")
+    return start_line.code, body, head.get("Content-Range")
+
+
+@pytest.mark.parametrize(
+    ("header", "status", "part", "content_range"),
+    [
+        ("bytes=0-9", 206, range(0, 10), "bytes 0-9/100"),
+        ("bytes=90-", 206, range(90, 100), "bytes 90-99/100"),
+        ("bytes=-8", 206, range(92, 100), "bytes 92-99/100"),
+        ("bytes=95-500", 206, range(95, 100), "bytes 95-99/100"),  # clipped to the end
+        ("bytes=-500", 206, range(0, 100), "bytes 0-99/100"),  # a suffix longer than the file: all of it
+        ("BYTES = 1 - 1", 206, range(1, 2), "bytes 1-1/100"),
+        ("bytes=100-", 416, range(0), "bytes */100"),
+        ("bytes=-0", 416, range(0), "bytes */100"),
+        ("bytes=5-4", 200, range(100), None),  # invalid: ignored
+        ("bytes=0-1,5-6", 200, range(100), None),  # several ranges: the whole file
+        ("items=0-1", 200, range(100), None),
+        ("bytes=-", 200, range(100), None),
+        ("bytes=99999999999999999999-", 200, range(100), None),  # past the digits a range may have
+    ],
+)
+def test_a_files_range_is_answered_as_rfc_9110_says(
+    header: str, status: int, part: range, content_range: str | None
+) -> None:
+    assert _ranged(header) == (status, bytes(part), content_range)
+
+
+def test_if_range_validates_the_range_by_etag_or_date() -> None:
+    assert _ranged("bytes=0-1", FILE.etag)[0] == 206
+    assert _ranged("bytes=0-1", "Thu, 05 Nov 2026 00:00:00 GMT")[0] == 206
+    assert _ranged("bytes=0-1", '"another"')[:2] == (200, FILE.body)
+    assert _ranged("bytes=0-1", "Fri, 06 Nov 2026 00:00:00 GMT")[:2] == (200, FILE.body)
+
+
+def test_a_range_never_applies_to_json_or_a_304() -> None:
+    headers = HTTPHeaders({"Range": "bytes=0-1"})
+    assert represent_request(headers, LARGE, JSON_HEADERS, "public", "now")[0].code == 200
+    conditional = HTTPHeaders({"Range": "bytes=0-1", "If-None-Match": FILE.etag})
+    assert represent_request(conditional, FILE, JSON_HEADERS, "public", "now")[0].code == 304
+
+
+def test_a_file_has_no_gzip_copy_and_says_it_takes_ranges() -> None:
+    large_file = Answer.of(b"x" * 5000, FILE.meta)
+    assert large_file.gzipped is None and ("Accept-Ranges", "bytes") in large_file.headers
+    assert ("Accept-Ranges", "bytes") not in LARGE.headers
+
+
+def test_cache_policy_within_lowers_max_age_only_keeping_the_stale_windows() -> None:
+    policy = CachePolicy.of(300, 86400, 30, 86400)
+    assert policy.within(False, 10) == "public, max-age=10, stale-while-revalidate=30, stale-if-error=86400"
+    assert policy.within(False, 4000) == policy.chosen(False)
+    assert policy.within(True, 4000) == "public, max-age=4000, stale-while-revalidate=30, stale-if-error=86400"

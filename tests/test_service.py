@@ -6,13 +6,16 @@ import asyncio
 from collections.abc import Callable
 from functools import cache
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 import fakeredis
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from builder import Release, build_snapshot
 from loaders import Snapshot, SnapshotStore
 from readiness.budget import BudgetLimits
 from readiness.cache.admission import RedisAdmission
@@ -27,7 +30,9 @@ from readiness.domain.query import Query
 from readiness.metrics import Metrics
 from readiness.service import ARCHIVE_READ_BYTES, CacheOutcome, ReadinessService, RedisTtl
 from readiness.work import ComputeLimits, ComputePool
-from tests.conftest import SAMPLE, Clock, eventually, gen_test
+from tests.builder_world import NEXT_MONTH, world
+from tests.conftest import SAMPLE, Clock, eventually, flip, gen_test
+from tests.test_data_routes import data_directory
 
 
 def metrics() -> Metrics:
@@ -460,7 +465,8 @@ def test_cache_key_different_answers_never_share_a_key() -> None:
 
 
 @gen_test
-async def test_service_reading_an_archive_not_held_takes_from_the_clients_budget(sample_store: SnapshotStore) -> None:
+async def test_service_reading_an_archive_not_held_takes_from_the_clients_budget(
+        sample_store: SnapshotStore, budget_clock: Clock) -> None:
     # docs/CACHING.md#archives-in-memory: a client cycling through snapshots pays for the reads.
     budget = BudgetLimits(ARCHIVE_READ_BYTES + 20_000, overdraft=0, max_wait=0.0, queue_per_client=1)
     service = new_service(sample_store, pool=ComputePool(ComputeLimits(0, 0, 0, budget=budget), metrics()))
@@ -471,3 +477,33 @@ async def test_service_reading_an_archive_not_held_takes_from_the_clients_budget
     assert sample_store.holds("2024-12") and not sample_store.holds("2023-12")
     answer, outcome = await service.answer(routes.V1.parse("snapshot=2024-12&code=BRA"), routes.V1, client="cycling")
     assert outcome is CacheOutcome.MISS and answer.meta.snapshot == "2024-12"
+
+
+@gen_test
+async def test_service_pinned_answer_of_the_current_snapshot_never_says_current_once_archived(
+    tmp_path: Path
+) -> None:
+    """An answer pinned to the current snapshot says ``"current": true``; after the next one is
+    published no tier (here Redis, shared with a server started after the swap) serves it: the
+    key written while it was current is another key (``pinned_key``)."""
+    data = data_directory(tmp_path)
+    client = fakeredis.FakeAsyncRedis()
+    store = SnapshotStore(data)
+    store.load_current()
+    before = new_service(store, RedisTier(client, CircuitBreaker(3, 60), metrics()))
+    pinned = Query.parse({"snapshot": "2026-11", "code": "AAA"})
+    by_year = Query.parse({"year": "2026", "code": "AAA"})
+    for query in (pinned, by_year):
+        answer, _ = await before.answer(query, routes.V1)
+        assert (orjson.loads(answer.body)["snapshot_id"], orjson.loads(answer.body)["current"]) == ("2026-11", True)
+    await writes_done(before)
+    assert any(key.endswith(b"|v1|codes=AAA&snapshot=2026-11|current") for key in await client.keys("*"))
+    build_snapshot(world(NEXT_MONTH, year=2026), Release.parse("2026-12"), data / "snapshots")
+    flip(data, "2026-12")
+    await store.refresh()
+    after = new_service(store, RedisTier(client, CircuitBreaker(3, 60), metrics()))
+    answer, outcome = await after.answer(pinned, routes.V1)
+    assert outcome is CacheOutcome.MISS and orjson.loads(answer.body)["current"] is False
+    answer, _ = await after.answer(by_year, routes.V1)  # year=2026 now names its December
+    assert (orjson.loads(answer.body)["snapshot_id"], orjson.loads(answer.body)["current"]) == ("2026-12", True)
+    await writes_done(after)  # its Redis writes finish inside this test's loop, not in a later test's

@@ -313,13 +313,13 @@ async def test_single_flight_detached_within_overdue_run_is_first_reported_once_
 async def test_single_flight_detached_within_deadline_counts_from_the_runs_start() -> None:
     flights: SingleFlight[str] = SingleFlight()
     start = Detached(Work())
-    with pytest.raises(Overdue):  # 0.3 s after the start
-        await flights.run_detached_within("CURRENT", start, 0.3)
-    with pytest.raises(Overdue) as second:  # asks at 0.3 s for 0.6 s: waits until 0.6 s after the start
-        await flights.run_detached_within("CURRENT", start, 0.6)
-    # Counted from its own call, it would have ended 0.9 s after the start; 0.3 s of margin for a
-    # loaded machine's late timers.
-    assert 0.6 - 0.01 <= second.value.seconds < 0.9
+    with pytest.raises(Overdue):  # 0.5 s after the start
+        await flights.run_detached_within("CURRENT", start, 0.5)
+    with pytest.raises(Overdue) as second:  # asks at 0.5 s for 1.5 s: waits until 1.5 s after the start
+        await flights.run_detached_within("CURRENT", start, 1.5)
+    # Counted from its own call, it would have ended 2 s after the start; 0.5 s of margin for a
+    # loaded machine's late timers (0.3 s was not enough under the whole suite: 0.97 s seen).
+    assert 1.5 - 0.01 <= second.value.seconds < 2.0
     start.work.release.set()
     await eventually(lambda: len(flights) == 0, "the run's end")
 

@@ -59,7 +59,7 @@ async def test_warm_writes_standard_answers_under_the_new_id(data: Path) -> None
         # 1 all-countries + 7 regions x 2 orders + every country + 4 Decembers (2023, 2024,
         # 2025 and 2026-12 itself, which year=2026 selects), on both routes.
         assert len(summary.written) == 2 * (1 + 14 + len(snapshot.countries) + 4) and summary.bytes > 0
-        assert key(data, "2026-12", "v1|year=2026") in summary.written
+        assert key(data, "2026-12", "v1|year=2026|current") in summary.written  # pinned to the current one
         added = key(data, "2026-12", "v1|codes=EEE")
         stored = AnswerCodec().unpack(added, await redis.get(ANSWER_PREFIX + added) or b"")
         assert stored is not None

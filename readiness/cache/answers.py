@@ -28,9 +28,11 @@ _ENTRY_OVERHEAD = 200
 
 _HEADER = struct.Struct(">BII")
 """Packed answer header: format version, body length, gzip length."""
-_FORMAT = 7
-"""3 was signed with keyed BLAKE2b, 4 had no meta, 5 no next page and 6 no synthetic flag: their
-values are misses now, overwritten as they are computed."""
+_FORMAT = 9
+"""3 was signed with keyed BLAKE2b, 4 had no meta, 5 no next page, 6 no synthetic flag, 7 a
+next page alone (no ``first``, ``prev``, ``last``) beside bodies without the paging envelope, and
+8 (the branch of the paging conventions) bodies without ``snapshot_id``, ``current`` and CSV
+provenance columns: their values are misses now, overwritten as they are computed."""
 _META = struct.Struct(">BBIHBHBBBH")
 """Packed meta, after the gzip copy: format, flags (``_SYNTHETIC``), total (``_NO_TOTAL`` for
 none), snapshot year and month, publication year, month and day (zeros for none), lengths of the
@@ -41,7 +43,7 @@ characters), stored rather than rebuilt because the codec knows no Query to rebu
 _NO_TOTAL = 2**32 - 1
 _SYNTHETIC = 0x01
 """The flag bit of ``AnswerMeta.synthetic``; any other bit set is a value this code did not write."""
-_FORMAT_CODES = {Format.JSON: 0, Format.CSV: 1}
+_FORMAT_CODES = {Format.JSON: 0, Format.CSV: 1, Format.PARQUET: 2, Format.ZIP: 3}
 _FORMATS = {code: member for member, code in _FORMAT_CODES.items()}
 _MAC_BYTES = 32
 _MAC_CONTEXT = "readiness 2026-11 packed answer MAC key"
@@ -120,7 +122,7 @@ def _pack_meta(meta: AnswerMeta) -> bytes:
         int(meta.published[:4]), int(meta.published[5:7]), int(meta.published[8:])
     )
     download = (meta.download or "").encode("ascii")
-    following = (meta.next or "").encode("ascii")
+    following = (meta.links or "").encode("ascii")
     total = _NO_TOTAL if meta.total is None else meta.total
     flags = _SYNTHETIC if meta.synthetic else 0
     packed = _META.pack(
@@ -154,7 +156,7 @@ def _unpack_meta(data: bytes) -> AnswerMeta | None:
             f"{published_year:04d}-{published_month:02d}-{day:02d}" if published_year else None,
             None if total == _NO_TOTAL else total,
             download.decode("ascii") or None,
-            following.decode("ascii") or None,  # AnswerMeta checks it against NEXT_PAGE
+            following.decode("ascii") or None,  # AnswerMeta checks it against PAGE_LINKS
             bool(flags & _SYNTHETIC),
         )
     except ValueError:  # signed, so written by this code: only a changed rule gets here

@@ -30,6 +30,15 @@ def cache_key(snapshot: Snapshot, request: str) -> str:
     return f"{snapshot.id}|{snapshot.digest[:CONTENT_DIGEST_CHARS]}|{request}"
 
 
+def pinned_key(snapshot: Snapshot, current_id: str, request: str) -> str:
+    """The cache key of an answer pinned to ``snapshot`` (by ``year``, ``snapshot`` or a change
+    report's path): ``cache_key``, the request marked ``|current`` while ``snapshot`` is the
+    current one. Its envelope says whether it is (``"current"``), so once another snapshot is
+    current the same request is another answer, under a key the old one never had: no tier
+    serves an archive's answer saying ``"current": true`` (docs/CACHING.md#the-path-of-one-request)."""
+    return cache_key(snapshot, f"{request}|current" if snapshot.id == current_id else request)
+
+
 def collection_key(current: Snapshot, summaries: Sequence[Summary], request: str) -> str:
     """The cache key of a history or catalogue answer: the current snapshot's, with a digest
     of every snapshot shown (id and content digest) before the request.

@@ -34,7 +34,7 @@ from loaders import (
     snapshot_ids,
 )
 from readiness.cache.answers import AnswerCodec
-from readiness.cache.keys import cache_key, request_key
+from readiness.cache.keys import cache_key, pinned_key, request_key
 from readiness.cache.redis_tier import FAILURES, RedisClient, connect, popular_key, store_answers, warmed_key
 from readiness.domain.answer import Answer
 from readiness.domain.compute import compute
@@ -186,16 +186,18 @@ class _Work:
     ) -> list[tuple[str, Answer, int]]:
         entries: list[tuple[str, Answer, int]] = []
         for (route, query), standard in batch:
-            source = self.current if query.snapshot_id is None else self._archive(query.snapshot_id)
+            wanted = query.snapshot_in(self.current.id)
+            source = self.current if wanted is None else self._archive(wanted)
             if source is None:
                 summary.skipped += 1
                 continue
-            key = cache_key(source, request_key(route, query))
+            request = request_key(route, query)
+            key = pinned_key(source, self.current.id, request) if query.pinned else cache_key(source, request)
             if key in self.seen:
                 continue
             self.seen.add(key)
             try:
-                answer = compute(source, query, route)
+                answer = compute(source, query, route, self.current.id)
             except ReadinessError:  # a counted legacy request for a code this snapshot lacks
                 summary.skipped += 1
                 continue

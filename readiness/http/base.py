@@ -16,9 +16,9 @@ from readiness.domain.answer import Answer
 from readiness.domain.envelope import error_body
 from readiness.domain.errors import ALLOWED_METHODS, MethodNotAllowed, ProtocolError, ReadinessError, UriTooLong
 from readiness.http.lifecycle import CLOSE, close_when_sent
-from readiness.http.representation import JSON_HEADERS, represent_request
+from readiness.http.representation import JSON_HEADERS, KeptHeads, represent_request
 
-ALLOWED_HEADERS = "If-None-Match, If-Modified-Since, Accept-Encoding"
+ALLOWED_HEADERS = "If-None-Match, If-Modified-Since, Accept-Encoding, Range, If-Range"
 """The request headers a browser script may send (CORS preflight; docs/API.md#headers): the two
 validators of a conditional request, and Accept-Encoding."""
 
@@ -94,17 +94,36 @@ class BaseHandler(RequestHandler):
         self.send_response(start_line.code, head, body)
 
     def send_response(self, status: int, head: HTTPHeaders, body: bytes) -> None:
-        """Send ``status`` with exactly the headers ``head`` and ``body`` (none for a 304).
+        """Send ``status`` with exactly the headers ``head`` and ``body`` (none for a 304 or 416).
 
         Every header is ``answer_head``'s, as the hit lane's are; RequestHandler has no public
-        call that replaces its header set (``clear`` assigns this attribute the same way)."""
+        call that replaces its header set (``clear`` assigns this attribute the same way).
+        A body over ``KeptHeads.WHOLE_BYTES`` goes as the hit lane sends it (``KeptHeads.wire``):
+        the head with the first ``LEAD_BYTES``, then a view of the rest, never a copy."""
         self.set_status(status)
         self._headers = head
-        self.finish(body if status == 200 else None)
+        if status == 200 and len(body) > KeptHeads.WHOLE_BYTES and self.request.method == "GET" \
+                and not self.application.settings["lifecycle"].draining:
+            self._send_large(body)
+            return
+        self.finish(body if status in (200, 206) else None)
+
+    def _send_large(self, body: bytes) -> None:
+        """``body`` sent without a copy of it. Tornado's ``write_headers`` joins the head and
+        the body it is given into one new bytes object: for the readers of one computation,
+        a copy each, which stays in the process while a reader does not read
+        (docs/OPERATIONS.md#slow-readers). Here it is given the first ``LEAD_BYTES`` only, and
+        the connection a view of the rest (the answer's own body, shared by every reader)."""
+        connection = self.request.connection
+        assert connection is not None  # a server request always has one
+        self.write(body[:KeptHeads.LEAD_BYTES])
+        self.flush()
+        connection.write(memoryview(body)[KeptHeads.LEAD_BYTES:])  # type: ignore[arg-type]  # Tornado writes any bytes-like
+        self.finish()
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Render every error, ours or the framework's, as the error envelope (docs/API.md#the-response)."""
-        error = _client_error(status_code, kwargs.get("exc_info"), self.request.method or "")
+        error = client_error(status_code, kwargs.get("exc_info"), self.request.method or "")
         self.set_status(error.status)
         self.set_header("Cache-Control", "no-store")
         for name, value in error.headers:
@@ -122,11 +141,13 @@ class BaseHandler(RequestHandler):
             super().log_exception(typ, value, tb)
 
 
-def _client_error(
+def client_error(
     status_code: int,
     exc_info: tuple[type[BaseException], BaseException, TracebackType] | None,
     method: str,
 ) -> ReadinessError:
+    """The error a response of ``status_code`` reports: ours as raised, the framework's as a
+    ProtocolError (the pages' HTML error pages say the same words as the envelope)."""
     error = exc_info[1] if exc_info else None
     if isinstance(error, ReadinessError):
         return error

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 import weakref
+from collections.abc import Callable
+from dataclasses import replace
 from urllib.parse import parse_qsl
 
 import orjson
@@ -10,10 +13,20 @@ from tornado.httputil import HTTPServerRequest
 
 from loaders import Snapshot, SnapshotStore
 from readiness.domain.answer import Answer
-from readiness.domain.citation import Citation, CitationRequest, citation_answer
+from readiness.domain.citation import (
+    Citation,
+    CitationFormat,
+    CitationRequest,
+    Retrieval,
+    access_date,
+    citation_answer,
+    request_base,
+    until_next_day,
+)
 from readiness.domain.errors import NotFound, NotReady, SnapshotNotFound, UnknownParameter
 from readiness.domain.explain import explain_body, explained_route
-from readiness.domain.route import Route
+from readiness.domain.query import Query
+from readiness.domain.route import DOWNLOAD_TYPE, Download, Route
 from readiness.http.base import BaseHandler
 from readiness.http.clients import ClientPrefixes
 from readiness.http.representation import LEGACY_HEADERS, CachePolicy
@@ -44,6 +57,13 @@ class CheckedRequests:
 
     def __contains__(self, request: HTTPServerRequest) -> bool:
         return request in self._requests
+
+
+def archival(query: Query, answer: Answer, current: Snapshot | None) -> bool:
+    """Whether ``answer`` is kept as long as an archive's: it never changes. One pinned to the
+    current snapshot says "current": true, and ``year=`` names another snapshot once its December
+    is out: both as long as the current ones."""
+    return query.pinned and (current is None or answer.meta.snapshot != current.id)
 
 
 class DataHandler(BaseHandler):
@@ -81,7 +101,7 @@ class DataHandler(BaseHandler):
         )
         self.cache_outcome = outcome.value
         self.write_answer(answer, INCOMPLETE_CACHE_CONTROL if outcome is CacheOutcome.INCOMPLETE
-                          else self.policy.chosen(query.pinned))
+                          else self.policy.chosen(archival(query, answer, self.service.store.current)))
 
     head = get
 
@@ -93,6 +113,33 @@ class DeprecatedDataHandler(DataHandler):
     default_headers = LEGACY_HEADERS
 
 
+class DownloadHandler(BaseHandler):
+    """A route's answer as a file (``readiness.domain.route.Download``: ``/api/v1/readiness.csv``):
+    the route's answer to the query in the path's format, from the same cache entries as
+    ``format=`` (one key), sent as ``application/octet-stream`` with its file name. Not on the
+    hit lane: a download is a miss of the lane's, answered from tier 1 by the service."""
+
+    def initialize(self, download: Download, service: ReadinessService, policy: CachePolicy,
+                   clients: ClientPrefixes) -> None:
+        self.download = download
+        self.route_label = download.route.name
+        self.service = service
+        self.policy = policy
+        self.clients = clients
+
+    async def get(self, *path: str) -> None:
+        """Parse (``format`` is the path's), answer through the service, send as a file."""
+        query = self.download.parse(self.request.query)
+        answer, outcome = await self.service.answer(query, self.download.route, path,
+                                                    client=self.clients.of(self.request.remote_ip))
+        self.cache_outcome = outcome.value
+        self.write_answer(replace(answer, download=(DOWNLOAD_TYPE, answer.meta.filename)),
+                          INCOMPLETE_CACHE_CONTROL if outcome is CacheOutcome.INCOMPLETE
+                          else self.policy.chosen(archival(query, answer, self.service.store.current)))
+
+    head = get
+
+
 def data_handler(route: Route) -> type[DataHandler]:
     """The handler class of ``route``: its default headers are set before ``initialize``."""
     return DeprecatedDataHandler if route.deprecated else DataHandler
@@ -100,27 +147,45 @@ def data_handler(route: Route) -> type[DataHandler]:
 
 class CitationHandler(BaseHandler):
     """``/api/v1/citation``: a listed snapshot's citation as a BibTeX, RIS or CSL-JSON file
-    (docs/API.md#get-apiv1citation-the-citation-as-a-file), from its manifest's words. A few
-    hundred bytes formatted per request from the summaries in memory: no cache tier, but an
-    ETag, 304 and the cache policy of the data routes."""
+    (docs/API.md#get-apiv1citation-the-citation-as-a-file), from its manifest's words, its URL
+    absolute (``base_url``, else the request's scheme and ``Host``) and dated (``clock``'s UTC
+    day). A few hundred bytes formatted per request from the summaries in memory: no cache tier
+    (so no answer made for one host is served to another), but an ETag, 304 and the cache policy
+    of the data routes, kept until midnight UTC at most, when the access date changes."""
 
     route_label = "citation"
 
-    def initialize(self, store: SnapshotStore, policy: CachePolicy) -> None:
+    def initialize(
+        self,
+        store: SnapshotStore,
+        policy: CachePolicy,
+        base_url: str | None,
+        clock: Callable[[], float] = time.time,
+        chosen: CitationFormat | None = None,
+    ) -> None:
         self.store = store
         self.policy = policy
+        self.base_url = base_url
+        self.clock = clock
+        self.chosen = chosen
+        """The format a download path names (``/api/v1/citation.bib``): the file is then sent as
+        ``application/octet-stream``, and ``format`` is not taken (docs/API.md#answers-as-files)."""
 
     async def get(self) -> None:
         """Parse ``format`` and ``snapshot``, format the citation, send it as an attachment.
         Raises NotReady without a current snapshot, SnapshotNotFound for an id not listed."""
-        request = CitationRequest.parse(self.request.query)
+        request = CitationRequest.parse(self.request.query, self.chosen)
         current = self.store.current
         if current is None:
             raise NotReady()
         wanted = request.snapshot
         series = current if wanted is None or wanted == current.id else await self._listed(wanted)
-        answer = citation_answer(Citation.of(series), request.format)
-        self.write_answer(answer, self.policy.chosen(request.snapshot is not None))
+        now = self.clock()
+        base = self.base_url if self.base_url is not None else request_base(self.request.protocol, self.request.host)
+        answer = citation_answer(Citation.of(series), request.format, Retrieval(base, access_date(now)))
+        if self.chosen is not None and answer.download is not None:
+            answer = replace(answer, download=(DOWNLOAD_TYPE, answer.download[1]))
+        self.write_answer(answer, self.policy.within(request.snapshot is not None, until_next_day(now)))
 
     head = get
 

@@ -16,11 +16,12 @@ import re
 from urllib.parse import quote
 
 from loaders import JsonValue
-from readiness.domain.citation import CITATION_QUERY, CitationFormat
+from readiness.domain.citation import CITATION_FILE_QUERY, CITATION_QUERY, CitationFormat, citation_file_path
 from readiness.domain.envelope import API_VERSION
 from readiness.domain.meta import Format
+from readiness.domain.package import CURRENT
 from readiness.domain.parameters import Grammar
-from readiness.domain.route import Route
+from readiness.domain.route import DOWNLOAD_TYPE, Download, FromFiles, Route
 from readiness.domain.routes import EXPLAINED, ROUTES
 from readiness.http.base import MAX_URL_BYTES
 from readiness.http.openapi_examples import EXAMPLES, recorded
@@ -74,12 +75,14 @@ def openapi_document() -> Json:
                  "license": {"name": "Data: cite the publisher (see /api/v1/snapshots)"}},
         "servers": [{"url": "/", "description": "The origin that served this document."}],
         "tags": [
-            {"name": "data", "description": "The data routes (docs/API.md)."},
+            {"name": "data", "description": "The data routes."},
             {"name": "catalogue", "description": "What data exists: snapshots, change reports."},
+            {"name": "downloads", "description": ("A snapshot's bulk files: its tables as CSV and Parquet, their "
+                                                  "metadata (`datapackage.json`) and a zip package.")},
             {"name": "operations", "description": "This document, the route index, health and readiness."},
         ],
         "paths": _paths(),
-        "components": {"headers": headers(), "schemas": {**schemas(), **_row_tables()}},
+        "components": {"headers": headers(), "schemas": {**schemas(), **_row_tables(), **_FILE_SCHEMAS}},
     }
     return copy.deepcopy(document)
 
@@ -102,8 +105,8 @@ _DATA: Json = {
 }
 """Headers of an answer that holds data of one snapshot (docs/API.md#headers)."""
 _LIST: Json = {**_DATA, "X-Total-Count": ref("headers", "X-Total-Count")}
-_PAGED: Json = {**_LIST, "Link": ref("headers", "NextLink")}
-"""Headers of a v1 list answer: a list's, and the next page's ``Link`` while rows remain."""
+_PAGED: Json = {**_LIST, "Link": ref("headers", "PageLinks")}
+"""Headers of a v1 list answer: a list's, and the other pages' ``Link`` (first, prev, next, last)."""
 _LEGACY_HEADERS: Json = {"Deprecation": ref("headers", "Deprecation"), "Link": ref("headers", "Link")}
 """Headers of every response of a deprecated route, errors included."""
 _OPTIONAL_SNAPSHOT_HEADERS: tuple[tuple[str, Json], ...] = (
@@ -140,7 +143,7 @@ def _json_or_csv(schema: Json) -> Json:
 
 _CSL_ITEM: Json = {
     "type": "object",
-    "required": ["id", "type", "title", "issued", "version", "URL", "note"],
+    "required": ["id", "type", "title", "issued", "version", "URL", "accessed", "note"],
     "properties": {
         "id": {"type": "string"}, "type": {"const": "dataset"}, "title": {"type": "string"},
         "author": {"type": "array", "items": {"type": "object", "required": ["literal"],
@@ -149,7 +152,13 @@ _CSL_ITEM: Json = {
         "issued": {"type": "object", "required": ["date-parts"],
                    "properties": {"date-parts": {"type": "array", "items": {"type": "array",
                                                                             "items": {"type": "integer"}}}}},
-        "version": {"type": "string", "pattern": SNAPSHOT_ID}, "URL": {"type": "string"},
+        "version": {"type": "string", "pattern": SNAPSHOT_ID},
+        "URL": {"type": "string", "description": (
+            "The snapshot's data, absolute: the service's public address (or the request's own), then "
+            "`/api/v1/readiness?snapshot=` and the id.")},
+        "accessed": {"type": "object", "required": ["date-parts"], "description": "The day (UTC) it was retrieved.",
+                     "properties": {"date-parts": {"type": "array", "items": {"type": "array",
+                                                                              "items": {"type": "integer"}}}}},
         "note": {"type": "string"}, "license": {"type": "string"},
     },
 }
@@ -166,6 +175,8 @@ def _paths() -> Json:
     error = ref("schemas", "Error")
     paths: Json = {
         **{route.path: _route_operations(route) for route in ROUTES},
+        **{download.path: _download_operations(download) for route in ROUTES for download in route.downloads},
+        **{citation_file_path(chosen): _citation_file_operations(chosen) for chosen in CitationFormat},
         CITATION_PATH: _operations(
             "getCitation", Grammar(),
             {"tags": ["catalogue"], "summary": "The citation of a snapshot as a file",
@@ -173,7 +184,10 @@ def _paths() -> Json:
                              "BibTeX (an `@misc` entry), RIS (`TY  - DATA`), CSL-JSON (an array of one "
                              "`dataset` item) or the plain text, as an attachment named after the snapshot. From the "
                              "snapshot's manifest: its publisher, licence and publication date; a synthetic "
-                             "snapshot's note says not to cite it.")},
+                             "snapshot's note says not to cite it. Its URL is absolute (the service's public "
+                             "address, or the request's own scheme and host) and every format carries the access "
+                             "date, the UTC day it was served: BibTeX `urldate`, RIS `Y2`, CSL `accessed`, the "
+                             "text's `Accessed`. Cached until the next midnight UTC at most.")},
             _data_responses(_CITATION_CONTENT, {**_DATA, "Content-Disposition": ref("headers", "CitationFile")},
                             "`snapshot` is not a snapshot `/api/v1/snapshots` lists.", error),
             [*grammar_parameters(CITATION_QUERY), IF_MODIFIED_SINCE]),
@@ -208,10 +222,84 @@ _PATH_ARGUMENTS: dict[str, Json] = {
 """What an argument of a data route's path (``{id}``) is."""
 
 
+_FILE_SCHEMAS: Json = {
+    "DataPackage": {
+        "type": "object",
+        "description": ("A Frictionless Data Package descriptor (v1, `tabular-data-package`) with extra properties: "
+                        "`snapshot`, `published`, `synthetic`, `notice`, `citation`, `indicators`, and each field's "
+                        "`unit`."),
+        "required": ["profile", "name", "title", "version", "snapshot", "published", "synthetic", "notice",
+                     "citation", "sources", "resources"],
+        "properties": {
+            "profile": {"const": "tabular-data-package"}, "name": {"type": "string"}, "title": {"type": "string"},
+            "description": {"type": "string"}, "version": {"type": "string", "pattern": SNAPSHOT_ID},
+            "snapshot": {"type": "string", "pattern": SNAPSHOT_ID}, "published": {"type": "string"},
+            "synthetic": {"type": "boolean"}, "notice": {"type": ["string", "null"]},
+            "citation": {"type": "object"}, "sources": {"type": "array", "items": {"type": "object"}},
+            "resources": {"type": "array", "items": {"type": "object"}},
+            "downloads": {"type": "array", "items": {"type": "object"}, "description": (
+                "Every column each data route's CSV may have: `path`, `format` and `fields` (name, type, "
+                "description, unit).")},
+        },
+    },
+}
+"""The schema of ``datapackage.json`` (the bulk files' metadata: docs/API.md#downloads)."""
+_FILE: Json = {"type": "string", "format": "binary"}
+"""A downloaded file: generated clients save it as bytes (openapi-python-client: ``File``)."""
+_RANGES: Json = {
+    "Accept-Ranges": {"description": "`bytes`: a `Range` of this file is answered.", "schema": {"const": "bytes"}},
+}
+_PART: Json = {
+    "Content-Range": {"description": "The part sent, `bytes first-last/length`; `bytes */length` with 416.",
+                      "schema": {"type": "string"}},
+}
+
+
+def _file_disposition(file_format: Format) -> Json:
+    """The ``Content-Disposition`` of a Parquet or zip file: its table (or ``package``), snapshot
+    id and ``-synthetic`` for synthetic data, as a CSV download's."""
+    return {
+        "description": (f'`attachment; filename="indicators-2026-11.{file_format.value}"`: the table (or `package`), '
+                        "the snapshot id, then `-synthetic` when the data is synthetic."),
+        "schema": {"type": "string", "pattern": (
+            f'^attachment; filename="[a-z]+-[0-9]{{4}}-[0-9]{{2}}(?:-synthetic)?\\.{file_format.value}"$')},
+    }
+
+
+def _file_operations(route: Route, file_format: Format) -> Json:
+    """The operations of a bulk file of a snapshot (``FromFiles``): the file (the descriptor as
+    JSON, a CSV, Parquet or zip file as binary), its download headers, and for Parquet and zip
+    the byte ranges answered (206, 416)."""
+    error = ref("schemas", "Error")
+    if file_format is Format.JSON:
+        content, answer = _json(ref("schemas", route.schema)), dict(_DATA)
+    else:  # CSV as text, the others as bytes: what generated clients read each as
+        schema: Json = _FILE if file_format.binary else {"type": "string"}
+        content = {file_format.content_type.split(";")[0]: {"schema": schema}}
+        disposition = _file_disposition(file_format) if file_format.binary else ref("headers", "Content-Disposition")
+        answer = {**_DATA, "Content-Disposition": disposition}
+    responses = _data_responses(content, answer, route.not_found, error)
+    responses["200"]["description"] = "The file."
+    if file_format.binary:
+        responses["200"]["headers"] = {**answer, **_RANGES}
+        responses["206"] = _response("The byte range `Range` asked for (and `If-Range`, when sent, validates).",
+                                     {**answer, **_RANGES, **_PART}, content)
+        responses["416"] = _response("`Range` starts past the end of the file: no body.", {**_CACHED, **_PART})
+    operation: Json = {"tags": [route.tag], "summary": route.summary, "description": route.description}
+    snapshot: Json = {
+        **_PATH_ARGUMENTS["id"],
+        "description": "A snapshot id, `YYYY-MM`, as `/api/v1/snapshots` lists them, or `current`.",
+        "schema": {"type": "string", "pattern": f"^(?:{CURRENT}|{SNAPSHOT_ID[1:-1]})$"},
+    }
+    return _operations(f"get{route.operation}", route.grammar, operation, responses, [snapshot], data=True)
+
+
 def _route_operations(route: Route) -> Json:
     """The operations of a data route of the table, from its declaration: its grammar's
     parameters, its answer's schema (JSON, and CSV when it takes ``format``), the headers of a
     paged, list or plain answer, its 404, and a deprecated route's headers and error body."""
+    if isinstance(route.source, FromFiles):
+        return _file_operations(route, route.source.format)
     schema = ref("schemas", route.schema)
     content = _json_or_csv(schema) if Format.CSV in route.formats else _json(schema)
     if route.schema in _SNAPSHOTLESS:
@@ -226,6 +314,46 @@ def _route_operations(route: Route) -> Json:
                                 _LEGACY_HEADERS if route.deprecated else None)
     arguments: list[JsonValue] = [_PATH_ARGUMENTS[name] for name in re.findall(r"\{([a-z]+)\}", route.path)]
     return _operations(f"get{route.operation}", route.grammar, operation, responses, arguments, data=True)
+
+
+_DOWNLOAD: Json = {DOWNLOAD_TYPE: {"schema": _FILE}}
+"""A download's body: bytes to save, a generated client's file
+(docs/DECISIONS.md#answers-as-files-a-path-per-file-format)."""
+
+
+def _download_operations(download: Download) -> Json:
+    """The operations of a route's download path (``Download``): the route's, without ``format``,
+    answering the file's bytes as ``application/octet-stream`` with its name."""
+    route = download.route
+    extension = download.format.extension
+    operation: Json = {
+        "tags": [route.tag], "summary": f"{route.summary}, as a .{extension} file",
+        "description": (f"`{route.path}` with `format={download.format.value}`, as a download: the same bytes and "
+                        f"the same parameters (but `format`, which the path says), sent as `{DOWNLOAD_TYPE}` with the "
+                        "file's name in `Content-Disposition`, so that a generated client returns them as a file."),
+    }
+    answer_headers = {**(_PAGED if route.paged else _LIST if "limit" in route.grammar else _DATA),
+                      "Content-Disposition": ref("headers", "Content-Disposition")}
+    if route.schema in _SNAPSHOTLESS:
+        answer_headers = {**_HISTORY, "Content-Disposition": ref("headers", "Content-Disposition")}
+    responses = _data_responses(_DOWNLOAD, answer_headers, route.not_found, ref("schemas", "Error"))
+    arguments: list[JsonValue] = [_PATH_ARGUMENTS[name] for name in re.findall(r"\{([a-z]+)\}", route.path)]
+    return _operations(f"get{route.operation}{extension.capitalize()}", download.grammar, operation, responses,
+                       arguments, data=True)
+
+
+def _citation_file_operations(chosen: CitationFormat) -> Json:
+    """The operations of the citation's download path in ``chosen`` (``/api/v1/citation.bib``)."""
+    path = citation_file_path(chosen)
+    return _operations(
+        f"getCitation{chosen.value.capitalize()}", CITATION_FILE_QUERY,
+        {"tags": ["catalogue"], "summary": f"The citation of a snapshot as a {chosen.extension} file",
+         "description": (f"`{CITATION_PATH}?format={chosen.value}` as a download: the same bytes, sent as "
+                         f"`{DOWNLOAD_TYPE}` with the file's name, so that a generated client returns them as a "
+                         f"file. `{path}` takes `snapshot` only.")},
+        _data_responses(_DOWNLOAD, {**_DATA, "Content-Disposition": ref("headers", "CitationFile")},
+                        "`snapshot` is not a snapshot `/api/v1/snapshots` lists.", ref("schemas", "Error")),
+        [IF_MODIFIED_SINCE])
 
 
 def _row_tables() -> Json:
@@ -355,6 +483,17 @@ def _add_examples(paths: Json) -> None:
         }
 
 
+def _filled(path: str, parameters: JsonValue) -> str:
+    """``path`` with each template its path parameter lets be ``current`` (a snapshot's bulk
+    files) filled with it: a link that answers, with no recorded example to take one from."""
+    for parameter in parameters if isinstance(parameters, list) else []:
+        described = _object(parameter)
+        pattern = _object(described["schema"]).get("pattern")
+        if described["in"] == "path" and isinstance(pattern, str) and re.fullmatch(pattern, CURRENT):
+            path = path.replace("{" + str(described["name"]) + "}", CURRENT)
+    return path
+
+
 def api_index() -> Json:
     """The JSON index served at /api/v1/: every route of the document with its summary, methods,
     parameters, formats and a link, so that a client (or a person with a browser) finds its way
@@ -372,10 +511,11 @@ def api_index() -> Json:
         ok = _object(_object(get["responses"])["200"])
         formats: list[JsonValue] = [media.split("/")[1] for media in _object(ok.get("content", {}))]
         example = examples.get(path)
+        href = example if "{" in path and example else _filled(path, parameters)
         route: Json = {
             "path": path, "methods": ["GET", "HEAD"], "summary": get["summary"],
             # A path with a template links to its example (a real snapshot id), not to "{id}".
-            "href": example if "{" in path and example else path, "parameters": names,
+            "href": href, "parameters": names,
         }
         if formats:
             route["formats"] = formats

@@ -74,6 +74,8 @@ EXAMPLES: tuple[Example, ...] = (
     Example("aggregates", "The scores of FCV and other economies", "/api/v1/aggregates", "/api/v1/aggregates?by=fcv"),
     Example("snapshots", "The catalogue", "/api/v1/snapshots", "/api/v1/snapshots"),
     Example("changes", "A change report", "/api/v1/snapshots/{id}/changes", "/api/v1/snapshots/2024-12/changes"),
+    Example("changes-csv", "Its movers as a file", "/api/v1/snapshots/{id}/changes.csv",
+            "/api/v1/snapshots/2024-12/changes.csv"),
     Example("no-changes", "A snapshot without a change report", "/api/v1/snapshots/{id}/changes",
             "/api/v1/snapshots/1999-12/changes", 404),
     Example("citation-bibtex", "A snapshot's citation as BibTeX", "/api/v1/citation",

@@ -9,8 +9,11 @@ negative data agree with the service (docs/DECISIONS.md#the-openapi-document-and
   canonical spellings; the service also accepts any ASCII letter case, which the description
   says (an enum cannot, and a case-insensitive pattern would lose Swagger UI's drop-down), and
   ``level=country`` beside a code, which the enum leaves out because it is a 400 alone;
-- open sets (codes, indicator codes, years, limit) are anchored patterns as strict as the parser;
-- an empty value counts as absent: the patterns and enums admit the empty string.
+- open sets (codes, indicator codes, years) are anchored patterns as strict as the parser;
+- whole numbers (limit, offset, year, mrv: ``Parameter.bounds``) are integers with their bounds,
+  which a generated client types ``int``;
+- an empty value counts as absent: the patterns and enums admit the empty string (an integer
+  schema cannot; tests/schemathesis_hooks.py says why an empty one is excused).
 
 No parameter has an ``example`` or ``default``: Swagger UI pre-fills "Try it out" with them, and
 every pre-filled parameter would be sent with the one a reader typed (``code=KEN`` filtered by an
@@ -30,9 +33,13 @@ REPEATED = (" An array: comma-separated (`{name}=A,B`), or repeated (`{name}=A&{
 
 
 def _schema(parameter: Parameter) -> Json:
-    """What ``parameter`` accepts, as a JSON Schema: an enum of a closed set (without the values
-    valid only beside another parameter, ``Parameter.joint``), an open set's pattern, an array of
-    either for a list (its elements never empty)."""
+    """What ``parameter`` accepts, as a JSON Schema: an integer between its ``bounds`` (a
+    generated client's ``int``), an enum of a closed set (without the values valid only beside
+    another parameter, ``Parameter.joint``), an open set's pattern, an array of either for a list
+    (its elements never empty)."""
+    if parameter.bounds is not None:
+        least, most = parameter.bounds
+        return {"type": "integer", "minimum": least, "maximum": most}
     choices: list[JsonValue] = [choice for choice in parameter.choices if choice not in parameter.joint]
     item: Json = {"type": "string", "enum": choices} if choices else {"type": "string", "pattern": parameter.pattern}
     if parameter.many:

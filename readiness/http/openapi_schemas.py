@@ -21,11 +21,12 @@ from loaders import (
     JsonValue,
 )
 from readiness.domain.aggregates import AGGREGATE_COLUMNS, GROUP_ORDER, MEASURES, STATISTICS, UNCLASSIFIED
+from readiness.domain.columns import INDICATOR_DESCRIPTIONS
 from readiness.domain.envelope import API_VERSION
 from readiness.domain.parameters import DIMENSION_KEYS
 from readiness.domain.routes import EXPLAINED
-from readiness.domain.shapes import HISTORY_LONG_COLUMNS, INDICATOR_LONG_COLUMNS, INDICATOR_MEASURES
-from readiness.domain.tables import HISTORY_FIELDS, MOVER_COLUMNS
+from readiness.domain.shapes import HISTORY_LONG_COLUMNS, INDICATOR_MEASURES, LONG_KEYS, TEXT_VALUE
+from readiness.domain.tables import HISTORY_FIELDS, INDICATOR_KEY, MOVER_COLUMNS, OBSERVED_YEAR
 from readiness.domain.vocabulary import CUSTOM_RANK, CUSTOM_SCORE, FIELD_ALIASES
 from readiness.http.representation import DEPRECATION, SUCCESSOR_LINK
 
@@ -39,6 +40,21 @@ NOTICE: Json = {"type": "string", "description": (
     "synthetic and must not be cited); history: the newest notice among the snapshots shown. Absent when "
     "the manifest has none; never on the legacy route. Always the last member.")}
 """The ``notice`` member of every v1 envelope (docs/API.md#the-response)."""
+
+
+def resolved_members(nullable: bool = False) -> Json:
+    """``snapshot_id`` and ``current``, which every v1 envelope carries after ``snapshot``
+    (``readiness.domain.envelope.resolved``, docs/API.md#one-year-one-snapshot-id); ``nullable``:
+    an answer that may show no snapshot (history with none)."""
+    return {
+        "snapshot_id": {"type": ["string", "null"] if nullable else "string", "pattern": SNAPSHOT_ID,
+                        "description": ("The id of the snapshot the answer comes from (history: the newest shown), "
+                                        "never `current`: the same member on every v1 route.")},
+        "current": {"type": "boolean", "description": (
+            "Whether that snapshot is the current one. An answer pinned with `year` or `snapshot` says `false` "
+            "once a newer snapshot is published.")},
+    }
+
 
 UNMATCHED: Json = {
     "type": "object",
@@ -57,24 +73,15 @@ UNMATCHED: Json = {
 """The ``unmatched`` member of the v1 readiness, indicators and history envelopes (docs/API.md#the-response)."""
 
 
-_INDICATOR_DESCRIPTIONS = {
-    "indicator_code": "Indicator code, e.g. `IT.NET.USER.ZS`.",
-    "indicator_name": "Full name of the indicator.",
-    "component": "Index dimension the indicator belongs to.",
-    "year": "Data year.",
-    "reported_value": "Value as reported by the source.",
-    "data_source": "Source or imputation; always present, for traceability.",
-    "normalized_value": "Value normalized to 0 to 100.",
-    "global_percentile": 'Ordinal string such as `"87th"`; never a number.',
-    "regional_percentile": 'Ordinal string such as `"3rd"`; never a number.',
-    "notes": "Notes; may be the empty string.",
-}
-"""The descriptions of docs/API.md#indicator_details-element; the keys and their schemas come from INDICATOR_FIELDS."""
 
 
 def ref(kind: str, name: str) -> Json:
     """A local reference to ``#/components/<kind>/<name>``."""
     return {"$ref": f"#/components/{kind}/{name}"}
+
+
+_PAGE_LINK = '</api/v1(?:/[a-z]+)+(?:\\?[A-Za-z0-9_.~%,:=&-]+)?>; rel="(?:first|prev|next|last)"'
+"""One link of a page's ``Link`` header (``readiness.domain.meta.PAGE_LINKS``)."""
 
 
 def headers() -> Json:
@@ -119,10 +126,12 @@ def headers() -> Json:
         "X-Content-Type-Options": header("No MIME sniffing.", {"const": "nosniff"}),
         "Deprecation": header("RFC 9745: the route is deprecated from 2027-01-01.", {"const": DEPRECATION}),
         "Link": header("RFC 8288: the successor-version route.", {"const": SUCCESSOR_LINK}),
-        "NextLink": header("RFC 8288: the next page (the same query, `offset` past the rows served), "
-                           "while rows remain; absent on the last page.",
-                           {"type": "string", "pattern": '^</api/v1(?:/[a-z]+)+\\?[A-Za-z0-9_.~%,:=&-]+>; rel="next"$'},
-                           required=False),
+        "PageLinks": header("RFC 8288: the other pages of the same query, each its canonical URL with "
+                            "`offset` moved, as GitHub's API writes them: `first` and `prev` past the first page, "
+                            "`next` (`offset` past the rows served) and `last` while rows remain. Absent when "
+                            "the answer is one page.",
+                            {"type": "string", "pattern": f"^{_PAGE_LINK}(?:, {_PAGE_LINK}){{0,3}}$"},
+                            required=False),
         "Retry-After": header("Seconds to wait before asking again (a busy service).",
                               {"type": "string", "pattern": "^[0-9]+$"}, required=False),
     }
@@ -150,7 +159,7 @@ def _economy() -> Json:
 
 def _indicator_properties() -> Json:
     """The keys of an ``indicator_details`` element: schemas from INDICATOR_FIELDS, words from here."""
-    return {name: _described(schema, _INDICATOR_DESCRIPTIONS.get(name, name))
+    return {name: _described(schema, INDICATOR_DESCRIPTIONS.get(name, name))
             for name, schema in INDICATOR_FIELDS.items()}
 
 
@@ -171,6 +180,18 @@ def _error_properties() -> Json:
     return {"apiVersion": {"const": API_VERSION}, "error": {"type": "string"}}
 
 
+PAGING: Json = {
+    "page": {"type": "integer", "minimum": 1,
+             "description": "v1: the page served, from 1 (`offset` divided by `per_page`, rounded down, plus 1)."},
+    "pages": {"type": "integer", "minimum": 0, "description": "v1: how many pages of `per_page` rows there are."},
+    "per_page": {"type": "integer", "minimum": 0,
+                 "description": "v1: `limit`; without it, `total` (every row on one page)."},
+    "total": {"type": "integer", "minimum": 0,
+              "description": "v1: the rows that matched, before `limit` (as `X-Total-Count`)."},
+}
+"""What a paged v1 answer says of its page, as the World Bank's API does (``envelope.page_fields``)."""
+
+
 def _list_envelope(row: str, text: str, snapshotless: bool = False, long_row: str | None = None) -> Json:
     """The envelope of the list routes: ``apiVersion``, ``snapshot``, ``count`` and the rows (of
     ``row``, or with ``shape=long`` of ``long_row``)."""
@@ -180,14 +201,16 @@ def _list_envelope(row: str, text: str, snapshotless: bool = False, long_row: st
     return {
         "type": "object",
         "description": text,
-        "required": ["apiVersion", "snapshot", "count", "data"],
+        "required": ["apiVersion", "snapshot", "snapshot_id", "current", "count", "data"],
         "additionalProperties": False,
         "properties": {
             "apiVersion": {"const": API_VERSION},
             "snapshot": {"type": ["string", "null"] if snapshotless else "string", "pattern": SNAPSHOT_ID,
                          "description": "The id of the snapshot the rows come from (history: the newest shown)."},
+            **resolved_members(snapshotless),
             "count": {"type": "integer", "minimum": 0, "description": "Number of rows in `data`."},
             "data": {"type": "array", "items": items},
+            **PAGING,
             "unmatched": UNMATCHED,
             "notice": NOTICE,
         },
@@ -207,7 +230,8 @@ def _envelope() -> Json:
                       "description": "`country` when `code` or `codes` was given, else `global`."},
             "snapshot": {"type": "string", "pattern": "^(?:current|[0-9]{4}-(?:0[1-9]|1[0-2]))$",
                          "description": "`current`, or the id of the snapshot `year` (its December, "
-                                        "`YYYY-12`) or `snapshot` selects."},
+                                        "`YYYY-12`, or the current snapshot for its year) or `snapshot` selects."},
+            **resolved_members(),
             "count": {"type": "integer", "minimum": 0, "description": "Number of economies in `data`."},
             "weights": {"type": "object", "required": list(DIMENSION_KEYS), "additionalProperties": False,
                         "properties": {key: {"type": "number", "minimum": 0, "maximum": 1}
@@ -219,6 +243,7 @@ def _envelope() -> Json:
                                             "the published index."},
             "data": {"oneOf": [ref("schemas", "Country"), countries],
                      "description": "An object in country mode with exactly one match, else an array."},
+            **PAGING,
             "unmatched": UNMATCHED,
             "notice": NOTICE,
         },
@@ -237,7 +262,7 @@ def _country() -> Json:
     properties[CUSTOM_SCORE] = {"type": ["number", "null"], "minimum": 0, "maximum": 100,
                                 "description": ("Only with `weights`: your weighted mean of the dimension scores, two "
                                                 "decimals; null when a weighted dimension is null. Not the published "
-                                                "index (docs/METHOD.md#your-own-weights).")}
+                                                "index (/method#your-own-weights).")}
     properties[CUSTOM_RANK] = {"type": ["integer", "null"], "minimum": 1,
                                "description": (f"Only with `weights`: rank by `{CUSTOM_SCORE}` among the ranked "
                                                "economies (those with a `Global Rank`), 1 = highest, ties share a "
@@ -271,20 +296,31 @@ def _indicator_table() -> Json:
 
 
 def _indicator_row() -> Json:
-    """A wide indicator row: the economy, the snapshot, one details element and its percentiles as numbers."""
+    """A wide indicator row: the economy, the snapshot, one details element, its percentiles as numbers
+    and its observation year (``year``, deprecated there, renamed)."""
+    properties = _indicator_properties()
+    observed = dict(INDICATOR_FIELDS["year"])
+    properties["year"] = {**observed, "deprecated": True, "description": (
+        "Deprecated: the observation year, as `observed_year` (which it will be removed in favour of in a later "
+        "major version). `year` names a snapshot's year on every other route.")}
     return {
         "type": "object",
-        "description": f"An economy's identity, the snapshot id, then one `{DETAILS}` element's keys.",
-        "required": ["Country Code", "Country Name", "Region", "snapshot", *REQUIRED_INDICATOR_FIELDS],
+        "description": (f"An economy's identity, the snapshot id, then one `{DETAILS}` element's keys and "
+                        f"`{OBSERVED_YEAR}`: those `fields` names besides `Country Code`, `snapshot` and "
+                        "`indicator_code`, when given."),
+        "required": list(INDICATOR_KEY),
         "additionalProperties": False,
         "properties": {
             **_economy(),
             "snapshot": _snapshot_of_row(),
-            **_indicator_properties(),
+            **properties,
             "global_percentile_value": {"type": ["integer", "null"], "minimum": 0, "description": (
                 "`global_percentile` as a number (`\"31st\"` is 31); null where it is null.")},
             "regional_percentile_value": {"type": ["integer", "null"], "minimum": 0, "description": (
                 "`regional_percentile` as a number; null where it is null.")},
+            OBSERVED_YEAR: {**observed, "description": (
+                "The year the value was observed (reported) in, the indicator_details element's `year`: every "
+                "route's `year` is a snapshot's year, so the indicator table names this one apart.")},
         },
     }
 
@@ -293,8 +329,9 @@ def _indicator_long_row() -> Json:
     """A long indicator row: one numeric measure of a wide one."""
     return {
         "type": "object",
-        "description": "`shape=long`: one numeric measure of an indicator row.",
-        "required": list(INDICATOR_LONG_COLUMNS),
+        "description": ("`shape=long`: one numeric measure of an indicator row (with `fields`, the identity "
+                        "columns and measures it names)."),
+        "required": [*INDICATOR_KEY, *LONG_KEYS],
         "additionalProperties": False,
         "properties": {
             **_economy(),
@@ -334,8 +371,12 @@ def _history_long_row() -> Json:
         "properties": {
             **_history_identity(),
             "measure": {"enum": list(HISTORY_FIELDS), "description": "The history row's key."},
-            "value": {"type": ["number", "string", "boolean", "null"],
-                      "description": "The value of `measure` in the wide row (null where it is)."},
+            "value": {"type": ["number", "null"], "description": (
+                "The value of `measure` in the wide row (null where it is): always a number; null for a text or "
+                "true/false measure, whose value is in `text_value`.")},
+            TEXT_VALUE: {"type": ["string", "boolean", "null"], "description": (
+                "Only when `fields` names a text or true/false field (`Region`, `Income Level`, `FCV Status`), "
+                "then in every row: that measure's value (null in the numeric measures' rows).")},
         },
     }
 
@@ -387,11 +428,12 @@ def _catalogue() -> Json:
     return {
         "type": "object",
         "description": "Every snapshot (newest first), the current indicator catalogue and its citation.",
-        "required": ["apiVersion", "snapshot", "count", "data", "indicators", "citation"],
+        "required": ["apiVersion", "snapshot", "snapshot_id", "current", "count", "data", "indicators", "citation"],
         "additionalProperties": False,
         "properties": {
             "apiVersion": {"const": API_VERSION},
             "snapshot": {"type": "string", "pattern": SNAPSHOT_ID, "description": "The current snapshot's id."},
+            **resolved_members(),
             "count": {"type": "integer", "minimum": 0, "description": "Number of snapshots in `data`."},
             "data": {"type": "array", "items": ref("schemas", "CatalogueEntry")},
             "indicators": {"type": "array", "description": "The indicators the current snapshot scores.",
@@ -441,7 +483,8 @@ def _catalogue_entry() -> Json:
             "year": {"type": "integer"},
             "month": {"type": "integer", "minimum": 1, "maximum": 12},
             "current": {"type": "boolean", "description": "The snapshot served without `year`."},
-            "selectable": {"type": "boolean", "description": "A December archive: `year=` selects it."},
+            "selectable": {"type": "boolean", "description": (
+                "Whether `year=` selects it: a December archive, or the current snapshot (for its year).")},
             "published": {"type": ["string", "null"], "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
             "economies": {"type": "integer", "minimum": 0},
             "ranked_economies": {"type": "integer", "minimum": 0},
@@ -451,7 +494,7 @@ def _catalogue_entry() -> Json:
             "forced": {
                 "type": ["object", "null"],
                 "description": ("The sanity checks the monthly refresh published it past, and the operator's "
-                                "reason (docs/PUBLISHING.md#the-monthly-refresh-one-command); null when none. "
+                                "reason; null when none. "
                                 "`checks` is empty and `reason` null for a snapshot forced before the checks "
                                 "had names."),
                 "additionalProperties": False,
@@ -471,13 +514,14 @@ def _changes() -> Json:
     return {
         "type": "object",
         "description": ("The change report of a snapshot against the one published before it, as "
-                        "the builder wrote it (docs/PUBLISHING.md#what-changed-changesjson), in `data`. Its CSV "
+                        "the builder wrote it, in `data`. Its CSV "
                         "is the movers table: " + ", ".join(f"`{name}`" for name in MOVER_COLUMNS) + "."),
-        "required": ["apiVersion", "snapshot", "count", "data"],
+        "required": ["apiVersion", "snapshot", "snapshot_id", "current", "count", "data"],
         "additionalProperties": False,
         "properties": {
             "apiVersion": {"const": API_VERSION},
             "snapshot": {"type": "string", "pattern": SNAPSHOT_ID},
+            **resolved_members(),
             "count": {"const": 1},
             "data": {
                 "type": "object",
