@@ -40,7 +40,8 @@ each query new in the run, while an attacker (198.51.100.7) runs one attack:
   then each query (eight economies) asked twice under two spellings at 100 a second;
 - ``slow-readers``: 64 connections asking for the whole indicator table without gzip that never
   read, first for an answer not yet computed (the first request of each process computes it, the
-  others follow that computation), then 64 more for it once cached;
+  others follow that computation), then 64 more for it once cached; then a client that reads asks
+  for it ten times (the time each takes is reported: bounded buffers must not slow it down);
 - ``cycling``: 40 requests a second, each ``snapshot=`` a random listed id with a new query.
 
 Targets, per phase: at least 95 % of the innocent client's first-time queries answered 200; the
@@ -48,12 +49,21 @@ attacker's computations within its fair share; every cached answer (REFERENCE_PA
 edge and from each API process) unchanged; for ``rotation``, the attacker's requests that reach
 the API within one client's miss budget at the edge; for ``ask-twice``, at least 95 % of the
 Redis keys held before the flood still there after it (and the values of the answers kept
-unchanged); for ``slow-readers``, at most 32 MiB held by each set, end to end: the kernel's memory
-of the TCP sockets on the phase's ports (``ss``: the clients', the edge's, the gate's and the
-API's alike; /proc/net/sockstat's ``TCP ... mem`` before and once steady, the issue's measure,
-is printed beside it: it counts the whole machine's sockets) and what the API processes and
-nginx grew by (bytes the kernel no longer holds because a send buffer is small wait in the
-servers' own buffers).
+unchanged); for ``slow-readers``, at most 32 MiB pinned by each set, end to end, once every
+reader has its answer's head: the kernel's memory of the TCP sockets on the phase's ports
+(``ss``: the clients', the edge's, the gate's and the API's alike; /proc/net/sockstat's ``TCP ...
+mem`` before and once steady, the issue's measure, is printed beside it: it counts the whole
+machine's sockets) and what the API processes and nginx grew by (bytes the kernel no longer holds
+because a send buffer is small wait in the servers' own buffers). Not counted as pinned: what
+computing the answer takes the API processes for a client that reads (measured on an answer of
+the same size; each process computes one such answer before the sets, so the memory the first
+large computation leaves in a process does not count either); nginx's growth counts for the
+second set as at least the first's (nginx reuses the memory it kept from the first).
+
+The fairness phases run in a network namespace of their own with the edge pod's sysctls
+(k8s/base/edge-deployment.yaml: its sockets' receive buffers, which nginx sets none of upstream),
+as in Kubernetes, where they are the pod's own: this needs root; ``--host-network`` (or no root)
+runs them in the host's network and sysctls, and the report says which.
 
 The fair share. Each API process's budget admits at most R T + B + O bytes of priced misses in
 T seconds (R the rate, B the bucket, one second of R, O one overdraft, 250 ms of R), shared by
@@ -922,6 +932,14 @@ CYCLING_RATE = 40.0
 FAIR_SLOW_READERS = 64
 """Connections of one client that never read: EDGE_CONNECTIONS, all the edge lets one client hold."""
 SLOW_READER_MEMORY_TARGET = 32 * 2**20
+SLOW_READER_TIMED = 11
+"""Requests for the whole indicator table by a client that reads, after the slow readers (the
+first may find the answer computed by one API process only; the other ten are timed)."""
+READER = "192.0.2.20"
+"""The client that reads, on an address of its own (``other`` in the logs)."""
+SLOW_READER_WAIT_SECONDS = 15.0
+"""How long a set of slow readers may wait for every head (the edge's cache lock holds all but
+the first up to 5 s, the first waits for the computation), and the edge to close a set's sockets."""
 REDIS_KEPT_TARGET = 0.95
 REDIS_FILLER_BYTES = 100_000
 """The size of the values that fill Redis to its ``maxmemory`` before the ask-twice flood."""
@@ -1607,6 +1625,21 @@ API processes have not computed (the first request of each process computes it, 
 that computation), then 64 asking for it once it is cached there."""
 
 
+def computed_by_each(phase: FairPhase, codes: list[str]) -> int:
+    """Ask each API process of ``phase`` directly for the indicator table of ``codes`` (without
+    gzip, read whole): by how many bytes their resident memory grew."""
+    resident = sum(rss(pid) for pid in phase.api_pids)
+    for port in phase.ports:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        connection.request("GET", f"/api/v1/indicators?codes={','.join(codes)}")
+        response = connection.getresponse()
+        response.read()
+        connection.close()
+        if response.status != 200:
+            raise BenchError(f"the indicator table of {len(codes)} economies: {response.status}")
+    return max(0, sum(rss(pid) for pid in phase.api_pids) - resident)
+
+
 def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
     """SLOW_READER_SETS of FAIR_SLOW_READERS connections (through PROXY), each asking for the
     whole indicator table without gzip (2.7 MB, too large for the edge to store), its codes in
@@ -1650,12 +1683,17 @@ def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
             return clients
 
         def held(address: str) -> list[socket.socket]:
-            """One set opened, and what it holds once steady."""
+            """One set opened, and what it holds once steady: once every reader has the head
+            of its answer (the edge's cache lock holds all but one of them while the first
+            goes upstream, up to its 5 s), or after SLOW_READER_WAIT_SECONDS."""
             kernel = steady(sockstat_tcp_bytes, 3.0)
             hops = socket_memory(roles)
             resident = {"edge": edge.resident_bytes(), "api": sum(rss(pid) for pid in phase.api_pids)}
             clients = readers(address)
-            time.sleep(2.0)
+            deadline = time.monotonic() + SLOW_READER_WAIT_SECONDS
+            while "nothing yet" in peeked_statuses(clients) and time.monotonic() < deadline:
+                time.sleep(0.25)
+            time.sleep(1.0)
             after = steady(sockstat_tcp_bytes)
             grown = {"edge": edge.resident_bytes() - resident["edge"],
                      "api": sum(rss(pid) for pid in phase.api_pids) - resident["api"]}
@@ -1688,6 +1726,11 @@ def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
                     if number + 1 < len(SLOW_READER_SETS):
                         for client in clients:
                             client.close()
+                        # The next set is measured from where this one's sockets are gone.
+                        deadline = time.monotonic() + SLOW_READER_WAIT_SECONDS
+                        while (socket_memory(roles).get("edge out", {}).get("sockets", 0) >= len(clients)
+                               and time.monotonic() < deadline):
+                            time.sleep(0.25)
                     else:
                         opened.extend(clients)
 
@@ -1702,19 +1745,62 @@ def phase_slow_readers(ctx: FairContext) -> dict[str, Any]:
 
             return finish
 
+        # Each API process computes an answer of the same size first (the table without two
+        # economies, for a client that reads): what the first computation of a 2.7 MB answer
+        # leaves in a process (Python's and the C library's free memory, kept) is not counted
+        # as what the new answer's readers pin.
+        computed_by_each(phase, ctx.codes[2:])
         result = under_attack(phase, attack)
+        # What computing and caching a new answer of the same size costs the API processes for a
+        # client that reads, once they have computed one before (as before the sets): the new
+        # answer's set grew by it too, though no connection pins it.
+        computing = computed_by_each(phase, ctx.codes[1:])
+
+        # What the bounded buffers cost a client that reads, once the slow readers are gone: the
+        # same answer, asked by another address one request after another, each a miss at the
+        # edge (too large to store) and a hit at the API.
+        seconds = []
+        for _ in range(SLOW_READER_TIMED):
+            codes = list(ctx.codes)
+            chooser.shuffle(codes)
+            connection = http.client.HTTPConnection(PROXY, edge.port, timeout=30)
+            began = time.monotonic()
+            connection.request("GET", f"/api/v1/indicators?codes={','.join(codes)}",
+                               headers={"X-Forwarded-For": READER})
+            response = connection.getresponse()
+            length = len(response.read())
+            seconds.append(time.monotonic() - began)
+            connection.close()
+            if response.status != 200:
+                raise BenchError(f"the whole indicator table through the edge: {response.status}")
+        reading = {"requests": len(seconds), "bytes": length,
+                   "p50_ms": round(statistics.median(seconds[1:]) * 1000, 1),
+                   "max_ms": round(max(seconds[1:]) * 1000, 1), "first_ms": round(seconds[0] * 1000, 1)}
+
     result["slow_readers"] = {name: sets[address] for name, address in SLOW_READER_SETS}
+    result["reader_that_reads"] = reading
+    result["api_computing_mb"] = round(computing / 2**20, 1)
+    first = sets[SLOW_READER_SETS[0][1]]
+    for found in result["slow_readers"].values():
+        # Pinned by the connections: what they held, less what computing their answer took the
+        # API processes (as much as for a client that reads), counting nginx's growth as at
+        # least the first set's (a later set reuses the memory nginx kept from it).
+        nginx = max(found["edge_resident_growth_mb"], first["edge_resident_growth_mb"])
+        api = max(0.0, found["api_resident_growth_mb"] - result["api_computing_mb"])
+        found["pinned_mb"] = round(found["sockets_mb_held"] + nginx + api, 1)
     result["fair_share"] = fair_share(result)
     return judged(result, [
-        (f"memory held by {FAIR_SLOW_READERS} slow readers of a {name}, end to end",
-         f"{found['held_mb']} MiB (target <= {SLOW_READER_MEMORY_TARGET / 2**20:.0f} MiB): the kernel's memory "
+        (f"memory pinned by {FAIR_SLOW_READERS} slow readers of a {name}, end to end",
+         f"{found['pinned_mb']} MiB (target <= {SLOW_READER_MEMORY_TARGET / 2**20:.0f} MiB; held "
+         f"{found['held_mb']} MiB, less {result['api_computing_mb']} MiB that computing the answer took the API "
+         f"processes for a client that reads, nginx's growth at least the first set's): the kernel's memory "
          f"of the sockets on the phase's ports {found['sockets_mb_held']} MiB (by /proc/net/sockstat, all the "
          f"machine's: {found['kernel_tcp_mb_held']} MiB), the API processes' growth "
          f"{found['api_resident_growth_mb']} MiB, nginx's "
          f"{found['edge_resident_growth_mb']} MiB; each hop's sockets (ss: memory, queued bytes): "
          + "; ".join(f"{role} {hop['sockets']}: {hop['memory_mb']}, {hop['queued_mb']} MiB"
                      for role, hop in found["hops"].items()),
-         found["held_mb"] * 2**20 <= SLOW_READER_MEMORY_TARGET)
+         found["pinned_mb"] * 2**20 <= SLOW_READER_MEMORY_TARGET)
         for name, found in result["slow_readers"].items()
     ])
 
@@ -1752,10 +1838,53 @@ FAIR_RUNNERS: dict[str, Callable[[FairContext], dict[str, Any]]] = {
 }
 
 
+EDGE_DEPLOYMENT = REPO_ROOT / "k8s" / "base" / "edge-deployment.yaml"
+CLONE_NEWNET = 0x40000000
+"""unshare(2)'s flag for a network namespace of one's own (sched.h)."""
+
+
+def edge_pod_sysctls() -> dict[str, str]:
+    """The edge pod's sysctls, by name (EDGE_DEPLOYMENT's ``securityContext.sysctls``)."""
+    import yaml
+
+    deployment = yaml.safe_load(EDGE_DEPLOYMENT.read_text())
+    return {entry["name"]: str(entry["value"])
+            for entry in deployment["spec"]["template"]["spec"]["securityContext"].get("sysctls", [])}
+
+
+def edge_pod_network() -> dict[str, Any]:
+    """Move this process, and every process it starts from now on, into a network namespace of
+    its own with the edge pod's sysctls (edge-deployment.yaml's ``securityContext.sysctls``: the
+    receive buffers of the sockets nginx sets none for), as each pod has its own in Kubernetes.
+    Everything of the fairness phases then runs there, on its own loopback: the API processes'
+    and the clients' sockets get the same sysctls, which changes nothing measured (they receive
+    requests and small answers; the slow readers fix their own receive buffers). Needs root
+    (CAP_SYS_ADMIN); without it, the host's network and sysctls, as the result says. Call it
+    before any thread, socket or process is started."""
+    import ctypes
+
+    sysctls = edge_pod_sysctls()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(CLONE_NEWNET) != 0:
+        reason = os.strerror(ctypes.get_errno())
+        print(f"fairness: the host's network, not the edge pod's sysctls {sysctls} ({reason}): "
+              "nginx's receive buffers are the host's", file=sys.stderr)
+        return {"namespace": f"host ({reason})", "sysctls": {}}
+    subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
+    for name, value in sysctls.items():
+        Path("/proc/sys", *name.split(".")).write_text(value)
+    return {"namespace": "own", "sysctls": sysctls}
+
+
+HOST_NETWORK: dict[str, Any] = {"namespace": "host (--host-network)", "sysctls": {}}
+"""The network of fairness phases run with ``--host-network``: the host's, with its sysctls."""
+
+
 def run_fair(phases: list[str], quick: bool, api_root: Path, api_env: dict[str, str],
-             edge_ipv6_prefix: int) -> dict[str, Any]:
+             edge_ipv6_prefix: int, network: dict[str, Any]) -> dict[str, Any]:
     """The fairness phases asked for, each with API processes and an edge of its own, one
-    Redis for all (the shipped maxmemory and policy, warmed)."""
+    Redis for all (the shipped maxmemory and policy, warmed), in ``network``
+    (``edge_pod_network``'s result, or HOST_NETWORK), which the report names."""
     executable = require_nginx()
     if not (api_root / "server.py").is_file():
         raise BenchError(f"--api-root {api_root}: no server.py there")
@@ -1794,6 +1923,7 @@ def run_fair(phases: list[str], quick: bool, api_root: Path, api_env: dict[str, 
         "api_root": str(api_root),
         "api_env": api_env,
         "edge_ipv6_prefix": edge_ipv6_prefix,
+        "network": network,
         "seconds": ctx.seconds,
         "load_average": [round(value, 2) for value in load],
         "phases": results,
@@ -1848,12 +1978,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="fairness phases: a READINESS_* setting of the API processes (repeat)")
     parser.add_argument("--edge-ipv6-prefix", type=int, default=64, choices=range(16, 129), metavar="16-128",
                         help="fairness phases: the edge's IPv6 client block (EDGE_IPV6_PREFIX; 128: each address)")
+    parser.add_argument("--host-network", action="store_true",
+                        help="fairness phases: in this host's network and sysctls, not a namespace with the "
+                             "edge pod's (k8s/base/edge-deployment.yaml)")
     args = parser.parse_args(argv)
     phases = [name for name in FAIR_PHASES if args.fairness or name in args.phase]
     if phases:
         api_env = dict(setting.split("=", 1) for setting in args.api_env)
         return report_exit(lambda: run_fair(phases, args.quick, args.api_root.resolve(), api_env,
-                                            args.edge_ipv6_prefix),
+                                            args.edge_ipv6_prefix,
+                                            HOST_NETWORK if args.host_network else edge_pod_network()),
                            args.json, print_fair_report, "bench-edge cannot run")
     return report_exit(lambda: run(args.quick), args.json, print_report, "bench-edge cannot run")
 

@@ -66,7 +66,10 @@ def _map_without_njs(block: str) -> str:
     template = TEMPLATE.read_text()
     start = template.index("map $request_uri $edge_target {")
     fast_path = template[start:template.index("\n}\n", start) + 3]
-    fast_path = fast_path.replace("$edge_target", "$edge_target_without_njs")
+    # The lanes' last maps (readiness/edge_fast_path.py), whose default is njs's answer too.
+    lanes = "".join(re.findall(r'^map "\$request_method[^\n]*\n(?:    [^\n]*\n)*}\n', template, re.MULTILINE))
+    fast_path = (lanes + fast_path).replace("edge_lane_", "edge_lane_without_njs_").replace(
+        "$edge_target", "$edge_target_without_njs")
     return fast_path.replace("default $edge_uri;", "default $request_uri;") + block.replace(
         "$edge_target", "$edge_target_without_njs")
 

@@ -42,6 +42,7 @@ DEFAULT_MISS_BURST = 700
 DEFAULT_TOTAL_MISS_RATE = "200r/s"
 DEFAULT_TOTAL_MISS_BURST = 1000
 DEFAULT_GATE_LISTEN = "127.0.0.1:8081"
+DEFAULT_STATUS_LISTEN = "8082"
 
 
 class EdgeConfigError(ValueError):
@@ -74,6 +75,9 @@ class EdgeSettings:
     total_miss_burst: int = DEFAULT_TOTAL_MISS_BURST
     gate_listen: str = DEFAULT_GATE_LISTEN
     """The miss gate's loopback address (the template's second server block)."""
+    status_listen: str = DEFAULT_STATUS_LISTEN
+    """Where nginx answers its probe (/readyz, /healthz) itself, without the public limits (the
+    template's third server block)."""
     real_ip_from: tuple[str, ...] = ()
     """Addresses or CIDRs of proxies in front (ingress controller, CDN) whose
     X-Forwarded-For is believed; none: the peer's address is the client's."""
@@ -104,6 +108,7 @@ class EdgeSettings:
             "EDGE_TOTAL_MISS_RATE": self.total_miss_rate,
             "EDGE_TOTAL_MISS_BURST": str(self.total_miss_burst),
             "EDGE_GATE_LISTEN": self.gate_listen,
+            "EDGE_STATUS_LISTEN": self.status_listen,
             "EDGE_REAL_IP_FROM": " ".join(f"set_real_ip_from {source};" for source in self.real_ip_from),
             "EDGE_JS_PATH": str(self.js_path),
             "EDGE_IPV4_PREFIX": str(self.ipv4_prefix),
@@ -183,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--total-miss-burst", type=int, default=DEFAULT_TOTAL_MISS_BURST)
     parser.add_argument("--gate-listen", default=DEFAULT_GATE_LISTEN,
                         help=f"loopback address of the miss gate (default {DEFAULT_GATE_LISTEN})")
+    parser.add_argument("--status-listen", default=DEFAULT_STATUS_LISTEN,
+                        help=f"where nginx answers its probe, /readyz and /healthz (default {DEFAULT_STATUS_LISTEN})")
     parser.add_argument("--real-ip-from", action="append", default=[],
                         help="address or CIDR of a proxy in front whose X-Forwarded-For is believed (repeat)")
     parser.add_argument("--ipv4-prefix", type=int, default=32, choices=range(8, 33), metavar="8-32",
@@ -197,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         access_log=args.access_log, rate=args.rate, burst=args.burst, connections=args.connections,
         real_ip_from=tuple(args.real_ip_from), js_path=args.js_path, miss_rate=args.miss_rate,
         miss_burst=args.miss_burst, total_miss_rate=args.total_miss_rate,
-        total_miss_burst=args.total_miss_burst, gate_listen=args.gate_listen,
+        total_miss_burst=args.total_miss_burst, gate_listen=args.gate_listen, status_listen=args.status_listen,
         ipv4_prefix=args.ipv4_prefix, ipv6_prefix=args.ipv6_prefix,
     )
     sys.stdout.write(edge_config(settings))

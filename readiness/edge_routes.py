@@ -27,7 +27,7 @@ from pathlib import Path
 from readiness.domain.route import Route
 from readiness.domain.routes import ROUTES
 from readiness.edge_config import SCRIPTS, TEMPLATE
-from readiness.edge_fast_path import map_entries
+from readiness.edge_fast_path import lane_entry, lane_maps, map_entries
 from readiness.edge_script import js_block
 from readiness.edge_vocabulary import keyed
 
@@ -45,17 +45,26 @@ class MarkersMissing(ValueError):
 def map_block(routes: Sequence[Route] = ROUTES) -> list[str]:
     """The generated entries of the template's map to ``$edge_target``: each strict data route's
     canonical targets, taken as they came (readiness/edge_fast_path.py)."""
-    return [f"    # {EDIT}", *(line for route in keyed(routes) if route.fast for line in map_entries(route))]
+    among = keyed(routes)
+    return [f"    # {EDIT}", *(line for route in among if route.fast
+                                 for line in (*map_entries(route), *lane_entry(route, among)))]
 
 
-def with_block(text: str, block: Sequence[str], comment: str) -> str:
+def lanes_block(routes: Sequence[Route] = ROUTES) -> list[str]:
+    """The maps writing the lanes' canonical targets (readiness/edge_fast_path.py's second lane:
+    aliases, another case, pairs out of order), before the map to ``$edge_target`` that uses them."""
+    return [f"# {EDIT}", *lane_maps(keyed(routes))]
+
+
+def with_block(text: str, block: Sequence[str], comment: str, marker: str = "ROUTES") -> str:
     """``text`` with the lines between its ``BEGIN ROUTES`` and ``END ROUTES`` lines (comments
-    starting with ``comment``) replaced by ``block``. Raises MarkersMissing unless each is there once."""
+    starting with ``comment``; ``marker`` for another word than ROUTES) replaced by ``block``.
+    Raises MarkersMissing unless each is there once."""
     lines = text.split("\n")
-    begins = [n for n, line in enumerate(lines) if line.strip().startswith(f"{comment} BEGIN ROUTES")]
-    ends = [n for n, line in enumerate(lines) if line.strip().startswith(f"{comment} END ROUTES")]
+    begins = [n for n, line in enumerate(lines) if line.strip().startswith(f"{comment} BEGIN {marker}")]
+    ends = [n for n, line in enumerate(lines) if line.strip().startswith(f"{comment} END {marker}")]
     if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
-        raise MarkersMissing(f"expected one '{comment} BEGIN ROUTES' line, then one '{comment} END ROUTES' line")
+        raise MarkersMissing(f"expected one '{comment} BEGIN {marker}' line, then one '{comment} END {marker}' line")
     return "\n".join([*lines[: begins[0] + 1], *block, *lines[ends[0] :]])
 
 
@@ -63,7 +72,8 @@ def generated(routes: Sequence[Route] = ROUTES) -> dict[Path, str]:
     """Each file as the route table makes it, from its committed text."""
     return {
         KEYS_JS: with_block(KEYS_JS.read_text(), [f"// {EDIT}", *js_block(routes)], "//"),
-        TEMPLATE: with_block(TEMPLATE.read_text(), map_block(routes), "#"),
+        TEMPLATE: with_block(with_block(TEMPLATE.read_text(), lanes_block(routes), "#", "LANES"),
+                             map_block(routes), "#"),
     }
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar
 
 from loaders import DETAILS, DIMENSIONS
+from readiness.domain.aliases import DEFAULT_PER_PAGE, EARLIEST, LATEST
 from readiness.domain.parameters import (
     CODE_PATTERN,
     INDICATOR_PATTERN,
@@ -19,6 +20,7 @@ from readiness.domain.parameters import (
     MAX_CODES,
     MAX_INDICATORS,
     MAX_LIMIT,
+    MAX_SNAPSHOTS,
     OFFSET_PATTERN,
     WEIGHT_PATTERN,
     YEARS_PATTERN,
@@ -74,6 +76,7 @@ def js_block(routes: Sequence[Route] = ROUTES) -> list[str]:
         *_route_of(keyed_routes),
         *_names_of(keyed_routes),
         *_flags(keyed_routes),
+        *_aliases(keyed_routes),
         *_choices(keyed_routes),
         *_kept(keyed_routes),
         *_sorts(keyed_routes),
@@ -139,7 +142,9 @@ def _strings(function: str, texts: Mapping[str, str], separator: str) -> list[st
 def _flags(routes: Sequence[Keyed]) -> list[str]:
     """``strict``, ``isList`` and ``countryModeOnly``, from the grammars."""
     lenient = [route.name for route in routes if not route.grammar.strict]
-    lists = sorted({name for route in routes for name in route.grammar.lists})
+    lists = sorted({name for route in routes for name in route.grammar.lists
+                    if all(name in other.grammar.lists for other in routes if name in other.grammar)})
+    some = sorted({(route.name, name) for route in routes for name in route.grammar.lists if name not in lists})
     country = sorted({(route.name, parameter.name) for route in routes for parameter in route.grammar.parameters
                       if parameter.country_mode_only})
     return [
@@ -149,15 +154,51 @@ def _flags(routes: Sequence[Keyed]) -> list[str]:
         "    return " + (" && ".join(f"route !== {_js(name)}" for name in lenient) or "true") + ";",
         "}",
         "",
-        "// The list parameters: repeated, their values are joined with commas.",
-        "function isList(name) {",
-        "    return " + (" || ".join(f"name === {_js(name)}" for name in lists) or "false") + ";",
+        "// The list parameters of `route`: repeated, their values are joined with commas.",
+        "function isList(route, name) {",
+        "    return " + (" || ".join([*(f"name === {_js(name)}" for name in lists),
+                                      *(f"(route === {_js(route)} && name === {_js(name)})" for route, name in some)])
+                        or "false") + ";",
         "}",
         "",
         "// Whether `name` filters only in country mode on `route` (checked wherever given, written only there).",
         "function countryModeOnly(route, name) {",
         "    return " + (" || ".join(f"(route === {_js(route)} && name === {_js(name)})" for route, name in country)
                         or "false") + ";",
+        "}",
+        "",
+    ]
+
+
+def _aliases(routes: Sequence[Keyed]) -> list[str]:
+    """``anyAlias``, ``aliasesOf`` and ``claims``: whether a query holds an alias, each route's
+    aliases in the order they resolve, and the names each stands for
+    (readiness/domain/aliases.py); their resolvers are edge-keys.js's ``resolve``."""
+    aliases = {route.name: route.grammar.aliases for route in routes}
+    claimed = {alias.name: " " + "".join(f"{name} " for name in alias.of)
+               for declared in aliases.values() for alias in declared}
+    names = sorted({alias.name for declared in aliases.values() for alias in declared})
+    return [
+        "// Whether `values` (read or readPlain) holds any alias of any route: a few property reads, so",
+        "// that a query without one costs no loop over its names.",
+        "function anyAlias(values) {",
+        "    return " + (" || ".join(f"values[{_js(name)}] !== undefined" for name in names) or "false") + ";",
+        "}",
+        "// The aliases `route` takes, in the order they resolve, a space around each ('' for none).",
+        *_strings("aliasesOf", {name: " " + "".join(f"{alias.name} " for alias in declared)
+                                for name, declared in aliases.items() if declared}, " "),
+        "// The names the alias `name` stands for, a space around each: given beside one of them, or beside",
+        "// another alias of one, it is refused.",
+        "function claims(name) {",
+        *_lookup("name", claimed, "undefined", 1),
+        "}",
+        f"var DEFAULT_PER_PAGE = {DEFAULT_PER_PAGE};  // the rows of a page `page` reads without `per_page` or `limit`",
+        "// What an open end of a `time` range stands for (functions: njs copies global strings with the VM).",
+        "function earliest() {",
+        f"    return {_js(EARLIEST)};",
+        "}",
+        "function latest() {",
+        f"    return {_js(LATEST)};",
         "}",
         "",
     ]
@@ -320,6 +361,7 @@ def _numbers() -> list[str]:
         f"var MAX_CODES = {MAX_CODES};",
         f"var MAX_INDICATORS = {MAX_INDICATORS};",
         f"var MAX_LIMIT = {MAX_LIMIT};",
+        f"var MAX_SNAPSHOTS = {MAX_SNAPSHOTS};",
         f"var WEIGHT_SCALE = {WEIGHT_SCALE};",
         f"var DIMENSIONS = {len(DIMENSIONS)};",
         "// The position of the dimension `weights=name:weight` calls `key` (ASCII lower-cased); -1 for none.",

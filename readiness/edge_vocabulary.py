@@ -74,25 +74,31 @@ class Keyed:
 
 def keyed(routes: Sequence[Route] = ROUTES) -> tuple[Keyed, ...]:
     """Every route the edge keys: the data routes (each also as ``/api/v1/query/{route}``
-    explains it, whose answer is its canonical query alone), the citation and the documents."""
+    explains it, whose answer is its canonical query alone), their download paths (``Download``:
+    ``/api/v1/readiness.csv``, the format left to the path), the citation and the documents."""
     data = tuple(
         Keyed(route.name, (route.path, *((QUERY_PREFIX + route.explained,) if route.explained else ())),
               route.grammar, _query_order(route.grammar), _canonical_of(route),
               fast=route.grammar.strict and not route.templated)
         for route in routes
     )
+    downloads = tuple(
+        Keyed(download.name, (download.path,), download.grammar, _query_order(download.grammar), download.canonical)
+        for route in routes for download in route.downloads
+    )
     citation = Keyed("citation", (CITATION_PATH,), CITATION_QUERY, CITATION_QUERY.names,
                      lambda raw: CitationRequest.parse(raw).canonical())
     documents = Keyed("document", DOCUMENTS, Grammar(), (), _no_parameters)
-    return (*data, citation, documents)
+    return (*data, *downloads, citation, documents)
 
 
 def _query_order(grammar: Grammar) -> tuple[str, ...]:
     """A data route's names as ``Query.canonical()`` orders them: the shared ones, its own
-    (``Parameter.read``) in its grammar's order, then those it never writes (``code``, ``level``)."""
+    (``Parameter.read``) in its grammar's order, then those it never writes (``code``, ``level``,
+    the aliases)."""
     written = [name for name in CANONICAL_ORDER if name in grammar]
     written += [parameter.name for parameter in grammar.parameters if parameter.read is not None]
-    return (*written, *(name for name in grammar.names if name not in written))
+    return (*written, *(name for name in grammar.accepted if name not in written))
 
 
 def _canonical_of(route: Route) -> Callable[[str], str]:

@@ -63,7 +63,8 @@ class Nginx:
         self.access_log = self.prefix / "access.log"
         self.settings = replace(
             EdgeSettings(f"127.0.0.1:{self.port}", upstreams, self.cache_dir, f"{self.access_log} readiness_edge",
-                         js_path=self.prefix / "njs", gate_listen=f"127.0.0.1:{free_port()}"),
+                         js_path=self.prefix / "njs", gate_listen=f"127.0.0.1:{free_port()}",
+                         status_listen=f"127.0.0.1:{free_port()}"),
             **limits,
         )
         self.extra_http = ""

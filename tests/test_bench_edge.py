@@ -96,3 +96,12 @@ def test_socket_memory_is_counted_by_hop() -> None:
     assert hops["from API"]["sockets"] == 1 and hops["API out"]["sockets"] == 1
     assert hops["from API"]["queued"] == 10_000
     assert hops["from API"]["memory"] >= 10_000  # the receive queue's buffers, at least its bytes
+
+
+def test_the_phases_run_with_the_edge_pods_sysctls() -> None:
+    # The receive buffers of the edge pod's sockets (nginx sets none upstream) are the pod's
+    # sysctl: the slow readers measured on the host's would not be the deployment's.
+    sysctls = edge.edge_pod_sysctls()
+    assert set(sysctls) == {"net.ipv4.tcp_rmem"}
+    low, default, high = (int(value) for value in sysctls["net.ipv4.tcp_rmem"].split())
+    assert low <= default <= high <= 64 * 1024

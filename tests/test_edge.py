@@ -227,9 +227,10 @@ def test_edge_defaults_are_the_kubernetes_environment() -> None:
     rendered = defaults.variables()
     for name in ("EDGE_RATE", "EDGE_BURST", "EDGE_CONNECTIONS", "EDGE_CACHE_MAX_SIZE", "EDGE_CACHE_KEYS_ZONE",
                  "EDGE_MISS_RATE", "EDGE_MISS_BURST", "EDGE_TOTAL_MISS_RATE", "EDGE_TOTAL_MISS_BURST",
-                 "EDGE_GATE_LISTEN"):
+                 "EDGE_GATE_LISTEN", "EDGE_STATUS_LISTEN"):
         assert env[name] == rendered[name], name
-    assert set(env) - {"NGINX_ENVSUBST_FILTER"} == set(rendered)
+    # The upstream is the Deployment's own variable (it names the namespace: tests/test_k8s.py).
+    assert set(env) - {"NGINX_ENVSUBST_FILTER"} == set(rendered) - {"EDGE_UPSTREAM_SERVERS"}
     edge_config(defaults)  # every placeholder has a value, and every value a placeholder
 
 
@@ -257,6 +258,42 @@ def test_edge_cache_volume_holds_the_cap_and_what_misses_write_before_nginx_trim
     assert "levels=2 " in template and "use_temp_path=off" in template
     assert '"~^(1[5-9][0-9]{4}|[2-9][0-9]{5}|[0-9]{7,})$" 1;' in template  # 150,000 bytes and up
     assert int(size_limit.removesuffix("Mi")) * MiB >= max_size + misses * LARGE_ANSWER_BYTES + directories
+
+
+SLOW_READER_BOUND = 32 * MiB
+"""What the connections of one client that never read may pin, edge and API together (issue 30;
+measured end to end by ``bench/edge.py --phase slow-readers``)."""
+NGINX_AND_API_SHARE = 12 * MiB
+"""Of that, what is left for nginx's state per request (the request, njs, headers: about
+110 KiB a request measured) and the API processes; the edge pod's buffers get the rest."""
+
+
+def _kib(size: str) -> int:
+    return int(size.removesuffix("k")) * 1024
+
+
+def test_edge_buffers_bound_what_a_client_that_never_reads_pins() -> None:
+    # Each of a client's EDGE_CONNECTIONS connections that never reads fills, in the edge pod:
+    # the edge's send buffer to it, the edge's proxy buffers, the edge's receive buffer from
+    # the gate, the gate's send buffer to the edge, the gate's one buffer, and the gate's
+    # receive buffer from the API (docs/OPERATIONS.md#slow-readers). The kernel doubles sndbuf.
+    base = ROOT / "k8s" / "base"
+    settings = EdgeSettings("8080", ("api:80",), Path("/var/cache/nginx/readiness"))
+    config = edge_config(settings)
+    edge_server, gate_server = config.split("\nserver {")[1:3]
+    edge_send = _kib(re.search(r"listen 8080 sndbuf=(\d+k);", edge_server)[1]) * 2
+    gate_send = _kib(re.search(r"listen 127.0.0.1:8081 sndbuf=(\d+k);", gate_server)[1]) * 2
+    size = re.search(r"proxy_buffer_size (\d+k);", edge_server)[1]
+    count, each = re.search(r"proxy_buffers (\d+) (\d+k);", edge_server).groups()
+    edge_buffers = _kib(size) + int(count) * _kib(each)
+    assert "proxy_buffering off;" in gate_server
+    gate_buffer = _kib(re.search(r"proxy_buffer_size (\d+k);", gate_server)[1])
+    deployment = yaml.safe_load((base / "edge-deployment.yaml").read_text())
+    pod = deployment["spec"]["template"]["spec"]
+    sysctls = {entry["name"]: entry["value"] for entry in pod["securityContext"]["sysctls"]}
+    receive = int(sysctls["net.ipv4.tcp_rmem"].split()[2])  # the most one may grow to
+    per_connection = edge_send + edge_buffers + receive + gate_send + gate_buffer + receive
+    assert per_connection * settings.connections <= SLOW_READER_BOUND - NGINX_AND_API_SHARE, per_connection
 
 
 def test_edge_kubernetes_main_config_and_template_pass_nginx_t(nginx: str, tmp_path: Path) -> None:
@@ -302,6 +339,17 @@ def test_edge_answers_are_the_apis_bytes_and_headers(edge: Nginx, apis: Apis, en
                 assert through.headers.get(name) == direct.headers.get(name), (path, name)
     global_answer = request(edge.port, "/api/v1/readiness", headers)
     assert global_answer.headers.get("Content-Encoding") == (None if encoding == "identity" else "gzip")
+
+
+def test_edge_answers_a_range_of_a_parquet_file_from_its_cache(edge: Nginx, apis: Apis) -> None:
+    """DuckDB and fsspec read Parquet by ranges (docs/API.md#downloads): through the edge too,
+    which keeps the whole file (nginx asks the API for it without the Range) and cuts the part."""
+    path = "/api/v1/snapshots/2026-11/indicators.parquet"
+    whole = request(apis.ports[0], path).body
+    for cache in ("MISS", "HIT"):
+        part = request(edge.port, path, {"Range": "bytes=-8"})
+        assert (part.status, part.cache, part.body) == (206, cache, whole[-8:])
+        assert part.headers["Content-Range"] == f"bytes {len(whole) - 8}-{len(whole) - 1}/{len(whole)}"
 
 
 def test_edge_gives_gzip_only_to_clients_that_accept_it(edge: Nginx, apis: Apis) -> None:
@@ -387,6 +435,21 @@ def test_edge_never_stores_errors(edge: Nginx, apis: Apis) -> None:
         # nginx logs a request just after answering it; every one went to the API.
         until(lambda path=path: len(upstream_lines(edge, path)) >= 3, 5, f"the requests for {path} are logged")
         assert len(upstream_lines(edge, path)) == 3, path
+
+
+def test_edge_never_gives_a_page_in_one_language_to_a_reader_of_another(edge: Nginx) -> None:
+    # A page whose language the request's headers chose varies on them (docs/PAGES.md#languages):
+    # the edge stores no such answer, so each reader gets the API's page in their own language.
+    chinese = [request(edge.port, "/explore", {"Accept-Language": "zh-CN,zh;q=0.9"}) for _ in range(2)]
+    english = request(edge.port, "/explore", {"Accept-Language": "en-US"})
+    kept = request(edge.port, "/explore", {"Accept-Language": "en-US", "Cookie": "lang=zh"})
+    assert all(b'<html lang="zh-Hans"' in reply.body for reply in (*chinese, kept))
+    assert b'<html lang="en"' in english.body
+    assert {reply.cache for reply in (*chinese, english, kept)} == {"MISS"}
+    # ?lang= names the language in the URL: the edge keeps that page under it, for every reader.
+    first, again = (request(edge.port, "/explore?lang=zh", {"Accept-Language": "en-US"}) for _ in range(2))
+    assert (first.cache, again.cache) == ("MISS", "HIT")
+    assert b'<html lang="zh-Hans"' in again.body and again.headers["Vary"] == "Accept-Encoding"
 
 
 def raw_request(port: int, data: bytes) -> tuple[int, dict[str, str], bytes]:

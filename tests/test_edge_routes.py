@@ -28,7 +28,16 @@ from readiness.domain.parameters import FORMAT, LIMIT, OFFSET, REGION, SNAPSHOT_
 from readiness.domain.route import FromSummaries, Route
 from readiness.domain.vocabulary import folded
 from readiness.edge_fast_path import CHOOSERS
-from readiness.edge_routes import KEYS_JS, TEMPLATE, MarkersMissing, generated, main, map_block, with_block
+from readiness.edge_routes import (
+    KEYS_JS,
+    TEMPLATE,
+    MarkersMissing,
+    generated,
+    lanes_block,
+    main,
+    map_block,
+    with_block,
+)
 from readiness.edge_script import js_block, names_of
 from readiness.edge_vocabulary import (
     READ_BY_CODE,
@@ -40,7 +49,7 @@ from readiness.edge_vocabulary import (
     needs_codes,
     shared,
 )
-from readiness.http.handlers import CitationHandler, DocumentHandler, QueryMeaningHandler
+from readiness.http.handlers import CitationHandler, DocumentHandler, DownloadHandler, QueryMeaningHandler
 from readiness.http.logs import AccessLog
 
 
@@ -81,9 +90,10 @@ def test_check_names_a_stale_file_and_writing_mends_it(
 
 def test_names_of_a_route_are_in_its_canonical_order_one_space_around_each() -> None:
     # Query.canonical()'s order, a route's own parameters after it, those never written last.
-    assert names_of(KEYED["aggregates"]) == " region income fcv year years snapshot limit offset by format "
-    assert names_of(KEYED["v1"]).endswith(" weights format code level ")
-    assert names_of(KEYED["rankings-changes"]).endswith(" format from to measure code ")
+    assert names_of(KEYED["aggregates"]) == (
+        " region income fcv year years mrv snapshot limit offset by format per_page page date time ")
+    assert names_of(KEYED["v1"]).endswith(" weights format code level country per_page page ")
+    assert names_of(KEYED["rankings-changes"]).endswith(" format from to measure code country per_page page ")
     assert names_of(KEYED["citation"]) == " format snapshot "
     assert names_of(KEYED["snapshots"]) == names_of(KEYED["document"]) == " "
 
@@ -99,6 +109,11 @@ def test_a_new_route_reaches_routeof_namesof_the_vocabulary_and_the_fast_path_ma
     names = re.findall(r"\(\?:([a-z]+)=", entry)
     assert names == ["region", "limit", "offset", "format", "from", "scale"]  # the canonical order
     assert "(?:scale=(?: log )(?:&|\\z))?" in entry  # the default is never canonical
+    # And its lane: any order, any case, the default dropped.
+    assert "^/api/v1/movers /? " in table and table.count(" $edge_lane_movers;") == 1
+    lanes = "\n".join(lanes_block((*routes.ROUTES, MOVERS)))
+    assert 'map "$edge_a_scale" $edge_p_scale {\n    default "!";\n    "" "";\n    "linear" "";\n' in lanes
+    assert ' $edge_lane_movers {\n' in lanes
 
 
 def test_lenient_and_templated_routes_never_take_the_fast_path() -> None:
@@ -111,10 +126,23 @@ def test_lenient_and_templated_routes_never_take_the_fast_path() -> None:
 def test_strict_and_lists_come_from_the_grammars() -> None:
     js = "\n".join(js_block())
     assert "    return route !== 'legacy';" in js
-    assert "    return name === 'codes' || name === 'fields' || name === 'indicators';" in js
+    # history's `snapshot` is a list; v1's, the indicators' and the aggregates' one id
+    assert ("    return name === 'codes' || name === 'fields' || name === 'indicators' || (route === 'history' && "
+            "name === 'snapshot') || (route === 'history.csv' && name === 'snapshot');") in js
     every_strict = [dataclasses.replace(route, grammar=dataclasses.replace(route.grammar, strict=True))
                     for route in routes.ROUTES]
     assert "    return true;" in "\n".join(js_block(every_strict))
+
+
+def test_aliases_and_what_they_stand_for_come_from_the_grammars() -> None:
+    js = "\n".join(js_block())
+    assert ("    case 'indicators':\n    case 'history':\n    case 'indicators.csv':\n    case 'history.csv':\n"
+            "        return ' country per_page page date time ';") in js
+    assert ("    case 'v1':\n    case 'rankings-changes':\n    case 'v1.csv':\n    case 'rankings-changes.csv':\n"
+            "        return ' country per_page page ';") in js
+    assert "    case 'time':\n        return ' years mrv ';" in js
+    assert "    case 'country':\n        return ' codes code ';" in js
+    assert "var DEFAULT_PER_PAGE = 50;" in js
 
 
 def test_code_alone_is_rewritten_to_codes_by_the_map() -> None:
@@ -157,6 +185,8 @@ def test_every_path_the_edge_keys_is_the_apps_route_it_is_keyed_as() -> None:
                 assert handler is QueryMeaningHandler, path
             elif route.name in expected:
                 assert handler is expected[route.name], path
+            elif handler is DownloadHandler:  # a download path: the route's answer as a file
+                assert found.handler_kwargs["download"].name == route.name, path
             else:
                 delegate = getattr(found, "fallback", found)  # a data route's GET: the hit lane first
                 assert delegate.handler_kwargs["route"].name == route.name, path

@@ -58,6 +58,16 @@ function routeOf(path) {
         return 'rankings-changes';
     case '/api/v1/snapshots':
         return 'snapshots';
+    case '/api/v1/readiness.csv':
+        return 'v1.csv';
+    case '/api/v1/indicators.csv':
+        return 'indicators.csv';
+    case '/api/v1/history.csv':
+        return 'history.csv';
+    case '/api/v1/aggregates.csv':
+        return 'aggregates.csv';
+    case '/api/v1/rankings/changes.csv':
+        return 'rankings-changes.csv';
     case '/api/v1/citation':
         return 'citation';
     case '/api/v1/openapi.json':
@@ -70,6 +80,48 @@ function routeOf(path) {
             && path.substring(18, path.length - 8).indexOf('/') < 0) {
         return 'changes';
     }
+    // /api/v1/snapshots/{id}/datapackage.json
+    if (path.length > 35 && path.substring(0, 18) === '/api/v1/snapshots/'
+            && path.substring(path.length - 17) === '/datapackage.json'
+            && path.substring(18, path.length - 17).indexOf('/') < 0) {
+        return 'datapackage';
+    }
+    // /api/v1/snapshots/{id}/package.zip
+    if (path.length > 30 && path.substring(0, 18) === '/api/v1/snapshots/'
+            && path.substring(path.length - 12) === '/package.zip'
+            && path.substring(18, path.length - 12).indexOf('/') < 0) {
+        return 'package';
+    }
+    // /api/v1/snapshots/{id}/readiness.csv
+    if (path.length > 32 && path.substring(0, 18) === '/api/v1/snapshots/'
+            && path.substring(path.length - 14) === '/readiness.csv'
+            && path.substring(18, path.length - 14).indexOf('/') < 0) {
+        return 'readiness-csv';
+    }
+    // /api/v1/snapshots/{id}/readiness.parquet
+    if (path.length > 36 && path.substring(0, 18) === '/api/v1/snapshots/'
+            && path.substring(path.length - 18) === '/readiness.parquet'
+            && path.substring(18, path.length - 18).indexOf('/') < 0) {
+        return 'readiness-parquet';
+    }
+    // /api/v1/snapshots/{id}/indicators.csv
+    if (path.length > 33 && path.substring(0, 18) === '/api/v1/snapshots/'
+            && path.substring(path.length - 15) === '/indicators.csv'
+            && path.substring(18, path.length - 15).indexOf('/') < 0) {
+        return 'indicators-csv';
+    }
+    // /api/v1/snapshots/{id}/indicators.parquet
+    if (path.length > 37 && path.substring(0, 18) === '/api/v1/snapshots/'
+            && path.substring(path.length - 19) === '/indicators.parquet'
+            && path.substring(18, path.length - 19).indexOf('/') < 0) {
+        return 'indicators-parquet';
+    }
+    // /api/v1/snapshots/{id}/changes.csv
+    if (path.length > 30 && path.substring(0, 18) === '/api/v1/snapshots/'
+            && path.substring(path.length - 12) === '/changes.csv'
+            && path.substring(18, path.length - 12).indexOf('/') < 0) {
+        return 'changes.csv';
+    }
     return undefined;
 }
 
@@ -79,24 +131,46 @@ function routeOf(path) {
 function namesOf(route) {
     switch (route) {
     case 'snapshots':
+    case 'datapackage':
+    case 'package':
+    case 'readiness-csv':
+    case 'readiness-parquet':
+    case 'indicators-csv':
+    case 'indicators-parquet':
+    case 'changes.csv':
     case 'document':
         return ' ';
     case 'v1':
         return ' codes region income fcv year snapshot sort order fields shortnames indicators limit offset\
- weights format code level ';
+ weights format code level country per_page page ';
     case 'legacy':
         return ' codes region income fcv year sort order fields shortnames indicators limit format code\
  level ';
     case 'indicators':
-        return ' codes region income fcv year years snapshot indicators limit offset shape format code ';
+        return ' codes region income fcv year years mrv snapshot fields indicators limit offset shape format\
+ code country per_page page date time ';
     case 'history':
-        return ' codes region income fcv years fields limit offset shape format code ';
+        return ' codes region income fcv years mrv snapshot fields limit offset shape format code country\
+ per_page page date time ';
     case 'aggregates':
-        return ' region income fcv year years snapshot limit offset by format ';
+        return ' region income fcv year years mrv snapshot limit offset by format per_page page date time ';
     case 'rankings-changes':
-        return ' codes region income fcv limit offset format from to measure code ';
+        return ' codes region income fcv limit offset format from to measure code country per_page page ';
     case 'changes':
         return ' format ';
+    case 'v1.csv':
+        return ' codes region income fcv year snapshot sort order fields shortnames indicators limit offset\
+ weights code level country per_page page ';
+    case 'indicators.csv':
+        return ' codes region income fcv year years mrv snapshot fields indicators limit offset shape code\
+ country per_page page date time ';
+    case 'history.csv':
+        return ' codes region income fcv years mrv snapshot fields limit offset shape code country per_page\
+ page date time ';
+    case 'aggregates.csv':
+        return ' region income fcv year years mrv snapshot limit offset by per_page page date time ';
+    case 'rankings-changes.csv':
+        return ' codes region income fcv limit offset from to measure code country per_page page ';
     case 'citation':
         return ' format snapshot ';
     }
@@ -109,14 +183,65 @@ function strict(route) {
     return route !== 'legacy';
 }
 
-// The list parameters: repeated, their values are joined with commas.
-function isList(name) {
-    return name === 'codes' || name === 'fields' || name === 'indicators';
+// The list parameters of `route`: repeated, their values are joined with commas.
+function isList(route, name) {
+    return name === 'codes' || name === 'fields' || name === 'indicators' || (route === 'history' && name === 'snapshot') || (route === 'history.csv' && name === 'snapshot');
 }
 
 // Whether `name` filters only in country mode on `route` (checked wherever given, written only there).
 function countryModeOnly(route, name) {
-    return (route === 'legacy' && name === 'indicators') || (route === 'v1' && name === 'indicators');
+    return (route === 'legacy' && name === 'indicators') || (route === 'v1' && name === 'indicators') || (route === 'v1.csv' && name === 'indicators');
+}
+
+// Whether `values` (read or readPlain) holds any alias of any route: a few property reads, so
+// that a query without one costs no loop over its names.
+function anyAlias(values) {
+    return values['country'] !== undefined || values['date'] !== undefined || values['page'] !== undefined || values['per_page'] !== undefined || values['time'] !== undefined;
+}
+// The aliases `route` takes, in the order they resolve, a space around each ('' for none).
+function aliasesOf(route) {
+    switch (route) {
+    case 'v1':
+    case 'rankings-changes':
+    case 'v1.csv':
+    case 'rankings-changes.csv':
+        return ' country per_page page ';
+    case 'indicators':
+    case 'history':
+    case 'indicators.csv':
+    case 'history.csv':
+        return ' country per_page page date time ';
+    case 'aggregates':
+    case 'aggregates.csv':
+        return ' per_page page date time ';
+    }
+    return undefined;
+}
+
+// The names the alias `name` stands for, a space around each: given beside one of them, or beside
+// another alias of one, it is refused.
+function claims(name) {
+    switch (name) {
+    case 'country':
+        return ' codes code ';
+    case 'per_page':
+        return ' limit ';
+    case 'page':
+        return ' offset ';
+    case 'date':
+        return ' years ';
+    case 'time':
+        return ' years mrv ';
+    }
+    return undefined;
+}
+var DEFAULT_PER_PAGE = 50;  // the rows of a page `page` reads without `per_page` or `limit`
+// What an open end of a `time` range stands for (functions: njs copies global strings with the VM).
+function earliest() {
+    return '0000';
+}
+function latest() {
+    return '9999';
 }
 
 // The canonical value (encoded) of the spelling `key` (ASCII lower-cased) of the closed set `name` on
@@ -256,8 +381,14 @@ function needsCodes(name, key) {
 function kept(route, name) {
     switch (name) {
     case 'from':
-    case 'snapshot':
     case 'to':
+        return /^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$/;
+    case 'mrv':
+        return /^(?:[1-9][0-9]{0,2})?$/;
+    case 'snapshot':
+        if (route === 'history' || route === 'history.csv') {
+            return /^[0-9]{4}-(?:0[1-9]|1[0-2])$/;
+        }
         return /^(?:[0-9]{4}-(?:0[1-9]|1[0-2]))?$/;
     case 'year':
         return /^(?:[0-9]{4})?$/;
@@ -453,6 +584,30 @@ function field(key) {
         return 'Last%20Updated';
     case 'indicator_details':
         return 'indicator_details';
+    case 'indicator_name':
+        return 'indicator_name';
+    case 'component':
+        return 'component';
+    case 'year':
+        return 'year';
+    case 'reported_value':
+        return 'reported_value';
+    case 'data_source':
+        return 'data_source';
+    case 'normalized_value':
+        return 'normalized_value';
+    case 'global_percentile':
+        return 'global_percentile';
+    case 'regional_percentile':
+        return 'regional_percentile';
+    case 'notes':
+        return 'notes';
+    case 'global_percentile_value':
+        return 'global_percentile_value';
+    case 'regional_percentile_value':
+        return 'regional_percentile_value';
+    case 'observed_year':
+        return 'observed_year';
     }
     return undefined;
 }
@@ -461,11 +616,18 @@ function fieldsOf(route) {
     switch (route) {
     case 'v1':
     case 'legacy':
+    case 'v1.csv':
         return '|Country%20Name|Country%20Code|Region|Income%20Level|Population,%20total\
 |Composite%20Readiness%20Score|Infrastructure%20Score|Human%20Capital%20Score\
 |School%20Access%20and%20Gender%20Parity%20Score|Innovation%20Score|Governance%20Score|FCV%20Status\
 |FCV%20Type|Global%20Rank|Regional%20Rank|Microstate|Last%20Updated|indicator_details|';
+    case 'indicators':
+    case 'indicators.csv':
+        return '|Country%20Name|Region|Income%20Level|indicator_name|component|year|reported_value\
+|data_source|normalized_value|global_percentile|regional_percentile|notes|global_percentile_value\
+|regional_percentile_value|observed_year|';
     case 'history':
+    case 'history.csv':
         return '|Country%20Name|Country%20Code|Region|Income%20Level|Composite%20Readiness%20Score\
 |Infrastructure%20Score|Human%20Capital%20Score|School%20Access%20and%20Gender%20Parity%20Score\
 |Innovation%20Score|Governance%20Score|FCV%20Status|Global%20Rank|Regional%20Rank|';
@@ -501,6 +663,7 @@ function pattern(name) {
 var MAX_CODES = 300;
 var MAX_INDICATORS = 100;
 var MAX_LIMIT = 1000;
+var MAX_SNAPSHOTS = 100;
 var WEIGHT_SCALE = 10000;
 var DIMENSIONS = 5;
 // The position of the dimension `weights=name:weight` calls `key` (ASCII lower-cased); -1 for none.
@@ -615,7 +778,7 @@ function read(route, names, args) {
         // A list's values are joined, in order; otherwise the last value wins. One decoded
         // refuses is decided on once it is read, if it is.
         var given = at < 0 ? '' : decoded(pair.slice(at + 1));
-        if (isList(name) && values[name] !== undefined) {
+        if (isList(route, name) && values[name] !== undefined) {
             given = values[name] === null || given === null ? null : values[name] + ',' + given;
         }
         values[name] = given;
@@ -752,6 +915,31 @@ function yearRange(value) {
     return first === last ? first : first + ':' + last;
 }
 
+// A list of values kept as they are (history's `snapshot`) as _code_list reads it: pieces trimmed,
+// empty ones dropped, each matching `pattern` (kept: the item's), deduplicated and sorted, at most
+// `most` distinct; null otherwise. The pattern admits nothing upper-casing changes.
+function keptList(value, pattern, most) {
+    var pieces = value.split(',');
+    var given = [];
+    for (var i = 0; i < pieces.length; i++) {
+        var piece = trimmed(pieces[i]);
+        if (piece !== '') {
+            if (!pattern.test(piece)) {
+                return null;
+            }
+            given.push(piece);
+        }
+    }
+    given.sort();
+    var kept = [];
+    for (var j = 0; j < given.length; j++) {
+        if (j === 0 || given[j] !== given[j - 1]) {
+            kept.push(given[j]);
+        }
+    }
+    return kept.length === 0 || kept.length > most ? null : kept.join(',');
+}
+
 // `limit` as _limit reads it: 1 to MAX_LIMIT, leading zeros dropped.
 function limitOf(value) {
     var rows = pattern('limit').test(value) ? parseInt(value, 10) : 0;
@@ -857,6 +1045,9 @@ function written(route, name, value, country) {
     case 'weights':
         return weightsOf(value);
     }
+    if (isList(route, name)) {  // a list of values kept as they are: history's `snapshot`
+        return keptList(value, kept(route, name), MAX_SNAPSHOTS);
+    }
     var key = folded(value);
     var text = choice(route, name, key);
     if (text !== undefined) {
@@ -864,6 +1055,102 @@ function written(route, name, value, country) {
         return text !== null && !country && needsCodes(name, key) ? null : text;
     }
     return kept(route, name).test(value) ? value : null;
+}
+
+// Writes into `values` (the canonical names' values so far) what the alias `alias` given `value`
+// stands for, as its resolver in readiness/domain/aliases.py does; false when the API refuses the
+// value. What it writes is then read as if given (and refused there if it must be).
+function resolve(alias, value, values) {
+    switch (alias) {
+    case 'per_page':
+        values.limit = value;
+        return true;
+    case 'date':
+        values.years = value;
+        return true;
+    case 'page':  // the offset of page `value` (from 1) of `limit` rows, DEFAULT_PER_PAGE without one
+        if (!/^[0-9]{1,7}$/.test(value) || parseInt(value, 10) < 1) {
+            return false;
+        }
+        if (values.limit === undefined) {
+            values.limit = String(DEFAULT_PER_PAGE);
+        }
+        if (values.limit !== null && pattern('limit').test(values.limit)) {
+            values.offset = String((parseInt(value, 10) - 1) * parseInt(values.limit, 10));
+        }
+        return true;
+    case 'time':  // a year, a range A..B or A:B (open ends: earliest, latest, empty), or latest: mrv=1
+        var text = folded(value);
+        if (text === 'latest') {
+            values.mrv = '1';
+            return true;
+        }
+        if (/^[0-9]{4}$/.test(text)) {
+            values.years = text;
+            return true;
+        }
+        var range = /^([0-9]{4}|earliest|)(?:\.\.|:)([0-9]{4}|latest|)$/.exec(text);
+        if (range === null) {
+            return false;
+        }
+        values.years = (range[1] === '' || range[1] === 'earliest' ? earliest() : range[1]) + ':'
+            + (range[2] === '' || range[2] === 'latest' ? latest() : range[2]);
+        return true;
+    case 'country':  // ISO3 codes joined with ~ (Our World in Data), ; (World Bank) or ,
+        var pieces = value.split(/[~;,]/);
+        var codes = [];
+        for (var i = 0; i < pieces.length; i++) {
+            var piece = trimmed(pieces[i]);
+            if (piece !== '') {
+                codes.push(piece);
+            }
+        }
+        if (codes.length === 0) {
+            return false;
+        }
+        values.codes = codes.join(',');
+        return true;
+    }
+    return false;
+}
+
+// `values` (read or readPlain) with the aliases of `route` (aliasesOf, in their order) replaced by
+// what they stand for (resolve), as Query.parse's _unaliased does; `values` itself when none is
+// given; null when the API refuses them: an alias beside a name it stands for (claims), or beside
+// another alias of one, or a value its resolver refuses.
+function unaliased(route, values) {
+    if (values === null || !anyAlias(values)) {  // most queries: no loop over their names
+        return values;
+    }
+    var aliases = aliasesOf(route);
+    if (aliases === undefined) {  // a lenient route's reader dropped them; a strict one's refused them
+        return values;
+    }
+    var canonical = {};
+    for (var name in values) {
+        if (!takes(aliases, name)) {
+            canonical[name] = values[name];
+        }
+    }
+    var claimed = ' ';
+    var order = aliases.split(' ');
+    for (var i = 0; i < order.length; i++) {
+        var alias = order[i];
+        if (alias === '' || values[alias] === undefined) {
+            continue;
+        }
+        var targets = claims(alias).split(' ');
+        for (var j = 0; j < targets.length; j++) {
+            if (targets[j] !== '' && (values[targets[j]] !== undefined || claimed.indexOf(' ' + targets[j] + ' ') >= 0)) {
+                return null;
+            }
+        }
+        claimed += claims(alias).slice(1);
+        if (values[alias] === null || !resolve(alias, values[alias], canonical)) {
+            return null;
+        }
+    }
+    return canonical;
 }
 
 // Adds `name=text` to `pairs`, kept in the order of `names` (namesOf, where `ranks` are their
@@ -886,8 +1173,8 @@ function canonical(route, names, values) {
     if (values === null) {
         return null;
     }
-    // One of `year`, `snapshot` and `years` chooses the snapshots (_chosen): `year`, else `snapshot`,
-    // else `years`; the others are checked, then dropped.
+    // One of `year`, `snapshot` and `years` (with `mrv`) chooses the snapshots (_chosen): `year`, else
+    // `snapshot`, else `years` and `mrv`; the others are checked, then dropped.
     var chooser = values.year !== undefined ? 'year' : (values.snapshot !== undefined ? 'snapshot' : 'years');
     var pairs = [];
     var ranks = [];
@@ -909,7 +1196,8 @@ function canonical(route, names, values) {
         if (text === null) {
             return null;
         }
-        if (text !== '' && (name === chooser || (name !== 'year' && name !== 'snapshot' && name !== 'years'))) {
+        var choosing = name === 'year' || name === 'snapshot' || name === 'years' || name === 'mrv';
+        if (text !== '' && (!choosing || name === chooser || (name === 'mrv' && chooser === 'years'))) {
             put(names, pairs, ranks, name, text);
         }
     }
@@ -962,7 +1250,7 @@ function uri(r) {
     var query;
     try {
         var values = readPlain(names, args);
-        query = canonical(route, names, values !== undefined ? values : read(route, names, args));
+        query = canonical(route, names, unaliased(route, values !== undefined ? values : read(route, names, args)));
     } catch (e) {
         return target;
     }
