@@ -75,7 +75,7 @@ WORLD_BANK_API = "https://api.worldbank.org/v2"
 """The source the refresh job fetches from (its --source-url)."""
 GRACE_MARGIN_SECONDS = 5
 """What terminationGracePeriodSeconds keeps beyond the stop sequence, for the process to exit."""
-KUBERNETES_FLOOR = (1, 27)
+KUBERNETES_FLOOR = (1, 32)
 """The oldest Kubernetes the manifests support (docs/OPERATIONS.md#deploy): the oldest one
 they are validated against, and no field may need a newer one (NEWER_FIELDS)."""
 NEWER_FIELDS = {
@@ -85,6 +85,20 @@ NEWER_FIELDS = {
 }
 """Fields the API schema accepts on older versions but that only work from these versions:
 the schema check alone would pass them."""
+SAFE_SYSCTLS = {
+    "net.ipv4.tcp_rmem": (1, 32),  # kubernetes/kubernetes#127489
+}
+"""Sysctls a pod may set, and the version from which the kubelet counts each one safe: any
+other, or one newer than the floor, and the pod is refused (SysctlForbidden)."""
+
+CLUSTER_KINDS = ("Namespace", "PriorityClass")
+"""Kinds that belong to no namespace (kustomize leaves them without one)."""
+PRIORITY_CLASS = "readiness-serving"
+"""The serving pods' PriorityClass (k8s/base/priorityclass.yaml)."""
+HEADLESS_API_SERVICE = "readiness-api-pods"
+"""The API pods by name, one address each, for the edge to resolve (k8s/base/api-service.yaml)."""
+NGINX_RESOLVE = (1, 27, 3)
+"""The first nginx whose open-source upstreams take `resolve` and `resolver`."""
 
 Doc = dict[str, Any]
 
@@ -408,6 +422,13 @@ def test_no_field_needs_a_kubernetes_newer_than_the_floor(
         assert field not in used or minimum <= KUBERNETES_FLOOR, (field, minimum)
 
 
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_sysctl_is_safe_from_the_floor(manifests: dict[str, list[Doc]], overlay: str) -> None:
+    for workload, template in _pod_templates(manifests[overlay]).items():
+        for sysctl in template["spec"].get("securityContext", {}).get("sysctls", []):
+            assert SAFE_SYSCTLS.get(sysctl["name"], (99, 0)) <= KUBERNETES_FLOOR, (workload, sysctl)
+
+
 def test_every_available_kubectl_renders_alike(rendered: dict[str, str]) -> None:
     kubectls = _kubectls()
     if len(kubectls) < 2:
@@ -495,7 +516,7 @@ def test_namespaced_objects_share_the_namespace(
     docs = manifests[overlay]
     (namespace,) = (doc["metadata"]["name"] for doc in docs if doc["kind"] == "Namespace")
     for doc in docs:
-        if doc["kind"] != "Namespace":
+        if doc["kind"] not in CLUSTER_KINDS:
             assert doc["metadata"].get("namespace") == namespace, (
                 doc["kind"],
                 doc["metadata"]["name"],
@@ -748,21 +769,53 @@ def test_ingress_routes_everything_to_the_edge_and_the_edge_to_the_api_service(
     service = _one(docs, "Service", backend["name"])
     assert backend["port"]["name"] in {port["name"] for port in service["spec"]["ports"]}
     assert _selected(docs, {"matchLabels": service["spec"]["selector"]}) == {"Deployment/readiness-edge"}
-    # The edge's one upstream is the API's Service, on its public port.
-    _, env = _edge(docs)
-    api = _one(docs, "Service", "readiness-api")
-    (port,) = api["spec"]["ports"]
-    assert env["EDGE_UPSTREAM_SERVERS"] == f"server {api['metadata']['name']}:{port['port']};"
-    assert port["targetPort"] == "http"
+
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_edge_resolves_every_ready_api_pod_through_the_headless_service(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    # docs/OPERATIONS.md#failover-at-the-edge: the upstreams are the pods themselves, so a retry
+    # reaches another pod. nginx 1.22 (the tests') cannot parse `resolve`: its shape is checked here.
+    from readiness.edge_config import TEMPLATE
+
+    docs = manifests[overlay]
+    container, env = _edge(docs)
+    service = _one(docs, "Service", HEADLESS_API_SERVICE)
+    assert service["spec"]["clusterIP"] == "None" and not service["spec"]["publishNotReadyAddresses"]
+    assert _selected(docs, {"matchLabels": service["spec"]["selector"]}) == {"Deployment/readiness-api"}
+    (port,) = service["spec"]["ports"]
+    _, api = _api(docs)
+    assert port["targetPort"] == "http" and port["port"] == _ports(api)["http"]  # DNS gives no port
+    namespace = service["metadata"]["namespace"]
+    assert env["EDGE_UPSTREAM_SERVERS"] == (
+        "resolver kube-dns.kube-system.svc.cluster.local valid=5s; "
+        f"server {HEADLESS_API_SERVICE}.{namespace}.svc.cluster.local:{port['port']} resolve"
+        " max_fails=1 fail_timeout=2s;"
+    )
+    # Resolving at run time needs the upstream's shared zone, and nginx 1.27.3 or later.
+    upstream = re.search(r"^upstream readiness_api \{(.*?)^\}", TEMPLATE.read_text(), re.M | re.S)
+    assert upstream and re.search(r"^    zone readiness_api \d+k;$", upstream.group(1), re.M)
+    tag = container["image"].split("@")[0].rsplit(":", 1)[1]
+    assert tuple(int(part) for part in tag.split("-")[0].split(".")) >= NGINX_RESOLVE, tag
 
 
 def _edge(docs: list[Doc]) -> tuple[Doc, dict[str, str]]:
-    """The edge's container and the environment its entrypoint renders the template from."""
+    """The edge's container and the environment its entrypoint renders the template from: its
+    ConfigMaps, then its own variables, with the pod's namespace and ``$(NAME)`` references
+    expanded as the kubelet does."""
     deployment = _one(docs, "Deployment", "readiness-edge")
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
     env: dict[str, str] = {}
     for source in container.get("envFrom", []):
         env.update(_one(docs, "ConfigMap", source["configMapRef"]["name"])["data"])
+    for item in container.get("env", []):
+        if "value" in item:
+            env[item["name"]] = re.sub(r"\$\((\w+)\)", lambda match: env[match.group(1)], item["value"])
+        else:
+            assert item["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.namespace"}}, item
+            env[item["name"]] = deployment["metadata"]["namespace"]
     return container, env
 
 
@@ -816,29 +869,110 @@ def test_edge_mounts_its_key_rules_where_the_template_imports_them(
     assert re.search(r"^load_module /usr/lib/nginx/modules/ngx_http_js_module\.so;", main, re.M)
 
 
-# --- network policies -------------------------------------------------------------------------
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_edge_probes_are_http_on_a_port_only_the_kubelet_uses(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    # Answered by nginx itself (the template's last server block; tests/test_edge_failover.py
+    # runs it), never by the API: the edge serves stale answers with every API pod down.
+    docs = manifests[overlay]
+    container, env = _edge(docs)
+    ports = _ports(container)
+    assert int(env["EDGE_STATUS_LISTEN"]) == ports["status"]
+    probes = {kind: container[kind]["httpGet"] for kind in ("readinessProbe", "livenessProbe")}
+    assert probes == {"readinessProbe": {"path": "/readyz", "port": "status"},
+                      "livenessProbe": {"path": "/healthz", "port": "status"}}
+    for service in (doc for doc in docs if doc["kind"] == "Service"):
+        assert all(port["targetPort"] not in ("status", ports["status"]) for port in service["spec"]["ports"])
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
-def test_only_the_refresh_job_has_egress_out_of_the_cluster(
+def test_serving_pods_have_the_priority_class_and_jobs_none(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
     docs = manifests[overlay]
-    egress = [doc for doc in docs
-              if doc["kind"] == "NetworkPolicy" and "Egress" in doc["spec"]["policyTypes"]]
-    outside = [doc for doc in egress
-               if any("ipBlock" in peer for rule in doc["spec"]["egress"] for peer in rule["to"])]
-    assert [doc["metadata"]["name"] for doc in outside] == ["readiness-refresh-egress"]
-    (policy,) = outside
-    # prod-sync has no refresh job (publishing happens elsewhere): the policy then selects nothing.
-    refresh_jobs = {name for name in _pod_templates(docs) if name == "CronJob/readiness-refresh"}
-    assert _selected(docs, policy["spec"]["podSelector"]) == refresh_jobs
-    rules = policy["spec"]["egress"]
-    ports = {(port["port"], port["protocol"]) for rule in rules for port in rule["ports"]}
+    (priority,) = (doc for doc in docs if doc["kind"] == "PriorityClass")
+    assert priority["metadata"]["name"] == PRIORITY_CLASS and "namespace" not in priority["metadata"]
+    # Above pods without a class (0), far under the system classes (2,000,000,000).
+    assert 0 < priority["value"] < 1_000_000_000 and priority["globalDefault"] is False
+    for workload, template in _pod_templates(docs).items():
+        serving = workload.split("/")[0] in LONG_RUNNING_KINDS
+        assert template["spec"].get("priorityClassName") == (PRIORITY_CLASS if serving else None), workload
+
+
+# --- network policies -------------------------------------------------------------------------
+
+
+DNS = "the cluster DNS"
+OUTSIDE = "any address"
+
+
+def _egress(docs: list[Doc]) -> dict[str, set[tuple[str, int, str]]]:
+    """What each workload's pods may connect to, over every Egress policy selecting them:
+    (destination, port, protocol), the destination a workload ("Kind/name"), DNS (kube-dns
+    pods in kube-system) or OUTSIDE (an ipBlock). A workload no policy selects is missing."""
+    allowed: dict[str, set[tuple[str, int, str]]] = {}
+    for policy in docs:
+        if policy["kind"] != "NetworkPolicy" or "Egress" not in policy["spec"]["policyTypes"]:
+            continue
+        for workload in _selected(docs, policy["spec"]["podSelector"]):
+            allowed.setdefault(workload, set())
+            for rule in policy["spec"].get("egress", []):
+                destinations: set[str] = set()
+                for peer in rule["to"]:
+                    if "ipBlock" in peer:
+                        destinations.add(OUTSIDE)
+                    elif "namespaceSelector" in peer:
+                        assert peer == {
+                            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+                            "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}},
+                        }, peer
+                        destinations.add(DNS)
+                    else:
+                        destinations |= _selected(docs, peer["podSelector"])
+                ports = {(port["port"], port["protocol"]) for port in rule["ports"]}
+                allowed[workload] |= {(to, *port) for to in destinations for port in ports}
+    return allowed
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_workload_may_connect_only_where_it_needs(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    deny = _one(docs, "NetworkPolicy", "default-deny-egress")
+    assert deny["spec"] == {"podSelector": {}, "policyTypes": ["Egress"]}
     redis, redis_ports = _redis(docs)  # Redis', and Sentinel's where there is one
-    assert ports == {(53, "UDP"), (53, "TCP"), (443, "TCP")} | {(port, "TCP") for port in redis_ports}
-    (to_redis,) = (rule for rule in rules if {port["port"] for port in rule["ports"]} == redis_ports)
-    assert _selected(docs, to_redis["to"][0]["podSelector"]) == {_name(redis)}
+    dns = {(DNS, 53, "UDP"), (DNS, 53, "TCP")}
+    to_redis = {(_name(redis), port, "TCP") for port in redis_ports}
+    # The snapshot-sync overlays' pods copy the snapshots from a source of the site's (HTTP(S)).
+    source = {(OUTSIDE, 443, "TCP"), (OUTSIDE, 80, "TCP")} if overlay in SYNC_OVERLAYS else set()
+    _, api = _api(docs)
+    expected = {
+        "Deployment/readiness-api": dns | to_redis | source,
+        "Deployment/readiness-edge": dns | {("Deployment/readiness-api", _ports(api)["http"], "TCP")},
+        "CronJob/readiness-warm": dns | to_redis | source,
+        # Replicated: the cluster DNS (the pods' names) and each other (replication, Sentinel).
+        _name(redis): dns | to_redis if redis["kind"] == "StatefulSet" else set(),
+    }
+    if overlay not in SYNC_OVERLAYS:  # the refresh: the World Bank API over HTTPS
+        expected["CronJob/readiness-refresh"] = dns | to_redis | {(OUTSIDE, 443, "TCP")}
+    # Every other workload (the dev seed Job) connects nowhere: only the default denial selects it.
+    expected |= {workload: set() for workload in _pod_templates(docs) if workload not in expected}
+    assert _egress(docs) == expected
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_addresses_outside_the_cluster_are_public_ones_for_the_refresh(
+    manifests: dict[str, list[Doc]], overlay: str
+) -> None:
+    docs = manifests[overlay]
+    policy = _one(docs, "NetworkPolicy", "readiness-refresh-egress")
+    (outside,) = (rule for rule in policy["spec"]["egress"] if "ipBlock" in rule["to"][0])
+    assert outside["to"] == [
+        {"ipBlock": {"cidr": "0.0.0.0/0", "except": ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"]}},
+        {"ipBlock": {"cidr": "::/0"}},
+    ]
 
 
 def _ingress_peers(docs: list[Doc], name: str) -> tuple[Doc, list[Doc]]:
@@ -893,8 +1027,8 @@ def test_only_the_edge_reaches_the_public_port_and_prometheus_the_admin_port(
     assert admitted == {"Deployment/readiness-edge": ["http"], "namespace monitoring": ["admin"]}
     _, container = _api(docs)
     assert set(_ports(container)) == {"http", "admin"}
-    # Nor does the Service lead to the operations port: the edge proxies to the Service.
-    service = _one(docs, "Service", "readiness-api")
+    # Nor does the Service lead to the operations port: the edge proxies to its pods.
+    service = _one(docs, "Service", HEADLESS_API_SERVICE)
     assert [port["targetPort"] for port in service["spec"]["ports"]] == ["http"]
     # The edge: from the ingress controller's namespace, on its one port.
     policy, peers = _ingress_peers(docs, "readiness-edge")
