@@ -29,6 +29,7 @@ pytest 10 removes. To replace it, change this file only:
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import inspect
 import io
@@ -51,7 +52,9 @@ from tornado.web import Application
 from builder import Economy, Release, build_snapshot
 from config import Settings
 from loaders import Country, JsonValue, Snapshot, SnapshotStore, reader
+from readiness import work
 from readiness.app import make_app
+from readiness.budget import FairBudget
 from readiness.http.handlers import DataHandler
 from readiness.http.logs import AccessLog
 from tests.builder_world import STANDARD, world
@@ -152,6 +155,15 @@ def http_server(http_server: HTTPServer) -> HTTPServer:
 def http_client(http_client: AsyncHTTPClient) -> AsyncHTTPClient:
     """An AsyncHTTPClient for ``http_server``, closed after the test (pytest-tornado's)."""
     return http_client
+
+
+def links(header: str | None) -> dict[str, str]:
+    """A ``Link`` header's URLs by relation (``{"next": "/api/v1/...", "last": ...}``); none for None."""
+    found = {}
+    for link in (header or "").split(", ") if header else ():
+        url, _, rel = link.partition(">; rel=")
+        found[rel.strip('"')] = url.removeprefix("<")
+    return found
 
 
 def country(code: str, name: str, region: str = "Sub-Saharan Africa", **fields: JsonValue) -> Country:
@@ -260,6 +272,15 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+@pytest.fixture
+def budget_clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The clock of every compute budget built during the test, standing still unless the test
+    moves it: a computation slowed by a busy machine refills nothing between two requests."""
+    clock = Clock(100.0)
+    monkeypatch.setattr(work, "FairBudget", functools.partial(FairBudget, clock=clock))
+    return clock
 
 
 def copy_tree(source: Path, target: Path) -> Path:

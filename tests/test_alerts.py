@@ -67,7 +67,8 @@ def write_rules(directory: Path) -> Path:
 
 
 def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+    # 900 s: promtool takes about 40 s for the three files alone, and over 300 s was seen under a loaded suite.
+    return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=900, check=False)
 
 
 # --- promtool -------------------------------------------------------------------------------

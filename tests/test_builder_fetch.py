@@ -278,7 +278,9 @@ def test_fetch_says_each_retry_its_cause_and_wait(api: FakeWorldBank) -> None:
     api.faults[POPULATION_PATH] += [503, (502, {"Retry-After": "7"})]
     api.faults["/v2/country"] += [HANG]
     told, waits = Heard(), []
-    source = SourceSettings(api.base_url, timeout=0.5, retries=2, backoff=1.5, per_page=10)
+    # 1.5 s: every answer but the hung one must come within it, even on a loaded machine (an
+    # extra timeout would be an extra retry and wait).
+    source = SourceSettings(api.base_url, timeout=1.5, retries=2, backoff=1.5, per_page=10)
     fetched = fetch_raw(source, 2026, FCV, NOW, heard=told, wait=waits.append)
     assert told.said("SP.POP.TOTL") == [
         "SP.POP.TOTL page 1: try 1 of 3 failed (HTTP 503); retry 1 of 2 in 1.5 s",
@@ -357,7 +359,8 @@ def test_retry_waits_are_the_documented_ones(api: FakeWorldBank) -> None:
 def test_retry_waits_after_timeouts_and_a_retry_after(api: FakeWorldBank) -> None:
     api.faults["/v2/country"] += [HANG, (503, {"Retry-After": "7"}), HANG]
     waits: list[float] = []
-    source = SourceSettings(api.base_url, timeout=0.3, retries=3, backoff=1.5, per_page=10)
+    # 1.5 s: a slower answer under load would be one more timeout, one more wait (seen: 0.3 s).
+    source = SourceSettings(api.base_url, timeout=1.5, retries=3, backoff=1.5, per_page=10)
     fetch_raw(source, 2026, FCV, NOW, wait=waits.append)
     assert waits == [1.5, 7, 6], "backoff, then what Retry-After asks, then backoff again"
 

@@ -34,7 +34,17 @@ from tests.processes import (
 )
 
 BREAKER_PAUSE_SECONDS = 1
-REDIS_TIMEOUT_MS = 50
+REDIS_TIMEOUT_MS = 1000
+"""The server's Redis timeout where Redis dies, restarts or is flushed: what is tested is that
+answers stay right and the tier recovers, and a short timeout on a crushed machine (load 13 on
+two cores) times every call out, so the tier looks dead for as long as the load lasts."""
+PAUSED_REDIS_TIMEOUT_MS = 50
+"""The server's Redis timeout where Redis is paused: what is tested is that no request waits
+out the pause, so the timeout must be far shorter than it."""
+LOAD_SECONDS = 90
+"""The bound on each test's background load, which the test stops itself: far past what it
+waits for under the load, so a crushed machine's slow first requests cannot end the load before
+the event it waits for (a 30 s load ended before tier-2 hits could resume after a restart)."""
 
 PATHS = (
     "/api/v1/readiness?code=KEN",
@@ -80,14 +90,20 @@ def redis_key(path: str) -> str:
 
 
 @pytest.fixture
-def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Server:
+def redis_timeout_ms() -> int:
+    """The server's Redis timeout; a test parametrizes it to get another."""
+    return REDIS_TIMEOUT_MS
+
+
+@pytest.fixture
+def server(start: Start, redis_server: RedisServer, tmp_path: Path, redis_timeout_ms: int) -> Server:
     """A server whose every request goes to Redis; each answer fetched once and stored there."""
     served = launch(start, tmp_path, {
         "READINESS_DATA_DIR": str(SAMPLE),
         "READINESS_REDIS_URL": redis_server.url,
         "READINESS_CACHE_BYTES": "0",
         "READINESS_BREAKER_PAUSE_SECONDS": str(BREAKER_PAUSE_SECONDS),
-        "READINESS_REDIS_TIMEOUT_MS": str(REDIS_TIMEOUT_MS),
+        "READINESS_REDIS_TIMEOUT_MS": str(redis_timeout_ms),
         "READINESS_SNAPSHOT_POLL_SECONDS": "0",
         # Every answer written at its first computation, and every miss computed: these tests
         # are about Redis failing, not about Redis admission or the compute budget.
@@ -105,7 +121,7 @@ def server(start: Start, redis_server: RedisServer, tmp_path: Path) -> Server:
 def _stored_or_fetched_again(served: Server, redis_server: RedisServer) -> bool:
     """True once every answer is in Redis; otherwise fetch the missing ones again.
 
-    A write that times out (50 ms here, on a busy machine) opens the breaker and is dropped by
+    A write that times out (on a busy machine) counts toward the breaker and is dropped by
     design, since Redis is never on the critical path; only a later miss stores the answer.
     """
     missing = [path for path in PATHS if not redis_server.execute("EXISTS", redis_key(path))]
@@ -123,7 +139,7 @@ def assert_all_correct(samples: list[Sample]) -> None:
 
 
 def test_redis_tier_redis_killed_during_load_answers_unchanged(server: Server, redis_server: RedisServer) -> None:
-    with Load([server.port], PATHS, max_seconds=20) as load:
+    with Load([server.port], PATHS, max_seconds=LOAD_SECONDS) as load:
         load.wait_for_count(200)
         killed = time.monotonic()
         redis_server.kill()
@@ -140,20 +156,23 @@ def test_redis_tier_redis_killed_during_load_answers_unchanged(server: Server, r
 
 
 def test_redis_tier_redis_restarted_after_kill_hits_resume(server: Server, redis_server: RedisServer) -> None:
-    with Load([server.port], PATHS, max_seconds=20) as load:
+    with Load([server.port], PATHS, max_seconds=LOAD_SECONDS) as load:
         load.wait_for_count(100)
         redis_server.kill()
         until(lambda: server.metric("readiness_redis_breaker_open") == 1, 5, "breaker opens after the kill")
         hits_before = server.metric(LOOKUPS, **HIT)
         redis_server.start()  # same port, empty: answers are computed and stored again
         restarted = time.monotonic()
+        # About the breaker's pause alone (1.0 s measured); under the whole suite the server's
+        # first writes to the empty Redis have taken more than 4 s, so the deadline is generous:
+        # what is tested is that hits resume with no restart of the server, and the time is printed.
         resumed = until(lambda: server.metric(LOOKUPS, **HIT) > hits_before,
-                        BREAKER_PAUSE_SECONDS + 3, "tier-2 hits after the restart", step=0.05)
+                        BREAKER_PAUSE_SECONDS + 30, "tier-2 hits after the restart", step=0.05)
         load.wait_for_count(50, after=time.monotonic())
     print(f"tier-2 hits resumed {resumed:.2f} s after the restart (breaker pause {BREAKER_PAUSE_SECONDS} s)")
     assert_all_correct(load.samples)
-    # Closed again with Redis back; polled, not read at one instant: with a 50 ms Redis timeout,
-    # a call slowed by the machine (the suite's other workers) opens it for a pause now and then,
+    # Closed again with Redis back; polled, not read at one instant: a call slowed past the
+    # timeout by the machine (the suite's other workers) opens it for a pause now and then,
     # and only a request after the pause tries Redis and closes it, so each poll sends one.
 
     def closed() -> bool:
@@ -162,13 +181,16 @@ def test_redis_tier_redis_restarted_after_kill_hits_resume(server: Server, redis
 
     until(closed, BREAKER_PAUSE_SECONDS + 10, "the breaker is closed with Redis back", step=0.05)
     assert any(s.sent > restarted for s in load.samples)
-    assert all(redis_server.execute("EXISTS", redis_key(path)) for path in PATHS)
+    # Every answer is stored again; a write that timed out under load was dropped by design,
+    # and the next miss of that answer stores it.
+    until(lambda: _stored_or_fetched_again(server, redis_server), 20, "every answer stored again", step=0.1)
 
 
+@pytest.mark.parametrize("redis_timeout_ms", [PAUSED_REDIS_TIMEOUT_MS])
 def test_redis_tier_redis_paused_answers_fast_without_errors(server: Server, redis_server: RedisServer) -> None:
     pause_ms = 3000
     errors_before = server.metric(LOOKUPS, **ERROR)
-    with Load([server.port], PATHS, max_seconds=20) as load:
+    with Load([server.port], PATHS, max_seconds=LOAD_SECONDS) as load:
         load.wait_for_count(200)
         asked = time.monotonic()
         assert redis_server.execute("CLIENT", "PAUSE", pause_ms, "ALL") == b"OK"
@@ -185,18 +207,19 @@ def test_redis_tier_redis_paused_answers_fast_without_errors(server: Server, red
     # What is guarded against is waiting out the 3 s pause; twenty Redis timeouts (1 s) tell
     # that apart even on a loaded machine (six workers and other jobs on two cores took the p99
     # to 0.53 s once), where a 2x-timeout bound would not.
-    assert percentile(latencies, 0.99) < 20 * REDIS_TIMEOUT_MS / 1000
+    assert percentile(latencies, 0.99) < 20 * PAUSED_REDIS_TIMEOUT_MS / 1000
     assert server.metric(LOOKUPS, **ERROR) > errors_before, "the pause was never felt: no Redis timeouts"
 
 
 def test_redis_tier_redis_flushed_answers_unchanged_and_stored_again(server: Server, redis_server: RedisServer) -> None:
-    with Load([server.port], PATHS, max_seconds=20) as load:
+    # The answers are stored again by the load's own misses (LOAD_SECONDS outlasts the wait).
+    with Load([server.port], PATHS, max_seconds=LOAD_SECONDS) as load:
         load.wait_for_count(200)
         computed_before = server.metric("readiness_answers_computed_total")
         assert redis_server.execute("FLUSHALL") is True
         flushed = time.monotonic()
         until(lambda: all(redis_server.execute("EXISTS", redis_key(path)) for path in PATHS),
-              15, "every answer stored in Redis again after FLUSHALL", step=0.05)
+              30, "every answer stored in Redis again after FLUSHALL", step=0.05)
         load.wait_for_count(200, after=time.monotonic())
     assert_all_correct(load.samples)
     assert any(s.sent > flushed for s in load.samples)

@@ -50,7 +50,7 @@ def build_app(store: SnapshotStore, url: str, settings: Settings) -> tuple[Appli
     admission): these tests alter what a first computation stored."""
     settings = replace(settings, redis_admit_window_seconds=0)
     metrics = new_metrics(store)
-    client = connect(url, timeout=1.0)
+    client = connect(url, timeout=5.0)
     codec = AnswerCodec(settings.redis_signing_key) if settings.redis_signing_key else AnswerCodec()
     tier = RedisTier(client, CircuitBreaker(3, 60), metrics, codec)
     return make_app(settings, store, metrics=metrics, redis=tier, access=AccessLog(io.BytesIO())), tier
@@ -234,7 +234,7 @@ async def test_two_data_directories_with_one_snapshot_id_do_not_share_answers(
     clients = []
     for store in (staging, production):
         metrics = new_metrics(store)
-        client = connect(real_redis_url, timeout=1.0)
+        client = connect(real_redis_url, timeout=5.0)
         clients.append(client)
         tier = RedisTier(client, CircuitBreaker(3, 60), metrics)
         services.append(ReadinessService(store, AnswerCache(1 << 20), metrics, tier, RedisTtl(100, 1000)))

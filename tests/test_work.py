@@ -483,7 +483,10 @@ def test_server_one_clients_costly_misses_wait_behind_each_other_not_in_front_of
         stop.set()
         flooded = [status for request in flood for status in request.result()]
     assert [status for status, _ in innocent] == [200] * 4
-    assert max(seconds for _, seconds in innocent) < 1.5  # at most one costly miss ahead of each
+    # At most one costly miss (a second of the budget) ahead of each, plus what a busy machine
+    # adds (1.7 s seen under a loaded suite); first come, first served would put the 12 queued
+    # ahead: 12 s.
+    assert max(seconds for _, seconds in innocent) < 3.0
     # The heavy client's own misses queued behind each other, and beyond its queue or the
     # 2 s wait were refused: about one a second was computed, its share of the budget.
     assert flooded.count(503) >= 1 and set(flooded) <= {200, 503}
