@@ -206,6 +206,15 @@ def screenshot(page: Page, name: str, *, full_page: bool = True) -> Path:
     return path
 
 
+def fit_script(origin: str) -> str:
+    """The script the Embed button's snippet ends with (export.js ``fitScript``), for an embed of
+    ``origin``: what a person pastes, written out, so a change to it is a change to this test."""
+    return ('<script>/* Readiness Index embeds: each frame takes the height of its content. */'
+            f'addEventListener("message",function(e){{var d=e.data;if(e.origin!=="{origin}"||!d||'
+            'd.type!=="readiness-embed-height")return;document.querySelectorAll("iframe").forEach(function(f){'
+            'if(f.contentWindow===e.source)f.height=d.height})})</script>')
+
+
 @contextmanager
 def another_site(pages: Mapping[str, str]) -> Iterator[str]:
     """Another web site on 127.0.0.1 (another origin: its own port) serving the HTML ``pages``

@@ -14,7 +14,7 @@ import pytest
 
 from tests.browser import skip_module_without_chromium
 from tests.conftest import ROOT
-from tests.site_pages import PAGES
+from tests.site_pages import PAGE_ROWS, PAGES
 
 skip_module_without_chromium()
 
@@ -37,7 +37,7 @@ def test_the_benchmark_times_the_pages_the_page_tests_check() -> None:
 def test_the_timing_script_waits_for_the_pages_own_selectors() -> None:
     explorer = next(p for p in PAGES if p.path == "/explore")
     script = pages.timing_script(explorer)
-    assert '[["#ranking tbody tr", 217]]' in script and "WANTS" not in script
+    assert f'[["#ranking tbody tr", {PAGE_ROWS}]]' in script and "WANTS" not in script
 
 
 def test_ratios_are_medians_over_the_baselines_medians() -> None:

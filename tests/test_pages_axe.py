@@ -1,13 +1,16 @@
-"""Every page at a desk and on a phone: axe-core finds nothing serious or critical, the
+"""Every page at a desk and on a phone, light and dark: axe-core finds nothing serious or critical, the
 synthetic-data banner sits inside a landmark (embeds included), and at 390 px the page itself
 never scrolls sideways (issue 22, item 11; docs/PAGES.md#the-checks-every-page-passes).
 
-Each page of tests/site_pages.py is opened at 1280×800 and at 390×844 and checked once it is
-ready. The one exemption is the /docs one tests/test_pages_browser.py makes: Swagger UI's own
+Each page of tests/site_pages.py is opened at 1280×800 and at 390×844, in the light and the dark
+colour scheme (``prefers-color-scheme``, issue 33), and checked once it is ready. The one
+exemption is the /docs one tests/test_pages_browser.py makes: Swagger UI's own
 ``nested-interactive`` markup, inside ``#swagger-ui`` only. A screenshot of each is saved as
-``pages-<page>-<width>.png`` under test-output/screenshots/."""
+``pages-<page>-<width>[-dark].png`` under test-output/screenshots/."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Error, Page
@@ -22,6 +25,17 @@ VIEWPORTS = ((1280, 800), (390, 844))
 """The reviewer's desk and phone (issue 22)."""
 
 PHONE = 390
+
+SCHEMES = ("light", "dark")
+"""The colour schemes a reader's system may ask for: the site follows it (site.css)."""
+
+
+def every_page_size_and_scheme(test: Callable[..., None]) -> Callable[..., None]:
+    """Run ``test`` for each page of tests/site_pages.py, at each of VIEWPORTS, in each of
+    SCHEMES (its arguments ``site_page``, ``width``, ``height`` and ``scheme``)."""
+    test = pytest.mark.parametrize("site_page", PAGES, ids=[site_page.path for site_page in PAGES])(test)
+    test = pytest.mark.parametrize(("width", "height"), VIEWPORTS, ids=[f"{w}x{h}" for w, h in VIEWPORTS])(test)
+    return pytest.mark.parametrize("scheme", SCHEMES)(test)
 
 LANDMARKS = ", ".join((
     "main", "nav", "aside", "header", "footer", "form[aria-label]", "form[aria-labelledby]",
@@ -51,10 +65,10 @@ SIDEWAYS = "() => [document.documentElement.scrollWidth, window.innerWidth]"
 
 
 def open_ready(
-    pages: OpenPage, server: PageServer, site_page: SitePage, width: int, height: int
+    pages: OpenPage, server: PageServer, site_page: SitePage, width: int, height: int, scheme: str = "light"
 ) -> tuple[Page, list[str]]:
-    """``site_page`` in a fresh page of ``width``×``height``, ready; the problems on the way."""
-    page = pages(width=width)
+    """``site_page`` in a fresh page of ``width``×``height`` in colour ``scheme``, ready; the problems on the way."""
+    page = pages(width=width, color_scheme=scheme)
     page.set_viewport_size({"width": width, "height": height})
     response = page.goto(server.url(site_page.path))
     if response is None or response.status != 200:
@@ -76,22 +90,28 @@ def serious_on(page: Page, site_page: SitePage) -> list[str]:
     return ours + [line for line in found if not line.startswith(SWAGGER_UI_STRUCTURE)]
 
 
-@pytest.mark.parametrize(("width", "height"), VIEWPORTS, ids=[f"{w}x{h}" for w, h in VIEWPORTS])
-@pytest.mark.parametrize("site_page", PAGES, ids=[site_page.path for site_page in PAGES])
+def fit_and_axe(page: Page, site_page: SitePage, width: int) -> list[str]:
+    """The problems of a ready page shown ``width`` wide: on a phone, a page wider than the
+    window; anywhere, axe's serious or critical findings."""
+    problems = []
+    if width == PHONE:
+        scroll_width, inner = page.evaluate(SIDEWAYS)
+        if scroll_width > inner + 1:
+            problems.append(f"scrolls sideways: the page is {scroll_width} px wide in a {inner} px window")
+    return problems + [f"axe: {line}" for line in serious_on(page, site_page)]
+
+
+@every_page_size_and_scheme
 def test_page_passes_axe_keeps_the_banner_in_a_landmark_and_fits_the_phone(
-    pages: OpenPage, page_server: PageServer, site_page: SitePage, width: int, height: int
+    pages: OpenPage, page_server: PageServer, site_page: SitePage, width: int, height: int, scheme: str
 ) -> None:
-    page, problems = open_ready(pages, page_server, site_page, width, height)
+    page, problems = open_ready(pages, page_server, site_page, width, height, scheme)
     if not problems:
         outside = page.evaluate(BANNER_LANDMARK, LANDMARKS)
         if outside:
             problems.append(f"synthetic banner: {outside}")
-        if width == PHONE:
-            scroll_width, inner = page.evaluate(SIDEWAYS)
-            if scroll_width > inner + 1:
-                problems.append(f"scrolls sideways: the page is {scroll_width} px wide in a {inner} px window")
-        problems += [f"axe: {line}" for line in serious_on(page, site_page)]
-        screenshot(page, f"pages-{site_page.slug}-{width}", full_page=False)
+        problems += fit_and_axe(page, site_page, width)
+        screenshot(page, f"pages-{site_page.slug}-{width}{'' if scheme == 'light' else '-dark'}", full_page=False)
     assert not problems, "\n".join(problems)
 
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from playwright.sync_api import Error, Page, Request
 
 from tests.browser import OpenPage, PageServer, skip_module_without_chromium
-from tests.site_pages import PAGES, SitePage, unready, wait_until_ready
+from tests.site_pages import PAGES, SitePage, page_at, unready, wait_until_ready
 
 skip_module_without_chromium()
 
@@ -25,10 +25,11 @@ KB = 1000
 PAGE_BUDGET_BYTES = 300 * KB
 """Every page but /docs, all it fetches, compressed, as sent (issue 22)."""
 
-DOCS_BUDGET_BYTES = 520 * KB
+DOCS_BUDGET_BYTES = 540 * KB
 """/docs: Swagger UI 5's bundle alone is 438 KB as sent (gzip'd once per process), a file we
-vendor and do not trim; the page measured 502 KB in all on 2026-11-27, so this catches it
-growing, not being there."""
+vendor and do not trim; the page measured 502 KB in all on 2026-11-27 and 527.5 KB on
+2026-11-28, its OpenAPI document grown from 28.5 to 45.1 KB by the aliases, paging members and
+downloads (main's conventions and ids), so this catches it growing, not being there."""
 
 BUDGETS = {"/docs": DOCS_BUDGET_BYTES}
 """Pages with a budget other than ``PAGE_BUDGET_BYTES``, and nothing else."""
@@ -155,7 +156,7 @@ def test_every_page_fits_its_budget(pages: OpenPage, page_server: PageServer) ->
 def test_the_sizes_counted_are_the_gzipd_bytes_the_service_sends(pages: OpenPage, page_server: PageServer) -> None:
     # The budget is only as right as the measurement: what Chromium reports for each response
     # of the explorer must be the Content-Length of a gzip'd re-fetch of the same URL.
-    explorer = next(site_page for site_page in PAGES if site_page.path == "/explore")
+    explorer = page_at("/explore")
     loaded = load(pages(), page_server, explorer)
     assert not loaded.problems, loaded.problems
     kinds = {item.kind for item in loaded.fetched}
@@ -172,7 +173,7 @@ def test_the_sizes_counted_are_the_gzipd_bytes_the_service_sends(pages: OpenPage
 
 
 def test_the_table_sums_each_kind_of_response_headers_included() -> None:
-    site_page = next(site_page for site_page in PAGES if site_page.path == "/docs")
+    site_page = page_at("/docs")
     fetched = (Fetched("/docs", "document", 900, 100, "gzip"), Fetched("/a.css", "stylesheet", 1800, 200, "gzip"),
                Fetched("/a.js", "script", 2700, 300, "gzip"), Fetched("/b.js", "script", 1000, 0, "gzip"),
                Fetched("/api", "fetch", 3600, 400, "gzip"), Fetched("/f.svg", "image", 4500, 500, ""))

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
-from tests.browser import OpenPage, PageServer, Watch, screenshot, skip_module_without_chromium
+from tests.browser import OpenPage, PageServer, Watch, fit_script, screenshot, skip_module_without_chromium
 
 skip_module_without_chromium()
 
@@ -49,7 +49,7 @@ def drawn(page: Page, economies: int, means: int = 0) -> None:
     words = f"{economies} econom{'y' if economies == 1 else 'ies'}"
     if means:
         words += f" and {means} mean{'s' if means > 1 else ''}"
-    expect(page.locator("#status")).to_have_text(f"{words} over 4 snapshots.", timeout=10_000)
+    expect(page.locator("#status")).to_have_text(f"{words} over 4 snapshots.")
 
 
 def lines(page: Page) -> int:
@@ -110,8 +110,8 @@ def test_compare_draws_a_line_per_economy_and_a_table_equal_to_the_history(
     page.get_by_role("button", name="Embed").click()
     expect(page.get_by_label("Link or snippet to copy")).to_have_value(
         f'<iframe src="{page_server.url("/embed/compare?codes=KEN,BRA,IND")}" title="Composite readiness score, '
-        '2023-12 to 2026-11: Kenya, Brazil and India" width="100%" height="480" style="border:0" loading="lazy">'
-        "</iframe>")
+        '2023-12 to 2026-11: Kenya, Brazil and India" width="100%" height="680" style="border:0" loading="lazy">'
+        "</iframe>" + fit_script(page_server.url("")))
     screenshot(page, "compare")
     screenshot(page, "compare-1280", full_page=False)
 
@@ -298,3 +298,49 @@ def test_compare_fits_a_phone(pages: OpenPage, page_server: PageServer) -> None:
     screenshot(page, "compare-390-picker", full_page=False)
     page.get_by_role("combobox", name="Add an economy").fill("")
     screenshot(page, "compare-390")
+
+
+def test_compare_finds_the_names_people_type(page: Page, page_server: PageServer) -> None:
+    # The picker uses the landing page's matcher (search.js) over the same table of other names.
+    page.goto(page_server.url("/compare?codes=KEN"))
+    drawn(page, 1)
+    box = page.get_by_role("combobox", name="Add an economy")
+    for typed, first in (("drc", "Congo, Dem. Rep. (COD)"), ("turkey", "Turkiye (TUR)"),
+                         ("south korea", "Korea, Rep. (KOR)")):
+        box.fill(typed)
+        expect(page.get_by_role("option").first).to_have_text(first)
+    box.press("ArrowDown")
+    box.press("Enter")
+    drawn(page, 2)
+    assert query(page)["codes"] == ["KEN,KOR"]
+
+
+HELD = """(table) => {
+  const wrap = table.closest('.table-wrap');
+  wrap.scrollLeft = wrap.scrollWidth;
+  const box = wrap.getBoundingClientRect();
+  const heads = [...table.tHead.rows[0].cells].map((cell) => cell.getBoundingClientRect());
+  const names = [...table.tBodies[0].rows].map((row) => row.cells[0].getBoundingClientRect());
+  return { scrolled: wrap.scrollLeft, box: [box.left, box.right], last: [heads.at(-1).left, heads.at(-1).right],
+           firstHead: heads[0].left, names: names.map((name) => name.left) };
+}"""
+
+
+def test_compare_table_scrolls_in_its_box_with_the_names_held_on_a_phone(
+    pages: OpenPage, page_server: PageServer
+) -> None:
+    # At 390 px the table of three economies and four means is wider than the screen: it scrolls
+    # inside its box, the last snapshot's column comes wholly into view, the names stay at the left.
+    page = pages(width=390)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(page_server.url("/compare?codes=KEN,BRA,IND&means=region,world"))
+    table = page.locator("#compare-table")
+    expect(table.locator("tbody tr")).to_have_count(7)
+    table.scroll_into_view_if_needed()
+    held = table.evaluate(HELD)
+    assert held["scrolled"] > 0, held  # wider than its box: it scrolls
+    left, right = held["box"]
+    assert left <= held["last"][0] and held["last"][1] <= right + 1, held  # the last column whole, not cut
+    assert abs(held["firstHead"] - left) <= 2 and all(abs(name - left) <= 2 for name in held["names"]), held
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "compare-390-table-scrolled", full_page=False)

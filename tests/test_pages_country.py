@@ -19,7 +19,15 @@ from axe_playwright_python.sync_playwright import Axe  # type: ignore[import-unt
 from playwright.sync_api import Page, expect
 
 from readiness.domain.bands import BANDS, band_of
-from tests.browser import OpenPage, PageServer, Watch, another_site, screenshot, skip_module_without_chromium
+from tests.browser import (
+    OpenPage,
+    PageServer,
+    Watch,
+    another_site,
+    fit_script,
+    screenshot,
+    skip_module_without_chromium,
+)
 
 skip_module_without_chromium()
 
@@ -78,8 +86,8 @@ def ordinal(n: int) -> str:
 
 def loaded(page: Page) -> None:
     """Wait until the page has drawn its snapshot's sections and its history."""
-    expect(page.locator("#scores tbody tr")).to_have_count(6, timeout=15_000)
-    expect(page.locator("#history svg")).to_be_visible(timeout=15_000)
+    expect(page.locator("#scores tbody tr")).to_have_count(6)
+    expect(page.locator("#history svg")).to_be_visible()
 
 
 def serious_violations(page: Page) -> list[str]:
@@ -271,8 +279,9 @@ def test_an_economy_absent_from_the_snapshot_says_so(page: Page, page_server: Pa
 
 def test_a_year_without_a_december_shows_the_apis_message(page: Page, page_server: PageServer, watch: Watch) -> None:
     page.goto(page_server.url("/explore/KEN?year=2022"))
-    expect(page.locator("#status")).to_contain_text("year=2022", timeout=15_000)
+    expect(page.locator("#status")).to_contain_text("year=2022")
     expect(page.locator("#scores")).to_be_hidden()
+    page.wait_for_load_state("networkidle")  # the other refused requests logged too, not after the filter
     watch.errors[:] = [e for e in watch.errors if "404" not in e and "400" not in e]  # the API's refusal
 
 
@@ -290,8 +299,8 @@ def test_history_chart_has_its_tools_and_the_embed_snippet(page: Page, page_serv
     tools.get_by_role("button", name="Embed").click()
     snippet = tools.get_by_label("Link or snippet to copy")
     expect(snippet).to_have_value(f'<iframe src="{page_server.url("/embed/explore/KEN?year=2024")}" '
-                                  'title="Kenya: readiness scores across snapshots" width="100%" height="480" '
-                                  'style="border:0" loading="lazy"></iframe>')
+                                  'title="Kenya: readiness scores across snapshots" width="100%" height="760" '
+                                  'style="border:0" loading="lazy"></iframe>' + fit_script(page_server.url("")))
     with page.expect_download() as download:
         tools.get_by_role("button", name="Download PNG").click()
     assert download.value.suggested_filename == "ken-history.png"
@@ -321,7 +330,7 @@ def test_the_embed_is_framed_by_another_origin_and_the_page_is_not(
     december = api(page_server, "/api/v1/readiness?code=KEN&year=2024")["data"][COMPOSITE]
     page.goto(other_origin)
     embed = page.frame_locator("#embed")
-    expect(embed.get_by_role("heading", level=1)).to_have_text("Kenya", timeout=15_000)
+    expect(embed.get_by_role("heading", level=1)).to_have_text("Kenya")
     expect(embed.locator("#headline [data-composite]")).to_have_text(f"{december:.2f}")
     expect(embed.locator("footer [data-snapshot]")).to_have_text("2024-12")
     expect(embed.get_by_role("link", name="Open on the Readiness Index site")).to_have_attribute(
@@ -351,7 +360,7 @@ def test_embed_shows_name_band_bars_against_the_world_and_history(pages: OpenPag
 def test_unknown_code_embed_is_the_404_page(page: Page, page_server: PageServer, watch: Watch) -> None:
     response = page.goto(page_server.url("/embed/explore/XXX"))
     assert response is not None and response.status == 404
-    expect(page.get_by_role("heading", level=1)).to_have_text("Not found")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Page not found")
     watch.errors[:] = [e for e in watch.errors if "404" not in e]
 
 
@@ -372,3 +381,58 @@ def test_country_page_passes_axe_and_reads_at_desktop_and_phone_sizes(pages: Ope
     phone.locator("#distribution-title").scroll_into_view_if_needed()
     screenshot(phone, "country-profile-390-distribution", full_page=False)
     assert serious_violations(phone) == []
+
+
+@pytest.mark.parametrize(("code", "query", "expected"), [("KEN", "", " million "), ("IND", "", " billion "),
+                                                           ("ABW", "?year=2024", "Population 107,400 ")])
+def test_profile_header_says_population_and_publication_date(
+    page: Page, page_server: PageServer, code: str, query: str, expected: str | None
+) -> None:
+    # The header's second line, from the record the page asked for: its population in words and
+    # its publication date (Last Updated), for the snapshot shown.
+    record = api(page_server, f"/api/v1/readiness?code={code}{'&' + query[1:] if query else ''}")["data"]
+    population, published = record["Population, total"], record["Last Updated"]
+    page.goto(page_server.url(f"/explore/{code}{query}"))
+    loaded(page)
+    about = page.locator("#summary .about")
+    if population >= 1e9:
+        words = f"{population / 1e9:.2f}".rstrip("0").rstrip(".") + " billion"
+    elif population >= 1e6:
+        words = f"{population / 1e6:.1f} million"
+    else:
+        words = f"{population:,}"
+    expect(about).to_have_text(f"Population {words} · data published {published}")
+    expect(about.locator("time")).to_have_attribute("datetime", published)
+    expect(about).to_contain_text(expected)  # the words for its size (the sample's 2024 Aruba: 107,400)
+    if code == "KEN":
+        screenshot(page, "country-header", full_page=False)
+
+
+def test_the_indicator_table_scrolls_in_its_box_with_names_and_heads_held_on_a_phone(
+    pages: OpenPage, page_server: PageServer
+) -> None:
+    page = pages(width=390)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(page_server.url("/explore/KEN"))
+    table = page.locator("#indicators")
+    expect(table.locator("tbody tr").first).to_be_visible()
+    table.scroll_into_view_if_needed()
+    held = table.evaluate("""(table) => {
+      const wrap = table.closest('.table-wrap');
+      wrap.scrollLeft = wrap.scrollWidth;
+      wrap.scrollTop = wrap.scrollHeight;
+      const box = wrap.getBoundingClientRect();
+      const heads = [...table.tHead.rows[0].cells].map((cell) => cell.getBoundingClientRect());
+      const last = table.tBodies[0].rows[table.tBodies[0].rows.length - 1].cells[0].getBoundingClientRect();
+      return { scrolled: [wrap.scrollLeft, wrap.scrollTop], box: [box.left, box.top, box.right, box.bottom],
+               lastHead: [heads.at(-1).left, heads.at(-1).right], headTop: heads[0].top,
+               name: [last.left, last.bottom] };
+    }""")
+    left, top, right, bottom = held["box"]
+    assert held["scrolled"][0] > 0 and held["scrolled"][1] > 0, held  # it scrolls both ways in its box
+    assert bottom - top <= 844 * 0.8, held  # the box is shorter than the screen
+    assert abs(held["headTop"] - top) <= 2, held  # the column heads held at its top
+    assert abs(held["name"][0] - left) <= 2 and held["name"][1] <= bottom + 1, held  # the last row's name held
+    assert left <= held["lastHead"][0] and held["lastHead"][1] <= right + 1, held  # the last column wholly in view
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "country-indicators-390-scrolled", full_page=False)

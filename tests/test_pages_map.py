@@ -64,7 +64,7 @@ def drawn_classes(page: Page) -> dict[str, str]:
 
 
 def map_drawn(page: Page, label: str = "Composite score") -> None:
-    expect(page.locator("#status")).to_contain_text(f"{label} of 217 economies", timeout=15_000)
+    expect(page.locator("#status")).to_contain_text(f"{label} of 217 economies")
 
 
 def serious_violations(page: Page) -> list[str]:
@@ -127,7 +127,10 @@ def test_hovering_a_shape_says_its_score_and_clicking_opens_its_page(page: Page,
     band = band_of(kenya[COMPOSITE])
     assert band is not None
     shape = page.locator("#map a[data-code=KEN]")
-    expect(shape).to_have_attribute("aria-label", f"Kenya, Composite score: {kenya[COMPOSITE]:.2f}, Band: {band.name}")
+    ranked = [row for row in rows(page_server, "score,Global%20Rank").values() if row["Global Rank"] is not None]
+    rank = rows(page_server, "score,Global%20Rank")["KEN"]["Global Rank"]
+    expect(shape).to_have_attribute("aria-label", f"Kenya, Composite score: {kenya[COMPOSITE]:.2f}, "
+                                                  f"Rank {rank} of {len(ranked)}, Band: {band.name}")
     expect(shape.locator("title")).to_contain_text("Kenya")
     shape.hover()
     tooltip = page.locator("#map-tooltip")
@@ -145,6 +148,8 @@ def test_tab_reaches_the_map_links_with_a_visible_focus_mark(page: Page, page_se
     page.goto(page_server.url("/map"))
     map_drawn(page)
     page.locator("#map-snapshot select").focus()
+    page.keyboard.press("Tab")
+    expect(page.locator(":focus")).to_have_accessible_name("Zoom in")  # out and whole map: disabled, not yet zoomed
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.textContent") == "Skip the map's links"
     page.keyboard.press("Tab")
@@ -250,7 +255,7 @@ def test_map_reads_its_url_with_the_apis_names_and_says_what_it_cannot_show(
 def test_map_pages_have_no_serious_accessibility_violation(page: Page, page_server: PageServer, path: str) -> None:
     page.goto(page_server.url(path))
     expect(page.locator("#status")).to_contain_text(
-        "Infrastructure score of" if "infra" in path else "Composite score of", timeout=15_000)
+        "Infrastructure score of" if "infra" in path else "Composite score of")
     if "region" in path:
         page.get_by_text("All economies in a table").click()  # the table too
     assert serious_violations(page) == []
@@ -268,7 +273,7 @@ def test_embed_map_can_be_framed_by_any_site_and_the_map_page_by_none(
     with another_site(frames) as site:
         page.goto(f"{site}/embed")
         frame = page.frame_locator("iframe")
-        expect(frame.locator("#status")).to_contain_text("Infrastructure score of 217 economies", timeout=15_000)
+        expect(frame.locator("#status")).to_contain_text("Infrastructure score of 217 economies")
         expect(frame.locator("#map svg a[data-code=KEN]")).to_have_attribute("target", "_blank")  # not in the frame
         expect(frame.locator("#map-caption")).to_contain_text("snapshot 2024-12")
         expect(frame.get_by_role("link", name="Open on the Readiness Index site")).to_have_attribute(
@@ -355,7 +360,7 @@ def region_rows(server: PageServer, region: str, score: str = "score") -> dict[s
 
 
 def region_drawn(page: Page, count: int, region: str, label: str = "Composite score") -> None:
-    expect(page.locator("#status")).to_contain_text(f"{label} of {count} economies in {region}", timeout=15_000)
+    expect(page.locator("#status")).to_contain_text(f"{label} of {count} economies in {region}")
 
 
 def view_box(page: Page) -> list[float]:
@@ -548,3 +553,80 @@ def test_a_region_on_a_phone(pages: OpenPage, page_server: PageServer) -> None:
     page.locator("#map-caption").scroll_into_view_if_needed()
     screenshot(page, "map-region-phone", full_page=False)
     screenshot(page, "map-region-phone-full")
+
+
+
+# Rank in the tooltip, the tooltip cleared on zoom, a map a phone can zoom (issue 33).
+
+def hover_tooltip(page: Page, code: str) -> str:
+    page.locator(f"#map a[data-code={code}]").hover()
+    tooltip = page.locator("#map-tooltip")
+    expect(tooltip).to_be_visible()
+    text: str = tooltip.inner_text()
+    return text
+
+
+def test_the_tooltip_says_the_rank_and_goes_when_the_map_zooms(page: Page, page_server: PageServer) -> None:
+    everyone = rows(page_server, "score,Global%20Rank,Regional%20Rank,Microstate,Region")
+    ranked = [row for row in everyone.values() if row["Global Rank"] is not None]
+    kenya = everyone["KEN"]
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    assert f"Rank {kenya['Global Rank']} of {len(ranked)}" in hover_tooltip(page, "KEN")
+    # A region chosen: the map zooms, and no tooltip is left over a shape that has moved.
+    page.get_by_label("Region", exact=True).select_option("SSA")
+    region_drawn(page, len(region_rows(page_server, "SSA")), "Sub-Saharan Africa")
+    expect(page.locator("#map-tooltip")).to_be_hidden()
+    in_region = [row for row in ranked if row["Region"] == "Sub-Saharan Africa"]
+    assert (f"Rank {kenya['Global Rank']} of {len(ranked)} ({kenya['Regional Rank']} of {len(in_region)} in the region)"
+            in hover_tooltip(page, "KEN"))
+    screenshot(page, "map-tooltip-rank", full_page=False)
+    page.get_by_role("button", name="Zoom in").click()
+    expect(page.locator("#map-tooltip")).to_be_hidden()
+    # A dimension's rank is counted as the method ranks: one more than the ranked economies above.
+    infra = "Infrastructure Score"
+    scored = rows(page_server, "infra,Microstate")
+    ranked_infra = [row for row in scored.values() if not row["Microstate"] and row[infra] is not None]
+    higher = sum(1 for row in ranked_infra if row[infra] > scored["KEN"][infra])
+    page.goto(page_server.url("/map?score=infra"))
+    map_drawn(page, "Infrastructure score")
+    assert f"Rank {higher + 1} of {len(ranked_infra)}" in hover_tooltip(page, "KEN")
+
+
+def test_a_phone_zooms_and_drags_the_map(pages: OpenPage, page_server: PageServer) -> None:
+    page = pages(width=390, has_touch=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(page_server.url("/map"))
+    map_drawn(page)
+    start = page.url
+    belgium = page.locator("#map path[data-code=BEL]")
+    before = belgium.bounding_box()
+    assert before is not None and before["width"] < 6  # Europe at a phone's width: too small to read
+    zoom_in = page.get_by_role("button", name="Zoom in")
+    expect(page.get_by_role("button", name="Whole map")).to_be_disabled()
+    zoom_in.click()
+    zoom_in.click()
+    zoom_in.click()
+    assert view_box(page)[2] == pytest.approx(WORLD[2] / 8, abs=0.2)
+    # Drag Europe into view: the map follows the pointer, and letting go opens no page.
+    page.locator("#map svg").scroll_into_view_if_needed()
+    svg_box = page.locator("#map svg").bounding_box()
+    assert svg_box is not None
+    target = belgium.bounding_box()
+    assert target is not None
+    centre = (svg_box["x"] + svg_box["width"] / 2, svg_box["y"] + svg_box["height"] / 2)
+    here = (target["x"] + target["width"] / 2, target["y"] + target["height"] / 2)
+    page.mouse.move(*centre)
+    page.mouse.down()
+    page.mouse.move(centre[0] + centre[0] - here[0], centre[1] + centre[1] - here[1], steps=6)
+    page.mouse.up()
+    assert page.url == start  # a drag is not a click
+    after = belgium.bounding_box()
+    assert after is not None and after["width"] > 6 * before["width"], (before, after)
+    assert after["x"] >= svg_box["x"] and after["x"] + after["width"] <= svg_box["x"] + svg_box["width"]
+    expect(page.locator("#map-tooltip")).to_be_hidden()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    screenshot(page, "map-zoom-phone", full_page=False)
+    page.get_by_role("button", name="Whole map").click()
+    assert view_box(page) == WORLD
+    expect(page.get_by_role("button", name="Zoom out")).to_be_disabled()

@@ -13,18 +13,21 @@ from loaders import DIMENSIONS, JsonValue
 
 NOT_STATED = "not stated"
 """For a catalogue derived from the served data (a snapshot without ``indicators.json``),
-which cannot tell direction or transform."""
+which cannot tell direction or transform (the page translates it: data_words.txt)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Entry:
-    """One indicator of the catalogue, in words."""
+    """One indicator of the catalogue, in the catalogue's words: the page translates each
+    (method.html), so the transforms and sources stay a list until it joins them."""
 
     code: str
     name: str
     direction: str
-    transform: str
-    sources: str
+    transform: tuple[str, ...]
+    """The transforms in order; empty when not stated."""
+    sources: tuple[str, ...]
+    """Empty when not stated."""
     purpose: str
 
     @classmethod
@@ -35,8 +38,8 @@ class Entry:
             str(entry.get("code")),
             str(entry.get("name") or entry.get("code")),
             str(entry.get("direction") or NOT_STATED),
-            ", then ".join(map(str, transform)) if isinstance(transform, list) and transform else NOT_STATED,
-            "; ".join(map(str, sources)) if isinstance(sources, list) and sources else NOT_STATED,
+            tuple(map(str, transform)) if isinstance(transform, list) else (),
+            tuple(map(str, sources)) if isinstance(sources, list) else (),
             str(entry.get("purpose") or ""),
         )
 

@@ -1,12 +1,13 @@
 // What the explorer's pages share: the requests they send (the public API, as any client
 // sends them), the fields they show, and how values are written.
+import { lang, t } from "./i18n.js";
 
 export const DIMENSIONS = [
-  ["Infrastructure Score", "Infrastructure"],
-  ["Human Capital Score", "Human capital"],
-  ["School Access and Gender Parity Score", "School access & gender parity"],
-  ["Innovation Score", "Innovation"],
-  ["Governance Score", "Governance"],
+  ["Infrastructure Score", t("Infrastructure")],
+  ["Human Capital Score", t("Human capital")],
+  ["School Access and Gender Parity Score", t("School access & gender parity")],
+  ["Innovation Score", t("Innovation")],
+  ["Governance Score", t("Governance")],
 ];
 export const COMPOSITE = "Composite Readiness Score";
 
@@ -40,13 +41,13 @@ export async function getJson(path, params = {}) {
 export function number(value, digits = 2) {
   if (value === null || value === undefined || value === "") return "–";
   if (typeof value !== "number") return String(value);
-  return value.toLocaleString("en", { maximumFractionDigits: digits });
+  return value.toLocaleString(lang, { maximumFractionDigits: digits });
 }
 
 // A 0-100 score as shown: always two decimals, so a column of scores lines up.
 export function score(value) {
   if (typeof value !== "number") return number(value);
-  return value.toLocaleString("en", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  return value.toLocaleString(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
 }
 
 // Folded for searching: case- and accent-insensitive, as the API sorts names.

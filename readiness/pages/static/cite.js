@@ -25,8 +25,10 @@ async function refresh() {
   for (const download of block.querySelectorAll("[data-citation-format]")) {
     download.href = apiUrl("/api/v1/citation", { format: download.dataset.citationFormat, snapshot: shown });
   }
+  // The API's text even for the snapshot the page was rendered with: its URL is absolute and it
+  // says when it was accessed, which the rendered (cached, shared) text cannot.
   const text = block.querySelector("[data-citation]");
-  if (text.dataset.snapshot === shown || (!text.dataset.snapshot && shown === block.dataset.current)) return;
+  if (text.dataset.snapshot === shown) return;
   const response = await fetch(apiUrl("/api/v1/citation", { format: "text", snapshot: shown }));
   if (response.ok) {
     text.textContent = (await response.text()).trim();
@@ -36,4 +38,7 @@ async function refresh() {
 
 if (block) {
   block.addEventListener("toggle", () => { if (block.open) refresh(); });
+  // Printed, the block is open (site.css): it cites the snapshot on paper, with its permalink.
+  window.addEventListener("beforeprint", refresh);
+  window.matchMedia("print").addEventListener("change", (query) => { if (query.matches) refresh(); });
 }

@@ -1,6 +1,8 @@
 // A combobox (ARIA 1.2, list autocomplete) over every economy's name and code: type, then ↓ ↑
 // and Enter, or click an option; Escape closes the list. The focus stays in the text box.
-import { el, folded } from "./api.js";
+import { el } from "./api.js";
+import { ranked } from "./search.js";
+import { t } from "./i18n.js";
 
 // known: [{ code, name }]; onPick(entry) gets the economy picked.
 export function picker({ input, listbox, hint, known, onPick }) {
@@ -27,13 +29,10 @@ export function picker({ input, listbox, hint, known, onPick }) {
     const text = input.value.trim();
     hint.textContent = hintText;
     if (!text) return close();
-    const wanted = folded(text);
-    const upper = text.toUpperCase();
-    const rank = (entry) => (entry.code === upper ? 0 : folded(entry.name).startsWith(wanted) ? 1 : 2);
-    matches = known.filter((entry) => entry.code.startsWith(upper) || folded(entry.name).includes(wanted))
-      .sort((a, b) => rank(a) - rank(b)).slice(0, 12);
+    // The landing page's and the explorer's matcher: names, codes and the names people type (DRC).
+    matches = ranked(text, known, (entry) => entry.code, (entry) => entry.name).slice(0, 12);
     if (!matches.length) {
-      hint.textContent = `No economy's name or code matches “${text}”.`;
+      hint.textContent = t("No economy's name or code matches “{text}”.", { text });
       return close();
     }
     listbox.replaceChildren(...matches.map((entry, index) => el("li", { id: `add-option-${index}`, role: "option",
@@ -63,7 +62,7 @@ export function picker({ input, listbox, hint, known, onPick }) {
       const chosen = active >= 0 ? matches[active]
         : known.find((entry) => entry.code === upper) ?? (matches.length === 1 && !listbox.hidden ? matches[0] : null);
       if (chosen) pick(chosen);
-      else if (upper) hint.textContent = "More than one economy matches: pick one with ↓ ↑ and Enter.";
+      else if (upper) hint.textContent = t("More than one economy matches: pick one with ↓ ↑ and Enter.");
     } else if (event.key === "Escape") {
       close();
     }

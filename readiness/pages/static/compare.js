@@ -13,6 +13,7 @@ import { chartTools } from "./export.js";
 import { sayShown, snapshots } from "./snapshot.js";
 import { MARKERS, sample, withMarkers } from "./compare-lines.js";
 import { picker } from "./compare-picker.js";
+import { economyName, t, word } from "./i18n.js";
 import { MAX_ECONOMIES, MEANS, SCORES, entriesIn, historyEntries, list, pinned, readState, scoreOf, searchOf, yearsOf }
   from "./compare-state.js";
 
@@ -50,7 +51,7 @@ function cachedJson(path, params) {
 }
 
 const names = cachedJson("/api/v1/readiness", { fields: "Country Code,Country Name" })
-  .then((answer) => answer.data.map((row) => ({ code: row["Country Code"], name: row["Country Name"] })));
+  .then((answer) => answer.data.map((row) => ({ code: row["Country Code"], name: economyName(row["Country Code"], row["Country Name"]) })));
 
 function sayNotes() {
   messages.replaceChildren(...[...notes, ...apiNotes].map((note) => el("p", { class: "error" }, note)));
@@ -66,10 +67,10 @@ function navigate(next) {
 
 async function add(entry) {
   if (state.codes.includes(entry.code)) {
-    notes = [`${entry.name} is already compared.`];
+    notes = [t("{name} is already compared.", { name: entry.name })];
     sayNotes();
   } else if (state.codes.length >= MAX_ECONOMIES) {
-    notes = [`Compare shows at most eight economies: remove one before adding ${entry.name}.`];
+    notes = [t("Compare shows at most eight economies: remove one before adding {name}.", { name: entry.name })];
     sayNotes();
   } else {
     navigate({ ...state, codes: [...state.codes, entry.code] });
@@ -94,7 +95,7 @@ function linesOf(labels, history, regionMeans, worldMeans, field, known) {
     const bySnapshot = new Map(own.map((row) => [row.snapshot, row[field]]));
     return {
       kind: "economy", code, index, region: own.at(-1)?.Region ?? null,
-      label: own.at(-1)?.["Country Name"] ?? known.get(code) ?? code,
+      label: known.get(code) ?? economyName(code, own.at(-1)?.["Country Name"]) ?? code,
       unmatched: unmatched.has(code), values: labels.map((label) => bySnapshot.get(label) ?? null),
       className: `economy c${index}`, marker: MARKERS[index], hollow: false,
     };
@@ -108,12 +109,12 @@ function linesOf(labels, history, regionMeans, worldMeans, field, known) {
     const regions = new Map();
     for (const line of lines) if (line.region && !regions.has(line.region)) regions.set(line.region, line);
     for (const [region, first] of regions) {
-      lines.push({ kind: "mean", label: `${region} mean`, values: means(regionMeans, region),
+      lines.push({ kind: "mean", label: t("{region} mean", { region: word(region) }), values: means(regionMeans, region),
         className: `mean c${first.index}`, marker: first.marker, hollow: true });
     }
   }
   if (worldMeans) {
-    lines.push({ kind: "mean", label: "World mean", values: means(worldMeans, "World"), className: "mean world",
+    lines.push({ kind: "mean", label: t("World mean"), values: means(worldMeans, "World"), className: "mean world",
       marker: "diamond", hollow: true });
   }
   return lines.map((line, key) => ({ ...line, key }));
@@ -123,11 +124,11 @@ function drawLegend(lines) {
   legend.replaceChildren(...lines.map((line) => {
     const name = line.kind === "economy" && !line.unmatched && !embedded
       ? el("a", { href: `/explore/${line.code}` }, line.label) : el("span", {}, line.label);
-    const unknown = line.unmatched ? el("span", { class: "unknown" }, " (no such economy)") : null;
+    const unknown = line.unmatched ? el("span", { class: "unknown" }, t(" (no such economy)")) : null;
     const item = el("li", {}, sample(line), name, unknown);
     if (line.kind === "economy" && !embedded) {
-      const button = el("button", { type: "button", class: "remove", "aria-label": `Remove ${line.label}`,
-        title: `Remove ${line.label}` }, "×");
+      const button = el("button", { type: "button", class: "remove", "aria-label": t("Remove {name}", { name: line.label }),
+        title: t("Remove {name}", { name: line.label }) }, "×");
       button.addEventListener("click", () => remove(line.code));
       item.append(button);
     }
@@ -141,8 +142,8 @@ function drawLegend(lines) {
 }
 
 function drawTable(labels, lines, chosen) {
-  caption.textContent = `${chosen.label} by snapshot (0 to 100)`;
-  table.querySelector("thead tr").replaceChildren(el("th", { scope: "col" }, "Economy or mean"),
+  caption.textContent = t("{score} by snapshot (0 to 100)", { score: chosen.label });
+  table.querySelector("thead tr").replaceChildren(el("th", { scope: "col" }, t("Economy or mean")),
     ...labels.map((label) => el("th", { scope: "col", class: "num" }, label)));
   const rows = lines.filter((line) => !line.unmatched);
   table.closest(".table-wrap").hidden = !rows.length;
@@ -155,9 +156,9 @@ function drawTable(labels, lines, chosen) {
 function drawEmpty(why) {
   const start = !embedded && !state.codes.length;
   chartBox.replaceChildren(el("p", { class: "empty" }, why || (start
-    ? ["Nothing to draw yet: add an economy above (up to eight), or start from ",
-      el("a", { href: "/compare?codes=KEN,BRA,IND" }, "Kenya, Brazil and India"), "."]
-    : "Nothing to draw.")));
+    ? [t("Nothing to draw yet: add an economy above (up to eight), or start from"), " ",
+      el("a", { href: "/compare?codes=KEN,BRA,IND" }, t("Kenya, Brazil and India")), t(".")]
+    : t("Nothing to draw."))));
   if (!why) { // nor a table
     table.querySelector("thead tr").replaceChildren();
     table.querySelector("tbody").replaceChildren();
@@ -169,7 +170,7 @@ function drawEmpty(why) {
 function drawChart(labels, lines, title) {
   const drawn = lines.filter((line) => line.values.some((value) => typeof value === "number"));
   if (!drawn.length) {
-    drawEmpty(state.codes.length ? "No value of this score in the snapshots shown." : "");
+    drawEmpty(state.codes.length ? t("No value of this score in the snapshots shown.") : "");
     return;
   }
   chartBox.replaceChildren(withMarkers(lineChart(labels, drawn.map((line) => ({
@@ -179,10 +180,10 @@ function drawChart(labels, lines, title) {
 
 function drawSources(requests) {
   sources.hidden = !requests.length;
-  sources.replaceChildren("The requests behind this view: ",
-    ...requests.flatMap(([label, [path, params]], index) => [index ? ", " : "",
+  sources.replaceChildren(t("The requests behind this view:"), " ",
+    ...requests.flatMap(([label, [path, params]], index) => [index ? t(", ") : "",
       el("a", { href: apiUrl(path, params) }, label)]),
-    ".");
+    t("."));
 }
 
 // Draw the view ``state`` asks for: fetch what it needs, then the legend, chart and table.
@@ -190,13 +191,13 @@ async function render() {
   const token = ++drawing;
   const chosen = scoreOf(state.score);
   syncControls();
-  say(status, "Loading…");
+  say(status, t("Loading…"));
   let catalogue;
   let known;
   try {
     [catalogue, known] = await Promise.all([snapshots(), names]);
   } catch (error) {
-    say(status, error instanceof ApiError ? error.message : "The service could not be reached.", true);
+    say(status, error instanceof ApiError ? error.message : t("The service could not be reached."), true);
     return;
   }
   const entries = historyEntries(catalogue);
@@ -220,9 +221,9 @@ async function render() {
       [requests.history, requests.region, requests.world].map((request) => (request ? cachedJson(...request) : null)));
   } catch (error) {
     if (token !== drawing) return;
-    apiNotes = [error instanceof ApiError ? error.message : "The service could not be reached."];
+    apiNotes = [error instanceof ApiError ? error.message : t("The service could not be reached.")];
     sayNotes();
-    say(status, "Nothing drawn: the API refused the request (its message is above).", true);
+    say(status, t("Nothing drawn: the API refused the request (its message is above)."), true);
     drawLegend(linesOf([], null, null, null, chosen.field, knownNames));
     drawEmpty("");
     drawTools();
@@ -232,48 +233,49 @@ async function render() {
   apiNotes = [];
   const unmatched = history?.unmatched?.codes ?? [];
   if (unmatched.length) {
-    const them = unmatched.length > 1 ? "them" : "it";
-    const codes = `code${unmatched.length > 1 ? "s" : ""} ${list(unmatched)}`;
-    apiNotes.push(`No economy has the ${codes} in the snapshots shown: `
-      + `the API names ${them} in its "unmatched" codes. Remove ${them}, or add an economy by name.`);
+    apiNotes.push(unmatched.length > 1
+      ? t("No economy has the codes {codes} in the snapshots shown: the API names them in its \"unmatched\" codes. Remove them, or add an economy by name.", { codes: list(unmatched) })
+      : t("No economy has the code {codes} in the snapshots shown: the API names it in its \"unmatched\" codes. Remove it, or add an economy by name.", { codes: list(unmatched) }));
   }
   if (!shown) {
-    apiNotes.push(`years=${state.years} selects no snapshot history shows; use YYYY or YYYY:YYYY `
-      + `with years from ${entries[0].year} to ${entries.at(-1).year}.`);
+    apiNotes.push(t("years={years} selects no snapshot history shows; use YYYY or YYYY:YYYY with years from {from} to {to}.",
+      { years: state.years, from: entries[0].year, to: entries.at(-1).year }));
   }
   sayNotes();
   const labels = (shown ?? []).map((entry) => entry.id);
   const lines = linesOf(labels, history, regionMeans, worldMeans, chosen.field, knownNames);
-  const span = labels.length > 1 ? `${labels[0]} to ${labels.at(-1)}` : labels[0] ?? "no snapshot";
-  const title = `${chosen.label}, ${span}`;
+  const span = labels.length > 1 ? t("{from} to {to}", { from: labels[0], to: labels.at(-1) }) : labels[0] ?? t("no snapshot");
+  const title = t("{score}, {span}", { score: chosen.label, span });
   heading.textContent = title;
   const current = catalogue.find((entry) => entry.current)?.id;
-  const mark = (id) => (id === current ? `${id} (current)` : id);
+  const mark = (id) => (id === current ? t("{id} (current)", { id }) : id);
   const every = labels.length === entries.length;
-  shownLine.textContent = labels.length ? `Snapshots shown: ${list(labels.map(mark))}${every
-    ? ": every December archive and the current snapshot, as GET /api/v1/history has them."
-    : `, of the ones history has: the December archives and the current snapshot, ${entries[0].id} to `
-      + `${entries.at(-1).id}.`}`
-    : "No snapshot shown.";
+  const shownWords = { shown: list(labels.map(mark)), from: entries[0]?.id, to: entries.at(-1)?.id };
+  shownLine.textContent = !labels.length ? t("No snapshot shown.") : every
+    ? t("Snapshots shown: {shown}: every December archive and the current snapshot, as GET /api/v1/history has them.", shownWords)
+    : t("Snapshots shown: {shown}, of the ones history has: the December archives and the current snapshot, {from} to {to}.", shownWords);
   if (shown) sayShown(shown.at(-1));
   const csv = requests.history ?? requests.world ?? ["/api/v1/history", { codes: "", years }];
   view = {
-    title: `${title}: ${list(lines.map((line) => line.label))}`,
+    title: t("{title}: {lines}", { title, lines: list(lines.map((line) => line.label)) }),
     csv: apiUrl(csv[0], { ...csv[1], format: "csv" }),
     stem: `compare-${state.codes.join("-").toLowerCase() || "world"}-${chosen.alias}-${labels[0]}-${labels.at(-1)}`,
   };
   drawLegend(lines);
   drawTable(labels, lines, chosen);
-  drawChart(labels, lines, `${view.title}, 0 to 100`);
+  drawChart(labels, lines, view.title);
   drawTools();
-  drawSources([["history (JSON)", requests.history], ["region means (JSON)", requests.region],
-    ["world mean (JSON)", requests.world]].filter(([, request]) => request));
+  drawSources([[t("history (JSON)"), requests.history], [t("region means (JSON)"), requests.region],
+    [t("world mean (JSON)"), requests.world]].filter(([, request]) => request));
   const economies = lines.filter((line) => line.kind === "economy" && !line.unmatched).length;
   const means = lines.filter((line) => line.kind === "mean").length;
-  const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
-  if (!lines.length) say(status, embedded ? "No economy chosen." : "No economy chosen yet.");
-  else say(status, `${plural(economies, "economy", "economies")}${means ? ` and ${plural(means, "mean", "means")}` : ""}`
-    + ` over ${plural(labels.length, "snapshot", "snapshots")}.`);
+  const counted = {
+    economies: economies === 1 ? t("1 economy") : t("{count} economies", { count: economies }),
+    means: means === 1 ? t("1 mean") : t("{count} means", { count: means }),
+    snapshots: labels.length === 1 ? t("1 snapshot") : t("{count} snapshots", { count: labels.length }),
+  };
+  if (!lines.length) say(status, embedded ? t("No economy chosen.") : t("No economy chosen yet."));
+  else say(status, means ? t("{economies} and {means} over {snapshots}.", counted) : t("{economies} over {snapshots}.", counted));
   if (embedded) {
     const back = document.querySelector("footer.site a[target]");
     if (back) back.href = `/compare${searchOf(state)}`;
@@ -284,7 +286,8 @@ async function render() {
 // options reads the view drawn when it is used.
 function drawTools() {
   const tools = document.getElementById("compare-tools");
-  tools.hidden = !chartBox.querySelector("svg.chart"); // nothing drawn: nothing to take away
+  // Nothing drawn: nothing to take away. An embed is a view, not a tool (as the country's).
+  tools.hidden = embedded || !chartBox.querySelector("svg.chart");
   if (tools.childElementCount || !view) return;
   tools.replaceChildren(chartTools({
     chart: () => chartBox.querySelector("svg.chart"),
@@ -307,7 +310,7 @@ function syncControls() {
 function drawYears(entries, shown) {
   if (embedded || !yearsBox) return;
   const option = (entry) => el("option", { value: String(entry.year) },
-    `${entry.year} (${entry.id}${entry.current ? ", current" : ""})`);
+    entry.current ? t("{year} ({id}, current)", { year: entry.year, id: entry.id }) : `${entry.year} (${entry.id})`);
   const from = el("select", { id: "years-from", name: "from" }, entries.map(option));
   const to = el("select", { id: "years-to", name: "to" }, entries.map(option));
   from.value = String((shown ?? entries)[0].year);
@@ -318,8 +321,8 @@ function drawYears(entries, shown) {
   };
   from.addEventListener("change", () => changed(from, to, (a, b) => a > b));
   to.addEventListener("change", () => changed(to, from, (a, b) => a > b));
-  yearsBox.replaceChildren(el("div", {}, el("label", { for: "years-from" }, "From"), from),
-    el("div", {}, el("label", { for: "years-to" }, "To (last snapshot shown)"), to));
+  yearsBox.replaceChildren(el("div", {}, el("label", { for: "years-from" }, t("From")), from),
+    el("div", {}, el("label", { for: "years-to" }, t("To (last snapshot shown)")), to));
 }
 
 function controls() {
@@ -355,7 +358,7 @@ async function start() {
   sayNotes();
   if (embedded) { // a frame is short: the numbers fold under the chart
     const wrap = table.closest(".table-wrap");
-    const fold = el("details", { class: "numbers" }, el("summary", {}, "The numbers"));
+    const fold = el("details", { class: "numbers" }, el("summary", {}, t("The numbers")));
     wrap.replaceWith(fold);
     fold.append(wrap);
   } else {

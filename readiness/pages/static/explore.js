@@ -1,6 +1,8 @@
 // The explorer's table: GET /api/v1/readiness with the filters, snapshot, weights and sort
-// chosen, drawn as a sortable table and as a ranking chart; the name search narrows the rows
-// shown, and the download link asks the API for exactly those rows as CSV.
+// chosen, drawn as a sortable table (PAGE_ROWS rows at a time, the rest a click away) and a
+// ranking chart of every row (above or beside the table, explore.css); the name search narrows the rows shown, and the download link
+// asks the API for exactly those rows as CSV. Microstates (scored, never ranked) are marked in
+// both: "microstate" in the rank's place in the table, a hollow bar in the chart.
 //
 // The view lives in the page's query string, in the API's own language: the page sends its
 // query (all but the page-only `q`, the name search) to GET /api/v1/query/readiness, the
@@ -8,35 +10,41 @@
 // with the canonical URL in the address bar, or the API's message for a value it does not know
 // (and then no table at all, never another view in its place). The sliders' weights are written
 // in the API's canonical form the same way: the page asks GET /api/v1/query/readiness for it.
-import { COMPOSITE, DIMENSIONS, ApiError, apiUrl, bar, el, folded, getJson, number, say } from "./api.js";
+import { COMPOSITE, DIMENSIONS, ApiError, apiUrl, bar, el, getJson, number, say } from "./api.js";
+import { matches } from "./search.js";
 import { entryOf, snapshotSelector, snapshots, sayShown } from "./snapshot.js";
 import { drawRankingChart } from "./ranking.js";
+import { economyName, formatNumber, t, urlLanguage, word } from "./i18n.js";
 
 const CUSTOM_SCORE = "Custom Score";
 const CUSTOM_RANK = "Custom Rank";
 // Every column; `extra` ones fold away on a phone until "Show all columns" (explore.css).
 const PUBLISHED_COLUMNS = [
-  { field: "Global Rank", label: "Rank", numeric: true, ascendingFirst: true },
-  { field: "Country Name", label: "Economy", numeric: false },
-  { field: "Region", label: "Region", numeric: false, extra: true },
-  { field: "Income Level", label: "Income group", numeric: false, extra: true },
-  { field: COMPOSITE, label: "Composite", numeric: true, barred: true },
+  { field: "Global Rank", label: t("Rank"), numeric: true, ascendingFirst: true },
+  { field: "Country Name", label: t("Economy"), numeric: false },
+  { field: "Region", label: t("Region"), numeric: false, extra: true },
+  { field: "Income Level", label: t("Income group"), numeric: false, extra: true },
+  { field: COMPOSITE, label: t("Composite"), numeric: true, barred: true },
   ...DIMENSIONS.map(([field, label]) => ({ field, label, numeric: true, barred: true, extra: true })),
-  { field: "FCV Status", label: "FCV", numeric: false, extra: true },
+  { field: "FCV Status", label: t("FCV"), numeric: false, extra: true },
 ];
 const CUSTOM_COLUMNS = [
-  { field: CUSTOM_SCORE, label: "Custom score", numeric: true, barred: true, custom: true },
-  { field: CUSTOM_RANK, label: "Custom rank", numeric: true, ascendingFirst: true, custom: true },
+  { field: CUSTOM_SCORE, label: t("Custom score"), numeric: true, barred: true, custom: true },
+  { field: CUSTOM_RANK, label: t("Custom rank"), numeric: true, ascendingFirst: true, custom: true },
 ];
-const FIELDS = ["Country Code", ...PUBLISHED_COLUMNS.map((column) => column.field)];
+const MICROSTATE = "Microstate";
+const FIELDS = ["Country Code", ...PUBLISHED_COLUMNS.map((column) => column.field), MICROSTATE];
+// The table's rows at a time: "Show 50 more" adds as many, "Show all" the rest. A new view (a
+// filter, sort, snapshot, weights or search) starts again at its first PAGE_ROWS.
+const PAGE_ROWS = 50;
 const FILTERS = ["region", "income", "fcv"];
 const SNAPSHOT = ["year", "snapshot"];
 // What the explorer reads of the canonical parameters; the API's other parameters (fields,
 // limit, codes, ...) are said to be unused and left out of the page's link.
 const USED = [...FILTERS, ...SNAPSHOT, "sort", "order", "weights"];
 // In the API's canonical order (Query.canonical), then the page's own.
-const URL_ORDER = ["region", "income", "fcv", "year", "snapshot", "sort", "order", "weights", "q"];
-const PAGE_ONLY = ["q"];
+const URL_ORDER = ["region", "income", "fcv", "year", "snapshot", "sort", "order", "weights", "q", "lang"];
+const PAGE_ONLY = ["q", "lang"];
 const PUBLISHED_WEIGHT = 1;
 const MAX_SLIDER = 5;
 // How long the sliders rest before their weights are sent to the API's parser: a held arrow key
@@ -62,9 +70,14 @@ const choice = document.getElementById("explore-snapshot");
 const links = document.getElementById("links");
 const viewLink = document.getElementById("view-link");
 const chartSection = document.getElementById("ranking-chart");
+const pager = document.getElementById("pager");
+const pagerText = document.getElementById("pager-text");
+const moreRows = document.getElementById("more-rows");
+const allRows = document.getElementById("all-rows");
 
 let state = defaultState("");
 let rows = [];
+let rowsShown = PAGE_ROWS;
 let shownEntry = null;
 let pending = 0;
 // The sliders' latest choice: its number (an answer for an older one is dropped), its timer
@@ -106,7 +119,7 @@ function viewParams() {
 
 // The page's canonical URL: the API's canonical query for the view, then the name search.
 function pageUrl() {
-  const params = { ...viewParams(), q: state.search.trim() };
+  const params = { ...viewParams(), q: state.search.trim(), lang: urlLanguage() };
   const text = URL_ORDER.filter((name) => params[name]).map((name) => `${name}=${encode(params[name])}`).join("&");
   return window.location.pathname + (text ? `?${text}` : "");
 }
@@ -165,8 +178,9 @@ function setControls() {
   if (custom()) weightsBox.open = true;
   customLabel.hidden = !custom();
   customWeights.textContent = custom()
-    ? `Weights ${DIMENSIONS.map(([, label], index) => `${label} ${state.weights[index]}`).join(", ")}; `
-      + "Custom score and Custom rank are yours, Composite and Rank the published index." : "";
+    ? t("Weights {weights}; Custom score and Custom rank are yours, Composite and Rank the published index.",
+      { weights: DIMENSIONS.map(([, label], index) => `${label} ${formatNumber(state.weights[index])}`).join(t(", ")) })
+    : "";
 }
 
 function drawHead() {
@@ -187,8 +201,9 @@ function drawHead() {
   }));
   if (focused) row.querySelector(`button[data-field="${CSS.escape(focused)}"]`)?.focus();
   const sortedBy = columns().find((column) => column.field === state.sort)?.label.toLowerCase() ?? state.sort;
-  caption.textContent = `Economies by ${sortedBy}, ${state.order === "asc" ? "ascending" : "descending"}`
-    + (custom() ? " (custom weights: not the published index)" : "");
+  caption.textContent = (state.order === "asc" ? t("Economies by {column}, ascending", { column: sortedBy })
+    : t("Economies by {column}, descending", { column: sortedBy }))
+    + (custom() ? t(" (custom weights: not the published index)") : "");
 }
 
 function sortBy(column) {
@@ -204,33 +219,78 @@ function cell(column, record) {
   const value = record[column.field];
   const extra = folds(column) ? "extra" : null;
   if (column.field === "Country Name") {
-    return el("th", { scope: "row" }, el("a", { href: `/explore/${record["Country Code"]}` }, value));
+    return el("th", { scope: "row" }, el("a", { href: `/explore/${record["Country Code"]}` },
+      economyName(record["Country Code"], value)));
   }
-  if (column.field === "FCV Status") return el("td", { class: extra }, value === true ? "Yes" : value === false ? "No" : "–");
+  if (column.field === "FCV Status") return el("td", { class: extra }, value === true ? t("Yes") : value === false ? t("No") : "–");
+  if (column.field === "Region" || column.field === "Income Level") return el("td", { class: extra }, word(value) ?? "–");
   const classes = [column.numeric ? "num" : "", extra || "", column.custom ? "custom" : ""].join(" ").trim() || null;
+  // A microstate is scored but never ranked (the method's rule): its ranks say why they are empty.
+  if (column.ascendingFirst && record[MICROSTATE] === true && value == null) {
+    return el("td", { class: classes }, el("span", { class: "micro-mark" }, t("microstate")));
+  }
   if (column.barred) return el("td", { class: classes }, bar(value));
   return el("td", { class: classes }, column.numeric ? number(value, 0) : value ?? "–");
 }
 
-// A name containing the search, or a code beginning with it ("usa" finds United States).
+// A name or another name in common use containing the search, or a code beginning with it
+// ("usa" finds United States, "drc" Congo, Dem. Rep.): the landing page's matcher (search.js).
 function visibleRows() {
-  const wanted = folded(state.search.trim());
-  return wanted ? rows.filter((record) => folded(record["Country Name"]).includes(wanted)
-    || folded(record["Country Code"]).startsWith(wanted)) : rows;
+  const wanted = state.search.trim();
+  return wanted ? rows.filter((record) => matches(wanted, record["Country Code"], record["Country Name"])) : rows;
+}
+
+// The table's first ``rowsShown`` rows of ``shown``, and the pager under it for the rest.
+function drawRows(shown) {
+  const drawn = table.tBodies[0].rows.length;
+  const count = Math.min(rowsShown, shown.length);
+  if (drawn > 0 && drawn < count) { // more of the same view: add the rows, keep those drawn
+    table.tBodies[0].append(...shown.slice(drawn, count).map(rowOf));
+  } else {
+    table.tBodies[0].replaceChildren(...shown.slice(0, count).map(rowOf));
+  }
+  const rest = shown.length - count;
+  pager.hidden = rest <= 0;
+  pagerText.textContent = t("Rows 1–{count} of {all}.", { count, all: shown.length });
+  moreRows.textContent = t("Show {count} more", { count: Math.min(PAGE_ROWS, rest) });
+  moreRows.hidden = rest <= PAGE_ROWS; // "Show all" says the same then
+  allRows.textContent = t("Show all {count}", { count: shown.length });
+}
+
+const rowOf = (record) => el("tr", {}, columns().map((column) => cell(column, record)));
+
+// More rows of the view: the focus goes to the first new row's economy, where reading goes on.
+function showMore(all) {
+  const before = table.tBodies[0].rows.length;
+  rowsShown = all ? Infinity : rowsShown + PAGE_ROWS;
+  drawRows(visibleRows());
+  const first = table.tBodies[0].rows[before]?.querySelector("a");
+  first?.focus();
+  sayShowing(visibleRows());
+}
+
+// The status line: how many economies the view shows of those the API sent, and how many of
+// them the table has drawn so far.
+function sayShowing(shown) {
+  const drawn = Math.min(rowsShown, shown.length);
+  const values = { shown: shown.length, all: rows.length, text: state.search.trim(), snapshot: shownEntry?.id, drawn };
+  say(status, (values.text ? t("Showing {shown} of {all} economies matching “{text}”", values)
+    : t("Showing {shown} of {all} economies", values))
+    + (!shownEntry ? "" : shownEntry.current ? t(" (snapshot {snapshot}, the current one)", values)
+      : t(" (snapshot {snapshot})", values))
+    + (drawn < shown.length ? t(": the first {drawn} in the table.", values) : t(".")));
 }
 
 function drawBody() {
+  table.tBodies[0].replaceChildren();
   const shown = visibleRows();
-  table.tBodies[0].replaceChildren(...shown.map((record) =>
-    el("tr", {}, columns().map((column) => cell(column, record)))));
+  drawRows(shown);
   const narrowed = shown.length !== rows.length;
   const params = narrowed ? { ...apiParams(), codes: shown.map((r) => r["Country Code"]).join(",") } : apiParams();
   download.href = apiUrl("/api/v1/readiness", { ...params, format: "csv" });
   download.toggleAttribute("hidden", shown.length === 0);
   request.href = apiUrl("/api/v1/readiness", apiParams());
-  say(status, `Showing ${shown.length} of ${rows.length} economies` +
-    (state.search.trim() ? ` matching “${state.search.trim()}”` : "") +
-    (shownEntry ? ` (snapshot ${shownEntry.id}${shownEntry.current ? ", the current one" : ""})` : "") + ".");
+  sayShowing(shown);
   drawChart(shown);
 }
 
@@ -248,7 +308,7 @@ function drawChart(shown) {
       csv: download.href,
     });
   } catch (error) {
-    chart.replaceChildren(el("p", { class: "error" }, `The chart could not be drawn: ${error.message}`));
+    chart.replaceChildren(el("p", { class: "error" }, t("The chart could not be drawn: {error}", { error: error.message })));
   }
 }
 
@@ -256,6 +316,7 @@ function drawChart(shown) {
 function clearTable() {
   rows = [];
   table.tBodies[0].replaceChildren();
+  pager.hidden = true;
   chart.replaceChildren();
   showingSomething(false);
 }
@@ -265,9 +326,9 @@ function showingSomething(shown) {
 }
 
 function showProblem(message) {
-  problem.replaceChildren(el("strong", {}, "This view cannot be shown. "), message, " ",
-    "Nothing is shown in its place; change a choice above, or ",
-    el("a", { href: "/explore" }, "start from the whole table"), ".");
+  problem.replaceChildren(el("strong", {}, t("This view cannot be shown.")), " ", message, " ",
+    t("Nothing is shown in its place; change a choice above, or"), " ",
+    el("a", { href: "/explore" }, t("start from the whole table")), t("."));
   problem.hidden = false;
 }
 
@@ -292,19 +353,20 @@ function showState(push) {
 function showRefusal(message) {
   clearTable();
   showProblem(message);
-  say(status, "No economies shown.", true);
+  say(status, t("No economies shown."), true);
 }
 
 // Fetch and draw the table of the current state.
 async function load(push = false) {
   const mine = ++pending;
   showState(push);
-  say(status, "Loading…");
+  say(status, t("Loading…"));
   try {
     const answer = await getJson("/api/v1/readiness", apiParams());
     const entry = await entryShown();
     if (mine !== pending) return; // a newer request was sent meanwhile
     rows = answer.data;
+    rowsShown = PAGE_ROWS;
     shownEntry = entry;
     if (entry) sayShown(entry);
     showingSomething(true);
@@ -320,7 +382,7 @@ async function load(push = false) {
 async function start() {
   const mine = ++pending;
   forgetWeighing(); // a slider choice still on its way belongs to the view being left
-  say(status, "Loading…");
+  say(status, t("Loading…"));
   let read;
   try {
     read = await readUrl(window.location.search);
@@ -334,14 +396,14 @@ async function start() {
     permalink.href = window.location.href;
     permalink.textContent = permalink.href;
     showProblem(error instanceof ApiError ? error.message : String(error));
-    say(status, "No economies shown: the link's query is not valid.", true);
+    say(status, t("No economies shown: the link's query is not valid."), true);
     return;
   }
   if (mine !== pending) return;
   state = read.view;
   unused.hidden = read.ignored.length === 0;
-  unused.textContent = read.ignored.length === 0 ? "" : `Not used by the explorer, and left out of the link: ${
-    read.ignored.map(([name, value]) => `${name}=${value}`).join(", ")} (it shows every economy the filters select, with its own columns).`;
+  unused.textContent = read.ignored.length === 0 ? "" : t("Not used by the explorer, and left out of the link: {parameters} (it shows every economy the filters select, with its own columns).",
+    { parameters: read.ignored.map(([name, value]) => `${name}=${value}`).join(", ") });
   await load();
   const entry = await entryShown();
   const select = choice.querySelector("select");
@@ -384,7 +446,7 @@ function chooseWeights(weights) {
   }
   const mine = weighing;
   chosen = weights;
-  say(status, "Loading…");
+  say(status, t("Loading…"));
   weighingTimer = setTimeout(() => weigh(mine, weights), WEIGHING_DELAY_MS);
 }
 
@@ -435,8 +497,11 @@ moreColumns.addEventListener("click", () => {
 });
 // Back and Forward: the view of that entry, read from its URL like the first one.
 window.addEventListener("popstate", () => start());
+moreRows.addEventListener("click", () => showMore(false));
+allRows.addEventListener("click", () => showMore(true));
 form.elements.q.addEventListener("input", () => {
   state.search = form.elements.q.value;
+  rowsShown = PAGE_ROWS;
   writeUrl(false);
   drawBody();
 });
@@ -445,4 +510,4 @@ form.addEventListener("submit", (event) => event.preventDefault());
 start().then(() => snapshotSelector(choice, (params) => {
   state.snapshot = params;
   load(true);
-})).catch((error) => say(status, `The snapshots could not be listed: ${error.message}`, true));
+})).catch((error) => say(status, t("The snapshots could not be listed: {error}", { error: error.message }), true));

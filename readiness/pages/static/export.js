@@ -3,6 +3,7 @@
 // in the browser from the chart shown, so they are exactly what the reader sees.
 import { el, say } from "./api.js";
 import { svg } from "./chart.js";
+import { t } from "./i18n.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const STYLED = ["fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
@@ -15,7 +16,7 @@ const PNG_SCALE = 2; // twice the drawn size: sharp on a slide or a high-density
 // A standalone copy of the chart ``chart`` (an <svg>): the page's CSS does not travel with a file, so each element's
 // computed presentation is written onto the copy (on the root all of it; on the others what
 // they do not inherit from their parent, which keeps a 217-bar file small), with the width,
-// height and a white background.
+// height and the page's background.
 export function standaloneSvg(chart) {
   const copy = chart.cloneNode(true);
   const originals = [chart, ...chart.querySelectorAll("*")];
@@ -41,7 +42,9 @@ export function standaloneSvg(chart) {
   copy.setAttribute("xmlns", SVG_NS);
   copy.setAttribute("width", String(width));
   copy.setAttribute("height", String(height));
-  const background = svg("rect", { x: box?.x ?? 0, y: box?.y ?? 0, width, height, fill: "#ffffff" });
+  // The page's own background (white, or dark in dark mode): the copied text colours are the page's.
+  const paper = getComputedStyle(document.body).backgroundColor;
+  const background = svg("rect", { x: box?.x ?? 0, y: box?.y ?? 0, width, height, fill: paper });
   const title = copy.querySelector(":scope > title");
   if (title) title.after(background); // the title stays the first child, as SVG wants
   else copy.prepend(background);
@@ -81,12 +84,30 @@ function saveBlob(blob, filename) {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-// The iframe an embedding site pastes: the embed route, a title, a fixed height.
-export function embedSnippet(path, title, height = 480) {
+// The height of an embed's frame when no script fits it: its whole content in the compact layout
+// at the narrowest column checked (360 px; wider columns need less), with room for a legend of
+// eight economies on compare. tests/test_pages_embeds.py frames each at 360, 720 and 1280 px and
+// fails if one scrolls (docs/PAGES.md#embeds).
+export const NO_SCRIPT_HEIGHTS = [["/embed/explore/", 760], ["/embed/compare", 680], ["/embed/map", 700]];
+
+// The script of the snippet: fits every frame of this site on the page to the height its embed
+// says (embed.js posts { type: "readiness-embed-height", height }), from this origin only.
+export function fitScript(origin) {
+  return "<script>/* Readiness Index embeds: each frame takes the height of its content. */" +
+    `addEventListener("message",function(e){var d=e.data;if(e.origin!=="${origin}"||!d||` +
+    'd.type!=="readiness-embed-height")return;document.querySelectorAll("iframe").forEach(function(f){' +
+    "if(f.contentWindow===e.source)f.height=d.height})})</script>";
+}
+
+// The iframe an embedding site pastes: the embed route, a title, the no-script height; with
+// ``fit``, followed by the script that fits its height to its content (fitScript).
+export function embedSnippet(path, title, { fit = true } = {}) {
   const attribute = (text) => text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;");
-  const source = attribute(new URL(path, window.location.origin).href);
-  return `<iframe src="${source}" title="${attribute(title)}" width="100%" height="${height}" ` +
+  const url = new URL(path, window.location.origin);
+  const height = (NO_SCRIPT_HEIGHTS.find(([prefix]) => url.pathname.startsWith(prefix)) ?? ["", 720])[1];
+  const frame = `<iframe src="${attribute(url.href)}" title="${attribute(title)}" width="100%" height="${height}" ` +
     `style="border:0" loading="lazy"></iframe>`;
+  return fit ? frame + fitScript(url.origin) : frame;
 }
 
 // A toolbar under a chart: PNG, SVG, CSV, Share, Embed. ``options``:
@@ -95,25 +116,28 @@ export function embedSnippet(path, title, height = 480) {
 //   embed(): the embed route of this view (omit the option when there is none); title(): what it shows.
 export function chartTools(options) {
   const status = el("span", { class: "tools-status", role: "status", "aria-live": "polite" });
-  const field = el("input", { type: "text", readonly: true, class: "copy", "aria-label": "Link or snippet to copy",
+  const field = el("input", { type: "text", readonly: true, class: "copy", "aria-label": t("Link or snippet to copy"),
     hidden: true });
   const button = (label, action) => {
     const control = el("button", { type: "button" }, label);
     control.addEventListener("click", action);
     return control;
   };
-  const show = async (text, what) => {
+  // ``copied`` and ``selected``: what the status says when the text is on the clipboard, or only selected.
+  const show = async (text, copied, selected) => {
     field.hidden = false;
     field.value = text;
     field.select();
     try {
       await navigator.clipboard.writeText(text);
-      say(status, `${what} copied.`);
+      say(status, copied);
     } catch {
-      say(status, `${what} selected: copy it with Ctrl+C or ⌘C.`);
+      say(status, selected);
     }
   };
-  const csv = el("a", { class: "button", download: "" }, "Data (CSV)");
+  const showLink = (text) => show(text, t("Link copied."), t("Link selected: copy it with Ctrl+C or ⌘C."));
+  const showEmbed = (text) => show(text, t("Embed code copied."), t("Embed code selected: copy it with Ctrl+C or ⌘C."));
+  const csv = el("a", { class: "button", download: "" }, t("Data (CSV)"));
   const refreshCsv = () => { csv.href = options.csv(); };
   csv.addEventListener("focus", refreshCsv);
   csv.addEventListener("mouseenter", refreshCsv);
@@ -121,21 +145,22 @@ export function chartTools(options) {
   const save = async (kind, make) => {
     try {
       saveBlob(await make(options.chart()), `${options.name()}.${kind.toLowerCase()}`);
-      say(status, `${kind} saved.`);
+      say(status, t("{kind} saved.", { kind }));
     } catch (error) {
-      say(status, `The ${kind} could not be made: ${error.message}`, true);
+      say(status, t("The {kind} could not be made: {error}", { kind, error: error.message }), true);
     }
   };
   const controls = [
-    button("Download PNG", () => save("PNG", pngBlob)),
-    button("Download SVG", () => save("SVG", svgBlob)),
+    button(t("Download PNG"), () => save("PNG", pngBlob)),
+    button(t("Download SVG"), () => save("SVG", svgBlob)),
     csv,
-    button("Share", () => show(options.permalink(), "Link")),
+    button(t("Share"), () => showLink(options.permalink())),
   ];
   if (options.embed) {
-    controls.push(button("Embed", () => show(embedSnippet(options.embed(), options.title()), "Embed code")));
+    controls.push(button(t("Embed"), () => showEmbed(embedSnippet(options.embed(), options.title()))),
+      button(t("Snippet without a script"), () => showEmbed(embedSnippet(options.embed(), options.title(), { fit: false }))));
   }
-  const bar = el("div", { class: "chart-tools", role: "group", "aria-label": "Take this chart away" },
+  const bar = el("div", { class: "chart-tools", role: "group", "aria-label": t("Take this chart away") },
     controls, field, status);
   refreshCsv();
   return bar;

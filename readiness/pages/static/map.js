@@ -11,21 +11,29 @@ import { chosenSnapshot, describe, entryOf, paramsFor, snapshotSelector, snapsho
 import { svg } from "./chart.js";
 import { bandOf } from "./profile.js";
 import { chartTools } from "./export.js";
+import { economyName, lang, t, urlLanguage, word } from "./i18n.js";
 
 const CODE = "Country Code";
 const NAME = "Country Name";
 const REGION = "Region";
+const RANK = "Global Rank";
+const REGIONAL_RANK = "Regional Rank";
+const MICROSTATE = "Microstate";
+const EXTRA = [CODE, NAME, REGION, RANK, REGIONAL_RANK, MICROSTATE]; // asked with every score
+const MOST_ZOOM = 8; // the most the zoom buttons enlarge the view (the world's or the region's)
 const view = document.getElementById("map-view");
 const status = document.getElementById("status");
 const problem = document.getElementById("problem");
 const embedded = document.body.classList.contains("embed");
+// /map has controls and the chart tools; the landing page shows the map alone, as /map first does.
+const controlled = document.getElementById("map-controls") !== null;
 // The bands and the scores' aliases, as the server wrote them into the page from their one
 // definition (readiness/domain/bands.py, readiness/domain/vocabulary.py): field -> alias.
 const BANDS = JSON.parse(document.getElementById("bands-data").textContent);
 const ALIASES = JSON.parse(document.getElementById("score-aliases").textContent);
 // The seven regions, as the data names them -> the API's short code (loaders/contract.py REGION_SHORT).
 const REGION_SHORT = JSON.parse(document.getElementById("regions-data").textContent);
-const SCORES = [[COMPOSITE, "Composite score"], ...DIMENSIONS.map(([field, label]) => [field, `${label} score`])];
+const SCORES = [[COMPOSITE, t("Composite score")], ...DIMENSIONS.map(([field, label]) => [field, t("{dimension} score", { dimension: label })])];
 const LABELS = Object.fromEntries(SCORES);
 const SYNTHETIC = document.querySelector(".synthetic") !== null; // the page's notice: the snapshot's data is synthetic
 
@@ -39,7 +47,7 @@ function classOf(value) {
 // What a class is called for ``field``: the band's name and range for the composite, the range alone
 // for a dimension (the bands are the composite's).
 function className(field, index) {
-  if (index === null) return "no data";
+  if (index === null) return t("no data");
   const band = BANDS[index];
   return field === COMPOSITE ? `${band.name} (${band.range})` : band.range;
 }
@@ -60,24 +68,24 @@ async function loadGeometry() {
 // The view the URL asks for, answered by the API: { field, rows, snapshot id, asked score, problem }.
 // An unknown score is said, never dropped silently: the map then shows the composite and says so.
 async function loadData(asked, chosen) {
-  const request = (name) => getJson("/api/v1/readiness", { fields: `${CODE},${NAME},${REGION},${name}`, ...chosen });
-  const accepted = `use one of ${Object.values(ALIASES).join(", ")} or a score's field name`;
+  const request = (name) => getJson("/api/v1/readiness", { fields: `${EXTRA.join(",")},${name}`, ...chosen });
+  const accepted = t("use one of {aliases} or a score's field name", { aliases: Object.values(ALIASES).join(", ") });
   let answer = null;
   let field = COMPOSITE;
   let note = null;
   if (asked) {
     try {
       answer = await request(asked);
-      field = Object.keys(answer.data[0] ?? {}).find((key) => ![CODE, NAME, REGION].includes(key));
-      if (!(field in LABELS)) note = `score=${asked} is not a score the map can show: ${accepted}.`;
+      field = Object.keys(answer.data[0] ?? {}).find((key) => !EXTRA.includes(key));
+      if (!(field in LABELS)) note = t("score={asked} is not a score the map can show: {accepted}.", { asked, accepted });
     } catch (error) {
       if (!(error instanceof ApiError) || !error.message.includes("fields=")) throw error;
-      note = `score=${asked} is not a score: ${accepted}.`;
+      note = t("score={asked} is not a score: {accepted}.", { asked, accepted });
     }
     if (note) {
       answer = null;
       field = COMPOSITE;
-      note += " The map shows the composite score.";
+      note += " " + t("The map shows the composite score.");
     }
   }
   answer ??= await request(COMPOSITE);
@@ -93,10 +101,10 @@ async function loadRegion(asked) {
     const answer = await getJson("/api/v1/query/readiness", { region: asked });
     const region = answer.parameters?.region;
     if (region in REGION_SHORT) return { region, note: null };
-    return { region: null, note: `region=${asked} is not a region of the map. The map shows the whole world.` };
+    return { region: null, note: t("region={asked} is not a region of the map. The map shows the whole world.", { asked }) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return { region: null, note: `${error.message} The map shows the whole world.` };
+    return { region: null, note: error.message + " " + t("The map shows the whole world.") };
   }
 }
 
@@ -104,7 +112,7 @@ async function loadRegion(asked) {
 // code; none for the world) and the snapshot's.
 function viewParams(field, region, chosen) {
   return { ...(field === COMPOSITE ? {} : { score: ALIASES[field] }),
-    ...(region ? { region: REGION_SHORT[region] } : {}), ...chosen };
+    ...(region ? { region: REGION_SHORT[region] } : {}), ...chosen, ...(urlLanguage() ? { lang: urlLanguage() } : {}) };
 }
 
 function search(params) {
@@ -132,6 +140,33 @@ function hideTooltip() {
   tooltip.hidden = true;
 }
 
+// Each economy's rank by ``field`` among ``rows`` (code -> { rank, of }): the API's Global Rank
+// (or Regional Rank, ``regional``) for the composite; for a dimension, one more than the number of
+// ranked economies scoring higher, counted as the method ranks (microstates and economies without
+// the score are not ranked).
+function ranksOf(rows, field, regional = false) {
+  const ranked = rows.filter((row) => row[MICROSTATE] !== true && typeof row[field] === "number");
+  const ranks = new Map();
+  for (const row of ranked) {
+    const rank = field === COMPOSITE ? row[regional ? REGIONAL_RANK : RANK]
+      : 1 + ranked.filter((other) => other[field] > row[field]).length;
+    if (typeof rank === "number") ranks.set(row[CODE], { rank, of: ranked.length });
+  }
+  return ranks;
+}
+
+// The tooltip's line about an economy's rank: in the world, and in its region when one is shown.
+function rankWords(row, world, inRegion) {
+  if (row[MICROSTATE] === true) return t("Not ranked: a microstate");
+  const here = world.get(row[CODE]);
+  if (!here) return t("Not ranked: no score");
+  const regional = inRegion?.get(row[CODE]);
+  return regional
+    ? t("Rank {rank} of {of} ({regional} of {regionalOf} in the region)",
+      { ...here, regional: regional.rank, regionalOf: regional.of })
+    : t("Rank {rank} of {of}", here);
+}
+
 // A dark line with a white halo over the shape pointed at or focused: visible on every class.
 function highlight(root, path) {
   root.querySelector(".map-highlight")?.remove();
@@ -143,6 +178,9 @@ function highlight(root, path) {
 
 // The map as an <svg>: one path per feature, a link per economy in the data.
 function drawMap(shapes, byCode, field, label, region) {
+  const rows = [...byCode.values()];
+  const world = ranksOf(rows, field);
+  const inRegion = region ? ranksOf(rows.filter((row) => row[REGION] === region), field, true) : null;
   const [, , width, height] = shapes.viewBox.split(" ").map(Number);
   const root = svg("svg", { viewBox: shapes.viewBox, class: "map-svg", role: "group", "aria-labelledby": "map-caption",
     width, height });
@@ -161,16 +199,16 @@ function drawMap(shapes, byCode, field, label, region) {
     const outside = region !== null && row?.[REGION] !== region ? "outside" : null;
     if (!row) {
       if (outside) path.classList.add(outside);
-      const lines = [feature.name, "not in the data"];
+      const lines = [feature.name, t("not in the data")];
       path.append(svg("title", {}, lines.join(": ")));
       path.addEventListener("pointermove", (event) => showTooltip(path, lines, { x: event.clientX, y: event.clientY }));
       path.addEventListener("pointerleave", hideTooltip);
       countries.append(path);
       continue;
     }
-    const name = row[NAME];
-    const lines = [name, `${label}: ${written(value)}`, index === null ? "No data" : (field === COMPOSITE
-      ? `Band: ${BANDS[index].name}` : `Class: ${BANDS[index].range}`)];
+    const name = economyName(row[CODE], row[NAME]);
+    const lines = [name, `${label}: ${written(value)}`, rankWords(row, world, inRegion), index === null ? t("No data")
+      : (field === COMPOSITE ? t("Band: {band}", { band: BANDS[index].name }) : t("Class: {range}", { range: BANDS[index].range }))];
     const link = svg("a", { href: `/explore/${feature.code}`, "aria-label": lines.join(", "), "data-code": feature.code,
       class: outside, target: embedded ? "_blank" : null, rel: embedded ? "noopener" : null },
     svg("title", {}, lines.join("\n")), path);
@@ -242,11 +280,23 @@ function regionBox(root, codes, world) {
 
 // Zooms ``root`` to ``box`` (null: the world): its viewBox, and the lines and the hatching scaled
 // back so they look as they do on the world map (CSS reads --zoom).
-function zoom(root, box, world) {
-  const shown = box ?? world;
-  root.setAttribute("viewBox", `${shown.x} ${shown.y} ${shown.width} ${shown.height}`);
-  root.setAttribute("width", shown.width);
-  root.setAttribute("height", shown.height);
+// ``scale`` (the zoom buttons', 1 for none) enlarges that view around ``centre`` (the view's own
+// centre for none), kept inside it. Any zoom clears the tooltip: the shape it was about has moved.
+function zoom(root, box, world, scale = 1, centre = null) {
+  const base = box ?? world;
+  const width = base.width / scale;
+  const height = base.height / scale;
+  const clamp = (value, low, high) => Math.min(Math.max(value, low), high);
+  const cx = clamp(centre?.x ?? base.x + base.width / 2, base.x + width / 2, base.x + base.width - width / 2);
+  const cy = clamp(centre?.y ?? base.y + base.height / 2, base.y + height / 2, base.y + base.height - height / 2);
+  const shown = { x: cx - width / 2, y: cy - height / 2, width, height };
+  hideTooltip();
+  highlight(root, null);
+  root.setAttribute("viewBox", [shown.x, shown.y, shown.width, shown.height].map((n) => Math.round(n * 10) / 10).join(" "));
+  root.setAttribute("width", base.width);
+  root.setAttribute("height", base.height);
+  root.style.touchAction = scale > 1 ? "none" : ""; // a finger drags the zoomed map, not the page
+  root.dataset.zoom = String(scale);
   const factor = world.width / shown.width;
   root.style.setProperty("--zoom", String(factor));
   root.querySelector("#map-no-data")?.setAttribute("patternTransform", `rotate(45) scale(${1 / factor})`);
@@ -255,20 +305,21 @@ function zoom(root, box, world) {
 function drawLegend(field, counts) {
   const items = BANDS.map((band, index) => el("li", {}, swatch(index), `${className(field, index)}`,
     el("span", { class: "count" }, ` · ${counts[index] ?? 0}`)));
-  items.push(el("li", {}, swatch(null), "No data", el("span", { class: "count" }, ` · ${counts.none ?? 0}`)));
+  items.push(el("li", {}, swatch(null), t("No data"), el("span", { class: "count" }, ` · ${counts.none ?? 0}`)));
   document.getElementById("map-legend").replaceChildren(...items);
 }
 
 function drawSmall(rows, field, label, shapes) {
   const drawn = new Set(shapes.features.map((feature) => feature.code));
-  const small = rows.filter((row) => !drawn.has(row[CODE])).sort((a, b) => a[NAME].localeCompare(b[NAME], "en"));
-  document.getElementById("small-title").textContent = `Too small to draw (${small.length})`;
+  const nameOf = (row) => economyName(row[CODE], row[NAME]);
+  const small = rows.filter((row) => !drawn.has(row[CODE])).sort((a, b) => nameOf(a).localeCompare(nameOf(b), lang));
+  document.getElementById("small-title").textContent = t("Too small to draw ({count})", { count: small.length });
   document.getElementById("map-small").replaceChildren(...small.map((row) => {
     const index = classOf(row[field]);
-    const band = index === null ? "no data" : field === COMPOSITE ? BANDS[index].name : BANDS[index].range;
+    const band = index === null ? t("no data") : field === COMPOSITE ? BANDS[index].name : BANDS[index].range;
     return el("li", { "data-code": row[CODE] },
       el("a", { href: `/explore/${row[CODE]}`, target: embedded ? "_blank" : null, rel: embedded ? "noopener" : null },
-        swatch(index), row[NAME]),
+        swatch(index), nameOf(row)),
       el("span", { class: "value", "aria-label": `${label} ${written(row[field])}, ${band}` },
         `${written(row[field])} · ${band}`));
   }));
@@ -281,19 +332,20 @@ function drawTable(rows, field, label, place, snapshot) {
   const sorted = [...rows].sort((a, b) => {
     const [x, y] = [a[field], b[field]];
     if (typeof x !== "number" || typeof y !== "number") return (typeof x !== "number") - (typeof y !== "number");
-    return y - x || a[NAME].localeCompare(b[NAME], "en");
+    return y - x || economyName(a[CODE], a[NAME]).localeCompare(economyName(b[CODE], b[NAME]), lang);
   });
   document.getElementById("map-table-count").textContent = `(${rows.length})`;
-  document.getElementById("map-table-caption").textContent = `${label}, ${place}, snapshot ${snapshot}: best first`;
-  document.getElementById("map-table-band").textContent = field === COMPOSITE ? "Band" : "Class";
+  document.getElementById("map-table-caption").textContent = t("{score}, {place}, snapshot {snapshot}: best first",
+    { score: label, place, snapshot });
+  document.getElementById("map-table-band").textContent = field === COMPOSITE ? t("Band") : t("Class");
   document.querySelector("#map-table tbody").replaceChildren(...sorted.map((row) => {
     const index = classOf(row[field]);
     return el("tr", { "data-code": row[CODE] },
       el("th", { scope: "row" }, el("a", { href: `/explore/${row[CODE]}`, target: embedded ? "_blank" : null,
-        rel: embedded ? "noopener" : null }, row[NAME])),
+        rel: embedded ? "noopener" : null }, economyName(row[CODE], row[NAME]))),
       el("td", { class: "num" }, written(row[field])),
       el("td", {}, swatch(index),
-        index === null ? "no data" : field === COMPOSITE ? BANDS[index].name : BANDS[index].range));
+        index === null ? t("no data") : field === COMPOSITE ? BANDS[index].name : BANDS[index].range));
   }));
 }
 
@@ -315,7 +367,7 @@ function exportable(root, field, title, shapes, box) {
     countries.setAttribute("transform", `scale(${factor}) translate(${-box.x} ${-box.y})`);
     countries.setAttribute("clip-path", "url(#map-zoom-clip)");
   }
-  const items = [...BANDS.map((_, index) => [index, className(field, index)]), [null, "No data"]];
+  const items = [...BANDS.map((_, index) => [index, className(field, index)]), [null, t("No data")]];
   const top = height - 8 - items.length * 16;
   const extra = svg("g", { class: "map-export" },
     svg("text", { x: 8, y: -10, class: "export-title" }, title),
@@ -324,7 +376,8 @@ function exportable(root, field, title, shapes, box) {
       svg("rect", { x: 8, y: top + row * 16, width: 14, height: 11, class: index === null ? "no-data" : `c-${index}` }),
       svg("text", { x: 28, y: top + row * 16 + 10, class: "export-text" }, text)]),
     svg("text", { x: width - 8, y: height + 14, "text-anchor": "end", class: "export-text" },
-      `Readiness Index${SYNTHETIC ? " (synthetic data: not the published index)" : ""}. Map: ${shapes.attribution}.`));
+      (SYNTHETIC ? t("Readiness Index (synthetic data: not the published index).") : t("Readiness Index."))
+      + " " + t("Map: {attribution}.", { attribution: word(shapes.attribution) })));
   root.append(extra);
   root.setAttribute("viewBox", `0 -30 ${width} ${height + 52}`);
   requestAnimationFrame(() => {
@@ -347,7 +400,7 @@ async function render() {
   const asked = (query.get("score") ?? "").trim();
   const askedRegion = (query.get("region") ?? "").trim();
   const chosen = chosenSnapshot();
-  say(status, "Loading…");
+  say(status, t("Loading…"));
   let shapes;
   let data;
   let place;
@@ -355,7 +408,7 @@ async function render() {
     [shapes, data, place] = await Promise.all([loadGeometry(), loadData(asked, chosen), loadRegion(askedRegion)]);
   } catch (error) {
     if (mine !== generation) return;
-    say(status, `The map could not be drawn: ${error.message}`, true);
+    say(status, t("The map could not be drawn: {error}", { error: error.message }), true);
     document.getElementById("map").replaceChildren();
     return;
   }
@@ -386,12 +439,14 @@ async function render() {
 
   const byCode = new Map(all.map((row) => [row[CODE], row]));
   const rows = region ? all.filter((row) => row[REGION] === region) : all; // the economies of the view
+  hideTooltip(); // about a shape of the map being replaced
   const root = drawMap(shapes, byCode, field, label, region);
   document.getElementById("map").replaceChildren(root);
   const [wx, wy, ww, wh] = shapes.viewBox.split(" ").map(Number);
   const world = { x: wx, y: wy, width: ww, height: wh };
   const box = region ? regionBox(root, new Set(rows.map((row) => row[CODE])), world) : null;
   zoom(root, box, world);
+  pannable(root);
   const drawnCodes = new Set(shapes.features.map((feature) => feature.code));
   const counts = {};
   for (const row of rows) {
@@ -403,18 +458,24 @@ async function render() {
   if (!region) counts.none = (counts.none ?? 0) + shapes.features.filter((feature) => !byCode.has(feature.code)).length;
   drawLegend(field, counts);
   const small = drawSmall(rows, field, label, shapes);
-  const where = region ?? "world";
+  const where = region ? word(region) : t("world");
   drawTable(rows, field, label, where, shown);
-  document.getElementById("map-caption").textContent =
-    `${label}${region ? `, ${region}` : ""}, snapshot ${entry ? describe(entry) : shown}`;
-  document.getElementById("map-after").textContent = `Map: ${shapes.attribution}.`;
+  document.getElementById("map-caption").textContent = region
+    ? t("{score}, {region}, snapshot {snapshot}", { score: label, region: word(region), snapshot: entry ? describe(entry) : shown })
+    : t("{score}, snapshot {snapshot}", { score: label, snapshot: entry ? describe(entry) : shown });
+  document.getElementById("map-after").textContent = t("Map: {attribution}.", { attribution: word(shapes.attribution) });
   const mapped = rows.length - small;
-  say(status, `${label} of ${rows.length} economies${region ? ` in ${region}` : ""}: ${mapped} on the map, `
-    + `${small} too small to draw (listed).`);
-  current = { field, label, snapshot: shown, root, shapes, box, region,
+  const values = { score: label, count: rows.length, region: word(region), mapped, small };
+  say(status, (region ? t("{score} of {count} economies in {region}:", values) : t("{score} of {count} economies:", values))
+    + " " + (controlled || embedded ? t("{mapped} on the map, {small} too small to draw (listed).", values)
+      : t("{mapped} on the map, {small} too small to draw (in the table under the map).", values)));
+  current = { field, label, snapshot: shown, root, shapes, box, region, world, scale: 1, centre: null,
     chosen: entry ? paramsFor(entry) : chosen };
-  if (!embedded && !tools) {
-    const title = () => `${current.label}${current.region ? `, ${current.region}` : ""}, snapshot ${current.snapshot}`;
+  zoomButtons();
+  if (controlled && !tools) {
+    const title = () => (current.region
+      ? t("{score}, {region}, snapshot {snapshot}", { score: current.label, region: word(current.region), snapshot: current.snapshot })
+      : t("{score}, snapshot {snapshot}", { score: current.label, snapshot: current.snapshot }));
     tools = chartTools({
       chart: () => exportable(current.root, current.field, title(), current.shapes, current.box),
       name: () => ["map", ALIASES[current.field], current.region && REGION_SHORT[current.region].toLowerCase(),
@@ -429,6 +490,59 @@ async function render() {
     document.getElementById("map-tools").replaceChildren(tools);
   }
 }
+
+// The zoom buttons: in and out by ZOOM_STEP around the view's centre, and back to the whole view.
+const ZOOM_STEP = 2;
+function zoomBy(step) {
+  if (!current) return;
+  const scale = step === null ? 1 : Math.min(MOST_ZOOM, Math.max(1, current.scale * step));
+  current.centre = scale === 1 ? null : centreOf(current.root);
+  current.scale = scale;
+  zoom(current.root, current.box, current.world, scale, current.centre);
+  zoomButtons();
+}
+
+function centreOf(root) {
+  const [x, y, width, height] = root.getAttribute("viewBox").split(" ").map(Number);
+  return { x: x + width / 2, y: y + height / 2 };
+}
+
+function zoomButtons() {
+  document.getElementById("zoom-in").disabled = current.scale >= MOST_ZOOM;
+  document.getElementById("zoom-out").disabled = current.scale <= 1;
+  document.getElementById("zoom-reset").disabled = current.scale <= 1;
+}
+
+// A zoomed map follows a dragging pointer (a finger, or a mouse with its button down); a drag is
+// not a click, so the economy under the pointer is not opened when it ends.
+function pannable(root) {
+  let drag = null;
+  root.addEventListener("pointerdown", (event) => {
+    if (!current || current.scale <= 1 || root !== current.root) return;
+    drag = { x: event.clientX, y: event.clientY, centre: centreOf(root), moved: false, id: event.pointerId };
+  });
+  root.addEventListener("pointermove", (event) => {
+    if (!drag || event.pointerId !== drag.id) return;
+    const [, , width] = root.getAttribute("viewBox").split(" ").map(Number);
+    const units = width / root.getBoundingClientRect().width;
+    const [dx, dy] = [event.clientX - drag.x, event.clientY - drag.y];
+    if (!drag.moved && Math.hypot(dx, dy) < 5) return;
+    if (!drag.moved) root.setPointerCapture?.(event.pointerId);
+    drag.moved = true;
+    current.centre = { x: drag.centre.x - dx * units, y: drag.centre.y - dy * units };
+    zoom(root, current.box, current.world, current.scale, current.centre);
+  });
+  const end = () => { setTimeout(() => { drag = null; }); };
+  root.addEventListener("pointerup", end);
+  root.addEventListener("pointercancel", end);
+  root.addEventListener("click", (event) => {
+    if (drag?.moved) event.preventDefault();
+  }, true);
+}
+
+document.getElementById("zoom-in").addEventListener("click", () => zoomBy(ZOOM_STEP));
+document.getElementById("zoom-out").addEventListener("click", () => zoomBy(1 / ZOOM_STEP));
+document.getElementById("zoom-reset").addEventListener("click", () => zoomBy(null));
 
 // /map's controls: the score, the region and the snapshot, each change a new history entry.
 async function controls() {
@@ -465,5 +579,5 @@ async function controls() {
   });
 }
 
-if (!embedded) controls().catch((error) => say(status, `The snapshot list could not be loaded: ${error.message}`, true));
+if (controlled) controls().catch((error) => say(status, t("The snapshot list could not be loaded: {error}", { error: error.message }), true));
 render();

@@ -4,8 +4,9 @@
 // data-quality notes. Pure functions: the country page (country.js) draws what they return,
 // and the rules are docs/METHOD.md#the-country-profile.
 import { COMPOSITE, DIMENSIONS, score } from "./api.js";
+import { lang, t } from "./i18n.js";
 
-export const SCORES = [[COMPOSITE, "Composite"], ...DIMENSIONS];
+export const SCORES = [[COMPOSITE, t("Composite")], ...DIMENSIONS];
 export const IMPUTED_PREFIX = "Imputed"; // builder/changes.py: data_source of an imputed value
 export const NEAR_POINTS = 2.5; // "near" the world average: at most this many points away
 
@@ -23,7 +24,9 @@ export function ranked(table) {
 }
 
 // "1st", "2nd", "3rd", "4th", "11th", "21st", "112th": as the method writes percentiles.
+// A language without English's suffixes takes the catalogue's form ("第 31").
 export function ordinal(n) {
+  if (!lang.startsWith("en")) return t("No. {n}", { n });
   const teen = n % 100 >= 11 && n % 100 <= 13;
   const suffix = teen ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] ?? "th");
   return `${n}${suffix}`;
@@ -68,10 +71,12 @@ export function standings(country, table) {
 // A score in words: "Governance (29.10, 20th percentile)" or, for a microstate, with its
 // distance from the world average instead.
 function described(standing) {
+  const points = score(Math.abs(standing.against.difference));
   const where = standing.percentile !== null
-    ? `${ordinal(standing.percentile)} percentile`
-    : `${score(Math.abs(standing.against.difference))} points ${standing.against.word === "below" ? "below" : "above"} the world average`;
-  return `${standing.label} (${score(standing.value)}, ${where})`;
+    ? t("{ordinal} percentile", { ordinal: ordinal(standing.percentile) })
+    : standing.against.word === "below" ? t("{points} points below the world average", { points })
+      : t("{points} points above the world average", { points });
+  return t("{dimension} ({score}, {where})", { dimension: standing.label, score: score(standing.value), where });
 }
 
 // The dimensions ordered from the strongest to the weakest relative to the world: by
@@ -83,23 +88,32 @@ export function strongestFirst(rows) {
     || (b.against.difference - a.against.difference));
 }
 
-const COUNTS = ["none", "one", "two", "three", "four", "five"];
+const COUNTS = [t("none"), t("one"), t("two"), t("three"), t("four"), t("five")];
+
+// The words of above, near and below the world average: in the scores table and the sentences.
+export const AGAINST_WORDS = { above: t("above"), near: t("near"), below: t("below") };
 
 function listed(labels) {
   if (labels.length <= 1) return labels.join("");
-  return `${labels.slice(0, -1).join(", ")} and ${labels.at(-1)}`;
+  return t("{list} and {last}", { list: labels.slice(0, -1).join(t(", ")), last: labels.at(-1) });
 }
 
 // The strengths and gaps in words, from the numbers: two sentences.
 export function strengthsAndGaps(name, rows) {
   const order = strongestFirst(rows);
-  if (order.length < 2) return [`${name} has too few dimension scores to compare.`];
-  const first = `${name}'s strongest dimension is ${described(order[0])}; its largest gap is ${described(order.at(-1))}.`;
+  if (order.length < 2) return [t("{name} has too few dimension scores to compare.", { name })];
+  const first = t("{name}'s strongest dimension is {strongest}; its largest gap is {gap}.",
+    { name, strongest: described(order[0]), gap: described(order.at(-1)) });
   const inOrder = rows.filter((row) => order.includes(row)); // the dimensions in the table's order
+  const phrases = {
+    above: (count, list) => t("above it in {count} ({list})", { count, list }),
+    near: (count, list) => t("near it in {count} ({list})", { count, list }),
+    below: (count, list) => t("below it in {count} ({list})", { count, list }),
+  };
   const groups = ["above", "near", "below"].map((word) => [word, inOrder.filter((row) => row.against.word === word)])
     .filter(([, members]) => members.length)
-    .map(([word, members]) => `${word} it in ${COUNTS[members.length]} (${listed(members.map((m) => m.label))})`);
-  const second = `Against the world average, ${name} is ${listed(groups)}.`;
+    .map(([word, members]) => phrases[word](COUNTS[members.length], listed(members.map((m) => m.label))));
+  const second = t("Against the world average, {name} is {groups}.", { name, groups: listed(groups) });
   return [first, second];
 }
 

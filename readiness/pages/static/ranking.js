@@ -9,17 +9,26 @@
 // A view of more than SHORT_VIEW rows draws its first FIRST bars and a button shows them all
 // (the choice is kept while the view changes). Text is drawn at its own size at any width
 // (drawAtWidth), the names beside the bars on a wide screen and above them on a narrow one.
+// A microstate (scored, never ranked: the method's rule, and the table's "microstate" in place of
+// its rank) is drawn where its score puts it, but marked: a hollow dashed bar and "(microstate)"
+// after its name, and the subtitle says what the hollow bars are.
 import { COMPOSITE, DIMENSIONS, el, score } from "./api.js";
 import { drawAtWidth, svg } from "./chart.js";
 import { chartTools } from "./export.js";
+import { economyName, t } from "./i18n.js";
 
 export const FIRST = 20;
 export const SHORT_VIEW = 30;
 const CUSTOM_SCORE = "Custom Score";
 const SCORE_LABELS = new Map([
-  [COMPOSITE, "Composite score"],
-  ...DIMENSIONS.map(([field, label]) => [field, `${label} score`]),
-  [CUSTOM_SCORE, "Custom score (your weights, not the published index)"],
+  [COMPOSITE, t("Composite score")],
+  ...DIMENSIONS.map(([field, label]) => [field, t("{dimension} score", { dimension: label })]),
+  [CUSTOM_SCORE, t("Custom score (your weights, not the published index)")],
+]);
+const SCORE_SLUGS = new Map([
+  [COMPOSITE, "composite-score"],
+  ...DIMENSIONS.map(([field]) => [field, field.toLowerCase().replace(/[^a-z0-9]+/g, "-")]),
+  [CUSTOM_SCORE, "custom-score"],
 ]);
 const RANK_SCORES = { "Global Rank": COMPOSITE, "Regional Rank": COMPOSITE, "Custom Rank": CUSTOM_SCORE };
 const SIZE = { title: 15, subtitle: 12, name: 13, value: 12, tick: 12 };
@@ -62,7 +71,9 @@ function wrap(text, width, size, family, weight) {
   return lines;
 }
 
-const nameOf = (row) => String(row["Country Name"] ?? row["Country Code"]);
+const micro = (row) => row.Microstate === true;
+const nameOf = (row) => String(economyName(row["Country Code"], row["Country Name"]) ?? row["Country Code"])
+  + (micro(row) ? t(" (microstate)") : "");
 
 // Lines of text from ``y`` down, wrapped to ``width``; returns the y under the last.
 function writeLines(parts, text, y, width, size, weight, className, family) {
@@ -105,7 +116,9 @@ function draw(root, fullWidth, chart) {
     const barTop = narrow ? rowTop + SIZE.name + 5 : rowTop + (rowHeight - barHeight) / 2;
     const middle = barTop + barHeight / 2;
     const group = svg("g", { class: "rc-row", "data-code": row["Country Code"] ?? "" });
-    group.append(svg("title", {}, `${name}: ${typeof value === "number" ? score(value) : "no score"}`));
+    group.append(svg("title", {}, name + ": " + (typeof value === "number" ? score(value) : t("no score"))
+      + (micro(row) ? t("; a microstate: scored, not ranked") : "")));
+    if (micro(row)) group.classList.add("rc-micro");
     group.append(svg("text", narrow ? { x: PAD, y: rowTop + SIZE.name, "font-size": SIZE.name, class: "rc-name" }
       : { x: left - 8, y: middle, "text-anchor": "end", "dominant-baseline": "central", "font-size": SIZE.name,
         class: "rc-name" }, name));
@@ -116,7 +129,7 @@ function draw(root, fullWidth, chart) {
         class: "rc-value" }, score(value)));
     } else {
       group.append(svg("text", { x: left, y: middle, "dominant-baseline": "central", "font-size": SIZE.value,
-        "font-style": "italic", class: "rc-muted rc-value" }, "no score"));
+        "font-style": "italic", class: "rc-muted rc-value" }, t("no score")));
     }
     parts.push(group);
   });
@@ -137,23 +150,25 @@ export function drawRankingChart(container, view) {
   const all = !long || showAll.get(container) === true;
   const rows = all ? ordered : ordered.slice(0, FIRST);
   const missing = ordered.filter((row) => typeof row[field] !== "number").length;
-  const economies = `${ordered.length} ${ordered.length === 1 ? "economy" : "economies"}`;
-  const title = `${label}, best first`;
-  const subtitle = (view.snapshot ? `Snapshot ${view.snapshot} · ` : "") +
-    (all ? economies : `the first ${FIRST} of ${economies}`) +
-    (missing ? ` · ${missing} without a score, listed last` : "") +
-    (field !== view.field && view.label ? ` · the table is sorted by ${view.label}` : "");
+  const count = ordered.length;
+  const economies = count === 1 ? t("1 economy") : t("{count} economies", { count });
+  const title = t("{score}, best first", { score: label });
+  const subtitle = (view.snapshot ? t("Snapshot {snapshot} · ", { snapshot: view.snapshot }) : "") +
+    (all ? economies : t("the first {first} of {count} economies", { first: FIRST, count })) +
+    (missing ? t(" · {missing} without a score, listed last", { missing }) : "") +
+    (rows.some(micro) ? t(" · hollow bars: microstates, scored but not ranked") : "") +
+    (field !== view.field && view.label ? t(" · the table is sorted by {column}", { column: view.label }) : "");
   const root = svg("svg", { class: "rank-chart", role: "img",
-    "aria-label": `Bar chart: ${title}, ${subtitle}. The table below has every value.` });
+    "aria-label": t("Bar chart: {title}, {subtitle}. The table below has every value.", { title, subtitle }) });
   // Where the chart comes from, so a downloaded copy says it (and that the data is synthetic
   // when the page's notice says so).
-  const synthetic = document.querySelector(".synthetic") ? " · synthetic data, not the real index" : "";
-  const source = `Source: Readiness Index Data Service, ${window.location.host}/explore${synthetic}`;
+  const synthetic = document.querySelector(".synthetic") ? t(" · synthetic data, not the real index") : "";
+  const source = t("Source: Readiness Index Data Service, {address}", { address: `${window.location.host}/explore` }) + synthetic;
   const chart = { field, rows, title, subtitle, source };
   const parts = [root];
   if (long) {
     const toggle = el("button", { type: "button", class: "rc-toggle", "aria-controls": container.id || null },
-      all ? `Show the first ${FIRST}` : `Show all ${ordered.length}`);
+      all ? t("Show the first {first}", { first: FIRST }) : t("Show all {count}", { count }));
     toggle.addEventListener("click", () => {
       showAll.set(container, !all);
       drawRankingChart(container, view);
@@ -161,13 +176,14 @@ export function drawRankingChart(container, view) {
     });
     parts.push(el("p", { class: "rc-more" }, toggle));
   }
-  const slug = label.split(" (")[0].toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  // The file's name in the API's words, whatever the page's language.
+  const slug = SCORE_SLUGS.get(field);
   parts.push(chartTools({
     chart: () => root,
     name: () => ["ranking", slug, view.snapshot].filter(Boolean).join("-"),
     csv: () => view.csv,
     permalink: () => view.permalink,
-    title: () => (view.snapshot ? `${title}, snapshot ${view.snapshot}` : title),
+    title: () => (view.snapshot ? t("{title}, snapshot {snapshot}", { title, snapshot: view.snapshot }) : title),
   }));
   container.replaceChildren(...parts);
   drawAtWidth(root, root.getBoundingClientRect().width || 640, (width) => draw(root, width, chart));

@@ -2,6 +2,7 @@
 // (?year=2024 for that December archive, ?snapshot=2024-06 for any listed one, neither for the
 // current snapshot), a selector that changes it, and the words that say which one is shown.
 import { el, getJson } from "./api.js";
+import { formatDate, t } from "./i18n.js";
 
 // In the order the API reads them: given together, year= chooses, as the API's answer does.
 export const SNAPSHOT_PARAMETERS = ["year", "snapshot"];
@@ -36,14 +37,17 @@ export function entryOf(list, chosen) {
 
 // How a page names a snapshot: "2025-12 (December 2025 archive)", "2026-11 (current)".
 export function describe(entry) {
-  if (entry.current) return `${entry.id} (current, published ${entry.published})`;
-  return `${entry.id} (published ${entry.published})`;
+  if (entry.current) return t("{id} (current, published {date})", { id: entry.id, date: formatDate(entry.published) });
+  return t("{id} (published {date})", { id: entry.id, date: formatDate(entry.published) });
 }
 
 // Every "[data-snapshot]" of the page says the snapshot shown, and "[data-published]" its date.
 export function sayShown(entry) {
   for (const node of document.querySelectorAll("[data-snapshot]")) node.textContent = entry.id;
-  for (const node of document.querySelectorAll("[data-published]")) node.textContent = entry.published;
+  for (const node of document.querySelectorAll("[data-published]")) {
+    node.textContent = formatDate(entry.published);
+    if (node.tagName === "TIME") node.setAttribute("datetime", entry.published);
+  }
 }
 
 // The URL parameters that choose ``entry``: none for the current snapshot, year= for a
@@ -65,7 +69,7 @@ export async function snapshotSelector(container, onChange) {
   const select = el("select", { id, name: "snapshot" },
     list.map((entry) => el("option", { value: entry.id }, describe(entry))));
   if (shown) select.value = shown.id;
-  else select.prepend(el("option", { value: "", selected: true }, `${Object.values(chosen)[0]} (not listed)`));
+  else select.prepend(el("option", { value: "", selected: true }, t("{snapshot} (not listed)", { snapshot: Object.values(chosen)[0] })));
   select.addEventListener("change", () => {
     const entry = list.find((candidate) => candidate.id === select.value);
     if (entry) {
@@ -73,7 +77,7 @@ export async function snapshotSelector(container, onChange) {
       onChange(paramsFor(entry), entry);
     }
   });
-  container.replaceChildren(el("label", { for: id }, "Snapshot"), select);
+  container.replaceChildren(el("label", { for: id }, t("Snapshot")), select);
   if (shown) sayShown(shown);
   return shown;
 }
