@@ -52,6 +52,22 @@ def test_cite_this_follows_the_snapshot_the_page_shows(page: Page, page_server: 
     expect(page.locator("footer [data-snapshot]")).to_have_text("2024-12")
 
 
+def test_cite_this_open_while_the_page_changes_its_snapshot_cites_the_new_one(page: Page, page_server: PageServer) -> None:
+    # The page's snapshot words ("[data-snapshot]") are rewritten with the bare id whenever it
+    # shows another snapshot; the citation once carried that attribute too, and was rewritten
+    # with them when the page's own load finished after the block was opened (seen under load).
+    page.goto(page_server.url("/explore/KEN?year=2024"))
+    expect(page.locator("footer [data-snapshot]")).to_have_text("2024-12")
+    page.locator("#cite-this summary").click()
+    citation = page.locator("#cite-this [data-citation]")
+    expect(citation).to_have_text(citation_text(page_server, "2024-12"))
+    page.get_by_label("Snapshot", exact=True).select_option("2026-11")
+    expect(page.locator("footer [data-snapshot]")).to_have_text("2026-11")
+    expect(citation).to_have_text(citation_text(page_server, "2026-11"))
+    ris = page.locator('#cite-this [data-citation-format="ris"]').get_attribute("href")
+    assert ris == "/api/v1/citation?format=ris&snapshot=2026-11"
+
+
 def test_cite_this_is_on_every_page_but_the_landing_page_which_has_its_own(page: Page, page_server: PageServer) -> None:
     for path in ("/explore", "/method", "/compare?codes=KEN", "/docs"):
         page.goto(page_server.url(path))

@@ -2,6 +2,7 @@
 // shows now (the page may have changed it since it loaded) and gives a permalink pinned to that
 // snapshot, so the link shows the same numbers after the next monthly release.
 import { apiUrl } from "./api.js";
+import { SHOWN_EVENT } from "./snapshot.js";
 
 const block = document.getElementById("cite-this");
 
@@ -27,17 +28,22 @@ async function refresh() {
   }
   // The API's text even for the snapshot the page was rendered with: its URL is absolute and it
   // says when it was accessed, which the rendered (cached, shared) text cannot.
+  // The snapshot the text cites is kept in data-cited, never data-snapshot: every
+  // "[data-snapshot]" is overwritten with the bare id when the page shows another snapshot.
   const text = block.querySelector("[data-citation]");
-  if (text.dataset.snapshot === shown) return;
+  if (text.dataset.cited === shown) return;
   const response = await fetch(apiUrl("/api/v1/citation", { format: "text", snapshot: shown }));
-  if (response.ok) {
+  // An answer for a snapshot the page no longer shows is dropped: a later refresh writes its own.
+  if (response.ok && shownSnapshot() === shown) {
     text.textContent = (await response.text()).trim();
-    text.dataset.snapshot = shown;
+    text.dataset.cited = shown;
   }
 }
 
 if (block) {
   block.addEventListener("toggle", () => { if (block.open) refresh(); });
+  // Open while the page changes its snapshot, it cites the new one.
+  document.addEventListener(SHOWN_EVENT, () => { if (block.open) refresh(); });
   // Printed, the block is open (site.css): it cites the snapshot on paper, with its permalink.
   window.addEventListener("beforeprint", refresh);
   window.matchMedia("print").addEventListener("change", (query) => { if (query.matches) refresh(); });

@@ -7,7 +7,7 @@
 // snapshot, and says when one is not valid. A region zooms the map to its economies' shapes, fades
 // the others and narrows the legend, the list and the table under the map to it.
 import { COMPOSITE, DIMENSIONS, ApiError, apiUrl, el, getJson, say, score as written } from "./api.js";
-import { chosenSnapshot, describe, entryOf, paramsFor, snapshotSelector, snapshots, withSnapshot } from "./snapshot.js";
+import { chosenSnapshot, describe, entryOf, paramsFor, sayShownId, snapshotSelector, snapshots, withSnapshot } from "./snapshot.js";
 import { svg } from "./chart.js";
 import { bandOf } from "./profile.js";
 import { chartTools } from "./export.js";
@@ -420,7 +420,7 @@ async function render() {
   const list = await snapshots().catch(() => []);
   const entry = entryOf(list, chosen);
   const shown = entry?.id ?? snapshot;
-  for (const node of document.querySelectorAll("[data-snapshot]")) node.textContent = shown;
+  sayShownId(shown);
   problem.hidden = !note;
   problem.textContent = note ?? "";
   const select = document.getElementById("map-score");

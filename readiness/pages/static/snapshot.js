@@ -41,9 +41,19 @@ export function describe(entry) {
   return t("{id} (published {date})", { id: entry.id, date: formatDate(entry.published) });
 }
 
+// Fired on the document with the snapshot's id whenever a page says another snapshot is shown:
+// what follows the page's snapshot without owning it listens ("Cite this", cite.js).
+export const SHOWN_EVENT = "readiness:snapshot-shown";
+
+// Every "[data-snapshot]" of the page says the snapshot ``id`` is shown; the document hears it.
+export function sayShownId(id) {
+  for (const node of document.querySelectorAll("[data-snapshot]")) node.textContent = id;
+  document.dispatchEvent(new CustomEvent(SHOWN_EVENT, { detail: id }));
+}
+
 // Every "[data-snapshot]" of the page says the snapshot shown, and "[data-published]" its date.
 export function sayShown(entry) {
-  for (const node of document.querySelectorAll("[data-snapshot]")) node.textContent = entry.id;
+  sayShownId(entry.id);
   for (const node of document.querySelectorAll("[data-published]")) {
     node.textContent = formatDate(entry.published);
     if (node.tagName === "TIME") node.setAttribute("datetime", entry.published);
