@@ -52,7 +52,9 @@ def test_cite_this_follows_the_snapshot_the_page_shows(page: Page, page_server: 
     expect(page.locator("footer [data-snapshot]")).to_have_text("2024-12")
 
 
-def test_cite_this_open_while_the_page_changes_its_snapshot_cites_the_new_one(page: Page, page_server: PageServer) -> None:
+def test_cite_this_open_while_the_page_changes_its_snapshot_cites_the_new_one(
+    page: Page, page_server: PageServer,
+) -> None:
     # The page's snapshot words ("[data-snapshot]") are rewritten with the bare id whenever it
     # shows another snapshot; the citation once carried that attribute too, and was rewritten
     # with them when the page's own load finished after the block was opened (seen under load).
