@@ -31,6 +31,7 @@ from config.settings import DEFAULT_SIGNING_KEY
 from loaders import load_snapshot
 from readiness.cache.keys import cache_key
 from readiness.cache.redis_tier import ANSWER_PREFIX
+from readiness.edge_config import TEMPLATE, render
 from server import parse_args
 from tests.conftest import ROOT, unavailable
 from tests.test_dockerfile import check_server_command
@@ -778,8 +779,6 @@ def test_edge_resolves_every_ready_api_pod_through_the_headless_service(
 ) -> None:
     # docs/OPERATIONS.md#failover-at-the-edge: the upstreams are the pods themselves, so a retry
     # reaches another pod. nginx 1.22 (the tests') cannot parse `resolve`: its shape is checked here.
-    from readiness.edge_config import TEMPLATE
-
     docs = manifests[overlay]
     container, env = _edge(docs)
     service = _one(docs, "Service", HEADLESS_API_SERVICE)
@@ -829,8 +828,6 @@ def _edge_volumes(docs: list[Doc]) -> dict[str, Doc]:
 def test_edge_renders_the_shipped_template_into_writable_directories(
     manifests: dict[str, list[Doc]], overlay: str
 ) -> None:
-    from readiness.edge_config import TEMPLATE, render
-
     docs = manifests[overlay]
     container, env = _edge(docs)
     volumes = _edge_volumes(docs)
