@@ -334,10 +334,12 @@ def test_fetch_says_a_hung_request_and_a_long_wait_every_few_seconds(api: FakeWo
     fetched = fetch_raw(source, 2026, FCV, NOW, heard=told)
     assert len(fetched.tables.economies) == 6
     lines = [(at, line) for at, line in told.lines if line.startswith("SP.POP.TOTL page 1: ")]
-    hung = [line for _, line in lines if "no answer yet" in line]
-    assert len(hung) >= 3, lines
-    assert all(re.fullmatch(r"SP.POP.TOTL page 1: no answer yet, \d+\.\d s into try 1 of 3 \(timeout 1.5 s\)",
-                            line) for line in hung), hung
+    said = [re.fullmatch(r"SP.POP.TOTL page 1: no answer yet, \d+\.\d s into try (\d) of 3 \(timeout 1.5 s\)", line)
+            for _, line in lines if "no answer yet" in line]
+    assert all(said), said
+    # The hung try is said at least three times. A loaded machine may take over 0.3 s to answer
+    # the last try too, and that is said the same way (seen once under six workers).
+    assert sum(match[1] == "1" for match in said if match) >= 3, lines
     assert "SP.POP.TOTL page 1: try 1 of 3 failed (no answer within the timeout); retry 1 of 2 in 0 s" in (
         line for _, line in lines)
     waiting = [line for _, line in lines if re.fullmatch(r"SP.POP.TOTL page 1: retry 2 of 2 in 0\.\d s", line)]
