@@ -175,12 +175,15 @@ def test_publish_with_redis_down_warns_and_flips(
     assert status == 0, err
     assert read_current_id(data) == "2026-12", "the month is published all the same"
     assert took < 6 + 10, "within the deadline, give or take a process start and the announcement"
-    assert "warm: failed: Error 111 connecting to 127.0.0.1" in err, "the warm-up's own words are in the log"
     outcome = str(last_entry(data)["warm"])
-    gave_up = re.fullmatch(r"not warmed: gave up after (\d+) tr(?:y|ies) in \d+\.\d s; "
-                           r"the last: exited with status 1", outcome)
+    # The last try either fails like the others or, when its process starts too slowly to fail
+    # before the deadline (CI: 1.7 s left, not enough under load), is stopped there.
+    gave_up = re.fullmatch(r"not warmed: gave up after (\d+) tr(?:y|ies) in \d+\.\d s; the last: "
+                           r"(?:exited with status 1|no result within \d+\.\d s: stopped)", outcome)
     assert gave_up, outcome
     tries = int(gave_up[1])
+    if tries > 1 or outcome.endswith("exited with status 1"):
+        assert "warm: failed: Error 111 connecting to 127.0.0.1" in err, "the warm-up's own words are in the log"
     retried = re.findall(r" warm: try (\d+) failed \(exited with status 1\); try (\d+) in (\d+) s \(", err)
     assert retried == [(str(n), str(n + 1), str(2 ** n)) for n in range(1, tries)], "each try but the last is said"
     assert f" warm: warning: publishing 2026-12 with a cold cache ({outcome})" in err
