@@ -51,6 +51,14 @@ def get(url: str) -> tuple[int, bytes]:
         return error.code, error.read()
 
 
+SERVER_ENV = {"READINESS_SHUTDOWN_DELAY_SECONDS": "0", "READINESS_REDIS_TIMEOUT_MS": "1000"}
+"""Under the test's own settings, every server.py a test starts has these. No shutdown delay: a
+test's server stops at once. A 1 s Redis timeout: the 100 ms default is production's, and
+under the suite's load a healthy Redis can take longer, so a test whose subject is not a slow
+Redis would see its lookups fail into the breaker (on CI the Sentinel test once saw no tier-2
+hit in 100 answers). A test of a slow Redis sets its own timeout."""
+
+
 STARTUP_SECONDS = 60
 """How long a test's server.py may take to answer /healthz. About 1 s on a quiet machine; 20 s
 was passed once in a fresh-clone CI run (six workers and four Chromiums on two cores, load 25)."""
@@ -88,8 +96,7 @@ def start() -> Iterator[Start]:
                 [sys.executable, str(ROOT / "server.py"), *args],
                 # A free operations port of its own: never the default, which another server
                 # (another test run) may hold.
-                cwd=ROOT, env={**os.environ, "READINESS_SHUTDOWN_DELAY_SECONDS": "0",
-                               "READINESS_ADMIN_PORT": str(free_port()), **(env or {})},
+                cwd=ROOT, env={**os.environ, **SERVER_ENV, "READINESS_ADMIN_PORT": str(free_port()), **(env or {})},
                 stdout=output, stderr=output,
             )
         finally:
@@ -160,7 +167,7 @@ def serving_sample(log_dir: Path, env: dict[str, str] | None = None) -> Iterator
     with log.open("ab") as output:
         process = subprocess.Popen(
             [sys.executable, str(ROOT / "server.py")], cwd=ROOT, stdout=output, stderr=output,
-            env={**os.environ, "READINESS_SHUTDOWN_DELAY_SECONDS": "0", "READINESS_PORT": str(port),
+            env={**os.environ, **SERVER_ENV, "READINESS_PORT": str(port),
                  "READINESS_ADMIN_PORT": str(admin_port), **(env or {})},
         )
     try:

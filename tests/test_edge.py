@@ -42,7 +42,15 @@ from readiness.edge_config import EdgeConfigError, EdgeSettings, edge_config, re
 from readiness.http.representation import prefers_gzip
 from tests.conftest import ROOT, SAMPLE, add_snapshot, copy_tree, flip, unavailable
 from tests.edge_nginx import Nginx, nginx_executable
-from tests.processes import RedisServer, free_port, free_ports, redis_server_executable, until, wait_until_up
+from tests.processes import (
+    SERVER_ENV,
+    RedisServer,
+    free_port,
+    free_ports,
+    redis_server_executable,
+    until,
+    wait_until_up,
+)
 
 KEN = "/api/v1/readiness?code=KEN"
 PATHS = (
@@ -118,7 +126,7 @@ class Apis:
             with (self.log_dir / f"server-{port}.log").open("ab") as log:
                 self.processes.append(subprocess.Popen(
                     [sys.executable, str(ROOT / "server.py")], cwd=ROOT, stdout=log, stderr=log,
-                    env={**os.environ, "READINESS_SHUTDOWN_DELAY_SECONDS": "0", "READINESS_PORT": str(port),
+                    env={**os.environ, **SERVER_ENV, "READINESS_PORT": str(port),
                          "READINESS_ADMIN_PORT": str(free_port()), "READINESS_BEHIND_PROXY": "true", **self.env},
                 ))
         for port, process in zip(self.ports, self.processes, strict=True):
