@@ -31,7 +31,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Error, Page, Route, expect, sync_playwright
 
 from tests.conftest import NO_SKIPS, ROOT, SAMPLE, unavailable
-from tests.processes import free_ports, wait_until_up
+from tests.processes import SERVER_ENV, free_ports, wait_until_up
 
 CHROMIUM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
 """Where Debian (and Ubuntu) put their Chromium; ``READINESS_CHROMIUM`` names another."""
@@ -99,10 +99,10 @@ def page_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PageServer
     log = tmp_path_factory.mktemp("page-server") / "server.log"
     env = {
         **os.environ,
+        **SERVER_ENV,
         "READINESS_PORT": str(port),
         "READINESS_ADMIN_PORT": str(admin_port),
         "READINESS_DATA_DIR": str(SAMPLE),
-        "READINESS_SHUTDOWN_DELAY_SECONDS": "0",
     }
     env.pop("READINESS_REDIS_URL", None)
     with log.open("ab") as output:

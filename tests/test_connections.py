@@ -31,7 +31,7 @@ from readiness.http.connections import (
     connection_cap,
 )
 from tests.conftest import ROOT, eventually, gen_test
-from tests.processes import fetch, free_port, free_ports, get, until, wait_until_up
+from tests.processes import SERVER_ENV, fetch, free_port, free_ports, get, until, wait_until_up
 
 DESCRIPTOR_LIMIT = 128
 IDLE_CLIENTS = 200
@@ -51,7 +51,7 @@ def limited_server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], in
         process = subprocess.Popen(
             [sys.executable, str(ROOT / "server.py"), "--port", str(port)],
             cwd=ROOT, stdout=output, stderr=output, preexec_fn=limit_descriptors,
-            env={**os.environ, "READINESS_ADMIN_PORT": str(admin), "READINESS_SHUTDOWN_DELAY_SECONDS": "0"},
+            env={**os.environ, **SERVER_ENV, "READINESS_ADMIN_PORT": str(admin)},
         )
     try:
         wait_until_up(port, process)

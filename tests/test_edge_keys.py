@@ -42,7 +42,7 @@ from readiness.edge_vocabulary import READ_BY_CODE, Keyed, implied_weights, keye
 from readiness.http.openapi import QUERY_PREFIX
 from tests.conftest import ROOT, unavailable
 from tests.edge_nginx import MISSING, Nginx, nginx_executable
-from tests.processes import Server, Start, free_port, free_ports, launch, wait_until_up
+from tests.processes import SERVER_ENV, Server, Start, free_port, free_ports, launch, wait_until_up
 
 KEYED = {route.name: route for route in keyed()}
 """Every route the edge keys by meaning, by its word in edge-keys.js."""
@@ -150,8 +150,7 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     with log.open("ab") as output:
         process = subprocess.Popen(
             [sys.executable, str(ROOT / "server.py")], cwd=ROOT, stdout=output, stderr=output,
-            env={**environment, "READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(admin_port),
-                 "READINESS_SHUTDOWN_DELAY_SECONDS": "0"},
+            env={**environment, **SERVER_ENV, "READINESS_PORT": str(port), "READINESS_ADMIN_PORT": str(admin_port)},
         )
     try:
         wait_until_up(port, process)
